@@ -1,0 +1,5 @@
+"""``python -m jubex``."""
+
+from jubex.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""What leaves an analyser: named values that carry their unit, or say they are missing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One extracted value. ``value is None`` means missing — never a silent zero.
+
+    ``record`` numbers the independent records of one output (IOR tests in one script,
+    fio jobs, IO500 phases); repeated names within a record are repeated matches
+    (e.g. one bandwidth per IOR iteration) over which statistics are taken.
+    """
+
+    name: str
+    value: float | int | str | bool | None
+    unit: str = ""
+    record: int = 0
+
+
+@dataclass(frozen=True)
+class Metric:
+    """What a built-in analyser may produce under a name: unit, direction, help text."""
+
+    unit: str = ""
+    higher_is_better: bool | None = None
+    help: str = ""
+
+
+@dataclass
+class ParseResult:
+    """Everything one output gave; ``ok`` is False for a failed or truncated run."""
+
+    measurements: list[Measurement] = field(default_factory=list)
+    ok: bool = True
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class BuiltinAnalyser:
+    """A ready analyser for a known benchmark program, usable by name in definitions."""
+
+    name: str
+    description: str
+    parse: Callable[[str], ParseResult]
+    metrics: dict[str, Metric]
+    #: files of a work directory it reads by default (globs), in order of preference
+    default_files: tuple[str, ...] = ("stdout",)

@@ -1,0 +1,70 @@
+"""The ``jubex`` command: one module per subcommand, registered here by name."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from jubex import __version__
+from jubex.errors import JubexError
+
+#: subcommand -> (module under jubex.cli, one-line help). Modules import lazily.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "check definition and platform files, listing every problem"),
+    "info": ("info", "show the parameter space of a definition, or a run's parametrisation"),
+    "run": ("run", "expand, submit and track a benchmark"),
+    "continue": ("continue_", "pick up a run where it stopped"),
+    "status": ("status", "counts per state and step of a run"),
+    "runs": ("runs", "list the runs below an outpath"),
+    "log": ("log", "the state history of a run"),
+    "remove": ("remove", "remove a run or some of its workpackages"),
+    "cancel": ("cancel", "cancel a run's queued and running jobs"),
+    "analyse": ("analyse", "read new outputs of a run into its store"),
+    "result": ("result", "print a run's result tables"),
+    "parse": ("parse", "apply an analyser to any output file"),
+    "compare": ("compare", "compare two result sets, beyond the noise"),
+    "schema": ("schema", "print the JSON Schema of the definition format"),
+    "platforms": ("platforms", "list the platform files jubex can find"),
+    "platform": ("platform", "show one platform, resolved"),
+    "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="jubex",
+        description="A declarative benchmark workflow environment for HPC.",
+    )
+    parser.add_argument("--version", action="version", version=f"jubex {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        try:
+            mod = importlib.import_module(f"jubex.cli.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"jubex.cli.{module}":
+                raise
+            continue
+        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        mod.add_arguments(cmd)
+        cmd.set_defaults(handler=mod.handle)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args) or 0)
+    except JubexError as exc:
+        print(str(exc), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted; `jubex continue` picks the run up again", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

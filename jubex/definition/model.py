@@ -1,0 +1,276 @@
+"""The typed model every spelling loads into: JUBE's vocabulary, kept one-to-one.
+
+The classes are plain data. Texts are kept as written (templates with ``$name``); they are
+typed and substituted by :mod:`jubex.space`, never here. ``loc`` points at the element in
+its source file so that every later error can name file and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jubex.errors import Loc
+
+PARAMETER_TYPES = ("auto", "int", "float", "str", "bool", "size", "duration")
+PARAMETER_MODES = ("text", "expr", "shell", "env", "tag")
+UPDATE_MODES = ("never", "use", "step", "cycle", "always")
+DUPLICATE_MODES = ("replace", "concat", "error", "none")
+PATTERN_TYPES = ("str", "int", "float", "bool", "size", "duration")
+STATISTICS = ("first", "last", "min", "max", "avg", "sum", "cnt", "std")
+FILE_OPS = ("copy", "link", "prepare")
+SUB_MODES = ("text", "regex")
+
+
+@dataclass
+class Parameter:
+    """One parameter: several values span the space, an expression derives it from others.
+
+    ``values`` holds the texts as written. For ``mode="expr"`` there is exactly one value,
+    an expression in jubex's safe language; for ``mode="shell"`` one shell command whose
+    output is the value; for ``mode="env"`` the name of an environment variable.
+    """
+
+    name: str
+    values: tuple[str, ...]
+    type: str = "auto"
+    mode: str = "text"
+    separator: str | None = None
+    export: bool = False
+    unit: str = ""
+    update_mode: str = "never"
+    duplicate: str = "replace"
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class ParameterSet:
+    """Named parameters; ``zips`` lists groups whose members vary together, not crosswise."""
+
+    name: str
+    parameters: dict[str, Parameter] = field(default_factory=dict)
+    zips: list[tuple[str, ...]] = field(default_factory=list)
+    init_with: str | None = None
+    duplicate: str = "replace"
+    loc: Loc | None = None
+
+
+@dataclass
+class Constraint:
+    """A ``where`` clause: points for which the expression is false are dropped."""
+
+    expr: str
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class Do:
+    """One shell command of a step, run in the workpackage's work directory."""
+
+    command: str
+    active: str = "true"
+    shared: bool = False
+    done_file: str | None = None
+    error_file: str | None = None
+    break_file: str | None = None
+    work_dir: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class Resources:
+    """What a step asks of the platform; the platform turns it into directives."""
+
+    nodes: str | None = None
+    tasks_per_node: str | None = None
+    tasks: str | None = None
+    threads: str | None = None
+    time: str | None = None
+    partition: str | None = None
+    account: str | None = None
+    memory: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Step:
+    """A named unit of work; one workpackage per parameter point and iteration."""
+
+    name: str
+    do: list[Do] = field(default_factory=list)
+    depend: tuple[str, ...] = ()
+    use: tuple[str, ...] | None = None
+    iterations: int = 1
+    cycles: int = 1
+    shared: str | None = None
+    active: str = "true"
+    work_dir: str | None = None
+    suffix: str = ""
+    max_async: int = 0
+    procs: int = 1
+    export: bool = False
+    environment: dict[str, str] = field(default_factory=dict)
+    resources: Resources = field(default_factory=Resources)
+    analyse: tuple[str, ...] = ()
+    time_limit: str | None = None
+    array: bool = False
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class FileOp:
+    """Copy, link or prepare (a command) into the work directory."""
+
+    kind: str
+    source: str
+    target: str | None = None
+    directory: str | None = None
+    rel_path_ref: str = "definition"
+    source_dir: str | None = None
+    target_dir: str | None = None
+    separator: str | None = None
+    active: str = "true"
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class FileSet:
+    name: str
+    ops: list[FileOp] = field(default_factory=list)
+    init_with: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class IOFile:
+    """A template file in, a file with the placeholders replaced out."""
+
+    source: str
+    target: str
+    out_mode: str = "w"
+    loc: Loc | None = None
+
+
+@dataclass
+class Sub:
+    source: str
+    dest: str
+    mode: str = "text"
+    loc: Loc | None = None
+
+
+@dataclass
+class SubstituteSet:
+    name: str
+    iofiles: list[IOFile] = field(default_factory=list)
+    subs: list[Sub] = field(default_factory=list)
+    init_with: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class Pattern:
+    """A regex (with ``$jube_pat_*`` built-ins) or, with ``mode="expr"``, a derived value."""
+
+    name: str
+    regex: str
+    type: str = "str"
+    unit: str = ""
+    default: str | None = None
+    mode: str = "pattern"
+    dotall: bool = False
+    reduce: tuple[str, ...] = ("first", "last", "min", "max", "avg", "sum", "cnt", "std")
+    higher_is_better: bool | None = None
+    json_path: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class PatternSet:
+    name: str
+    patterns: dict[str, Pattern] = field(default_factory=dict)
+    init_with: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class AnalyseFile:
+    """A file (name or glob, relative to the work directory) and the extra patternsets for it."""
+
+    path: str
+    use: tuple[str, ...] = ()
+    loc: Loc | None = None
+
+
+@dataclass
+class Analyser:
+    """Binds patternsets (or a built-in analyser such as ``ior``) to files of a step."""
+
+    name: str
+    use: tuple[str, ...] = ()
+    step: str | None = None
+    files: list[AnalyseFile] = field(default_factory=list)
+    builtin: str | None = None
+    reduce: bool = True
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class Column:
+    """A table column: a parameter or analysed value, with statistics over its group."""
+
+    name: str
+    title: str | None = None
+    format: str | None = None
+    stats: tuple[str, ...] = ()
+    unit: str | None = None
+    expr: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class Table:
+    """A result table; ``group_by`` turns repetitions into statistics."""
+
+    name: str
+    columns: list[Column] = field(default_factory=list)
+    use: tuple[str, ...] = ()
+    group_by: tuple[str, ...] = ()
+    sort: tuple[str, ...] = ()
+    filter: str | None = None
+    style: str = "pretty"
+    transpose: bool = False
+    separator: str = ","
+    database: str | None = None
+    primekeys: tuple[str, ...] = ()
+    tag: str | None = None
+    loc: Loc | None = None
+
+
+@dataclass
+class Benchmark:
+    """A whole study: the sets, the steps, how to read the outputs, what to tabulate."""
+
+    name: str
+    outpath: str = "runs"
+    comment: str = ""
+    parametersets: dict[str, ParameterSet] = field(default_factory=dict)
+    filesets: dict[str, FileSet] = field(default_factory=dict)
+    substitutesets: dict[str, SubstituteSet] = field(default_factory=dict)
+    patternsets: dict[str, PatternSet] = field(default_factory=dict)
+    analysers: dict[str, Analyser] = field(default_factory=dict)
+    steps: dict[str, Step] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+    where: list[Constraint] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)
+    tags: tuple[str, ...] = ()
+    platform: str | None = None
+    file: str = ""
+    loc: Loc | None = None
