@@ -1,0 +1,30 @@
+"""Backends by name, imported lazily so that a missing client breaks only its own backend."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from jubex.errors import JubexError, did_you_mean
+from jubex.schedulers.base import Scheduler
+
+#: scheduler name -> "module:class". Adding a backend is one file and one line here.
+BACKENDS: dict[str, str] = {
+    "local": "jubex.schedulers.local:LocalScheduler",
+    "slurm": "jubex.schedulers.slurm:SlurmScheduler",
+    "pbs": "jubex.schedulers.pbs:PBSScheduler",
+}
+
+
+def get_scheduler(name: str, **options: Any) -> Scheduler:
+    """An instance of the named backend, configured with the platform's options."""
+    try:
+        target = BACKENDS[name]
+    except KeyError:
+        known = ", ".join(sorted(BACKENDS))
+        raise JubexError(
+            f"unknown scheduler '{name}'; known schedulers: {known}", hint=did_you_mean(name, BACKENDS)
+        ) from None
+    module_name, class_name = target.split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return cls(**options)
