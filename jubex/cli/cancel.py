@@ -1,0 +1,18 @@
+"""``jubex cancel [RUN]``: cancel every queued and running job with one scheduler call."""
+
+from __future__ import annotations
+
+import argparse
+
+from jubex.cli.common import add_run_selector, selected_run
+from jubex.engine.driver import cancel
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_selector(parser)
+
+
+def handle(args: argparse.Namespace) -> int:
+    run = selected_run(args)
+    print(f"run {run.dir}: {cancel(run)} workpackage(s) cancelled")
+    return 0

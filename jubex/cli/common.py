@@ -1,0 +1,61 @@
+"""Flags several subcommands share, defined once."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jubex.engine.rundir import Run, open_run, resolve_run
+from jubex.errors import UsageError
+
+FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
+
+
+def add_definition_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-t", "--tag", nargs="+", action="extend", default=[], metavar="TAG",
+        help="switch on the parts of the definition with these tags",
+    )
+    parser.add_argument(
+        "-p", "--parameter", action="append", default=[], metavar="NAME=V1,V2",
+        help="replace a parameter's values (repeatable)",
+    )
+    parser.add_argument(
+        "--include-path", nargs="+", action="extend", default=[], metavar="DIR",
+        help="directories searched for included files",
+    )
+
+
+def overrides(args: argparse.Namespace) -> dict[str, list[str]]:
+    """``-p transfer=1m,4m`` as {"transfer": ["1m", "4m"]}."""
+    found: dict[str, list[str]] = {}
+    for item in args.parameter:
+        name, sep, values = item.partition("=")
+        if not sep or not name.strip() or not values:
+            raise UsageError(f"-p {item}: expected NAME=VALUE[,VALUE...], e.g. -p transfer=1m,4m")
+        found[name.strip()] = [v.strip() for v in values.split(",")]
+    return found
+
+
+def add_run_selector(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "run", nargs="?", metavar="RUN",
+        help="a run directory, an outpath, a run id, 'last' or -N (default: the latest run)",
+    )
+    parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
+    parser.add_argument("--outpath", help="where runs live (default: where the latest run is)")
+
+
+def selected_run(args: argparse.Namespace) -> Run:
+    spec = args.run_id or args.run
+    outpath = args.outpath
+    if args.run_id and args.run and Path(args.run).is_dir():
+        outpath = args.run
+    return open_run(resolve_run(spec, outpath))
+
+
+def add_format(parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str) -> None:
+    parser.add_argument(
+        "-f", "--format", "-s", "--style", dest="format", choices=choices, default=default,
+        help=f"output format (default: {default})",
+    )

@@ -1,0 +1,23 @@
+"""``jubex continue [RUN]``: pick a run up where it stopped (after a crash, or --no-wait)."""
+
+from __future__ import annotations
+
+import argparse
+
+from jubex.cli.common import add_run_selector, selected_run
+from jubex.cli.run import add_driving_options, finish, options_from
+from jubex.engine.driver import drive
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_selector(parser)
+    parser.add_argument(
+        "--retry-failed", action="store_true", help="run failed workpackages again"
+    )
+    add_driving_options(parser)
+
+
+def handle(args: argparse.Namespace) -> int:
+    run = selected_run(args)
+    counts = drive(run, options_from(args), retry_failed=args.retry_failed)
+    return finish(run, counts, args)

@@ -1,0 +1,106 @@
+"""``jubex info FILE|RUN``: the space a definition spans, or a run's parametrisation."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from pathlib import Path
+
+from jubex.cli.common import add_definition_options, overrides
+from jubex.definition.load import load
+from jubex.engine.plan import check_overrides, plan
+from jubex.engine.rundir import open_run, resolve_run
+from jubex.space.expand import Space
+
+SHOWN = 10
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", nargs="?", metavar="FILE|RUN",
+                        help="a definition file, or a run (default: the latest run)")
+    parser.add_argument("--all", action="store_true", help="list every point, not the first 10")
+    parser.add_argument("-f", "--format", choices=("pretty", "csv", "json"), default="pretty")
+    parser.add_argument("-P", "--parametrisation", "--parametrization", action="store_true",
+                        dest="parametrisation", help="a run's workpackages with their parameters")
+    add_definition_options(parser)
+
+
+def handle(args: argparse.Namespace) -> int:
+    target = args.target
+    if target and Path(target).is_file():
+        return _definition_info(args)
+    run = open_run(resolve_run(target))
+    return _run_info(run, args)
+
+
+def _definition_info(args: argparse.Namespace) -> int:
+    benchmark = load(args.target, tags=args.tag, include_path=[Path(p) for p in args.include_path])
+    values = overrides(args)
+    if values:
+        check_overrides(benchmark, values)
+    space = Space(list(benchmark.parametersets.values()), benchmark.where, overrides=values,
+                  tags=args.tag, file=benchmark.file)
+    names = list(space.names)
+    points = iter(space)
+    rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
+    total = len(rows) + (0 if args.all else sum(1 for _ in points))
+    per_step = Counter(wp.step for wp in plan(benchmark, overrides=values, tags=args.tag))
+    if args.format != "pretty":
+        _emit(args.format, names, rows, {"name": benchmark.name, "points": total,
+                                          "varying": list(space.varying),
+                                          "workpackages": dict(per_step)})
+        return 0
+    print(f"benchmark {benchmark.name}: {benchmark.comment}".rstrip(": "))
+    print(f"parameter space: {total} point(s) of {space.upper_bound()} before constraints")
+    print(f"varying: {', '.join(space.varying) or 'nothing'}")
+    for step in benchmark.steps:
+        print(f"step {step}: {per_step.get(step, 0)} workpackage(s)")
+    _print_table(names, rows)
+    if not args.all and total > len(rows):
+        print(f"... {total - len(rows)} more (--all lists them)")
+    return 0
+
+
+def _run_info(run, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    meta = run.meta
+    wps = run.store.workpackages()
+    names = list(dict.fromkeys(n for wp in wps for n in wp.params))
+    rows = [[str(wp.id), wp.step, str(wp.iteration), wp.state, *(wp.params.get(n, "") for n in names)]
+            for wp in wps]
+    header = ["id", "step", "iteration", "state", *names]
+    if args.format != "pretty":
+        _emit(args.format, header, rows, {"run": str(run.dir), **meta})
+        return 0
+    for key in ("name", "comment", "platform", "created", "host", "user", "command",
+                "jubex_version", "tags", "overrides"):
+        if meta.get(key):
+            print(f"{key}: {meta[key]}")
+    if args.parametrisation or args.all:
+        _print_table(header, rows)
+    else:
+        print(f"{len(wps)} workpackage(s); -P lists them with their parameters")
+    return 0
+
+
+def _emit(fmt: str, header: Sequence[str], rows: Iterable[Sequence[str]], info: dict) -> None:
+    if fmt == "json":
+        print(json.dumps({**info, "columns": list(header), "rows": [list(r) for r in rows]}, indent=1))
+        return
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    sys.stdout.write(buffer.getvalue())
+
+
+def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))

@@ -1,0 +1,43 @@
+"""``jubex remove RUN [--workpackage ID]``: delete a run, or some of its workpackages."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+
+from jubex.cli.common import add_run_selector, selected_run
+from jubex.engine.driver import run_lock
+from jubex.errors import UsageError
+from jubex.workdir.prepare import wp_dir_name
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_selector(parser)
+    parser.add_argument("-w", "--workpackage", type=int, action="append", default=[],
+                        metavar="ID", help="remove only these workpackages (repeatable)")
+    parser.add_argument("-y", "--yes", action="store_true", help="do not ask")
+
+
+def handle(args: argparse.Namespace) -> int:
+    if not args.run and not args.run_id:
+        raise UsageError("name the run to remove (a path, an id, or 'last')")
+    run = selected_run(args)
+    if not args.yes:
+        what = f"workpackages {args.workpackage} of " if args.workpackage else ""
+        if input(f"remove {what}{run.dir}? [y/N] ").strip().lower() not in ("y", "yes"):
+            return 1
+    with run_lock(run.dir):
+        if not args.workpackage:
+            run.store.close()
+            shutil.rmtree(run.dir)
+            print(f"removed {run.dir}")
+            return 0
+        rows = {wp.id: wp for wp in run.store.workpackages(ids=args.workpackage)}
+        unknown = set(args.workpackage) - set(rows)
+        if unknown:
+            raise UsageError(f"run {run.dir} has no workpackage {sorted(unknown)}")
+        run.store.delete_workpackages(list(rows))
+        for wp in rows.values():
+            shutil.rmtree(run.dir / wp_dir_name(wp.id, wp.step), ignore_errors=True)
+        print(f"removed {len(rows)} workpackage(s) from {run.dir}")
+    return 0

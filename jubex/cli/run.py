@@ -1,0 +1,76 @@
+"""``jubex run FILE``: expand, submit, track, analyse, and print the result tables."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jubex.cli.common import add_definition_options, overrides
+from jubex.cli.tables import print_tables
+from jubex.definition.load import load
+from jubex.engine.driver import Options, drive, new_run
+from jubex.engine.dryrun import dry_run
+from jubex.engine.store import FAILED
+from jubex.errors import UsageError
+from jubex.platform.load import load_platform
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got '{text}'")
+    return value
+
+
+def add_driving_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-j", "--jobs", type=positive, help="workpackages at once (local: cores)")
+    parser.add_argument("--no-wait", action="store_true", help="submit and return at once")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    parser.add_argument("--fail-fast", action="store_true", help="stop at the first failure")
+    parser.add_argument("--no-result", action="store_true", help="do not print result tables")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("definition", metavar="FILE", help="a definition (YAML or XML)")
+    parser.add_argument("-P", "--platform", help="platform name or file (default: local)")
+    parser.add_argument("--outpath", help="where runs are made (default: the definition's outpath)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would run; write nothing")
+    add_definition_options(parser)
+    add_driving_options(parser)
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    return Options(
+        jobs=args.jobs,
+        wait=not args.no_wait,
+        progress="quiet" if args.quiet else None,
+        fail_fast=args.fail_fast,
+    )
+
+
+def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+    """Say where the run is and what happened; print its tables when it is complete."""
+    pending = counts.get("planned", 0) + counts.get("queued", 0) + counts.get("submitted", 0)
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    print(f"run {run.dir}: {summary}")
+    if pending:
+        print(f"{pending} workpackage(s) still to finish: jubex continue {run.dir}")
+    elif run.benchmark.tables and not args.no_result:
+        print_tables(run, None, "pretty", include_failed=False)
+    return 1 if counts.get(FAILED) else 0
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.no_wait and args.dry_run:
+        raise UsageError("--dry-run and --no-wait exclude each other")
+    benchmark = load(args.definition, tags=args.tag, include_path=[Path(p) for p in args.include_path])
+    platform = load_platform(args.platform or benchmark.platform)
+    values = overrides(args)
+    if args.dry_run:
+        return dry_run(benchmark, platform, tags=args.tag, overrides=values)
+    outpath = Path(args.outpath or benchmark.outpath)
+    run = new_run(benchmark, platform, outpath, tags=args.tag, overrides=values)
+    return finish(run, drive(run, options_from(args)), args)

@@ -1,0 +1,94 @@
+"""Result tables of runs: rows from the stores, tables from the definition, one renderer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from jubex.analysis import builtin
+from jubex.definition.model import Column, Table
+from jubex.engine.analyse import result_rows, units_of
+from jubex.engine.rundir import Run
+from jubex.errors import UsageError, did_you_mean
+from jubex.results.formats import render
+from jubex.results.table import build_table
+
+META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
+
+
+def directions_of(run: Run) -> dict[str, bool | None]:
+    """Higher-is-better per value, from the definition's patterns and the built-ins used."""
+    found: dict[str, bool | None] = {}
+    for step in run.benchmark.steps.values():
+        for name in step.analyse:
+            if name in builtin.names():
+                found.update({k: m.higher_is_better for k, m in builtin.get(name).metrics.items()})
+    for pset in run.benchmark.patternsets.values():
+        found.update({p.name: p.higher_is_better for p in pset.patterns.values()})
+    return found
+
+
+def default_table(rows: Sequence[dict[str, object]]) -> Table:
+    """Without tables in the definition: every parameter that varies and every value."""
+    names: dict[str, None] = {}
+    varying = []
+    for row in rows:
+        names.update(dict.fromkeys(k for k in row if k not in META))
+    for name in names:
+        if len({str(r.get(name)) for r in rows}) > 1:
+            varying.append(name)
+    values = [n for n in names if n not in rows[0] or not _is_parameter(n, rows)]
+    columns = [Column("jube_wp_id", title="wp")] + [Column(n) for n in varying if n not in values]
+    columns += [Column(n) for n in values]
+    return Table("values", columns=columns)
+
+
+def _is_parameter(name: str, rows: Sequence[dict[str, object]]) -> bool:
+    return all(name in r for r in rows)
+
+
+def tables_of(runs: Sequence[Run], names: Sequence[str] | None) -> list[Table]:
+    tables = runs[0].benchmark.tables
+    if not names:
+        return list(tables.values())
+    missing = [n for n in names if n not in tables]
+    if missing:
+        raise UsageError(
+            f"the definition has no result table '{missing[0]}'"
+            f" (it has: {', '.join(tables) or 'none'})",
+            hint=did_you_mean(missing[0], tables),
+        )
+    return [tables[n] for n in names]
+
+
+def render_tables(
+    runs: Sequence[Run], names: Sequence[str] | None, fmt: str, *, include_failed: bool = False
+) -> str:
+    rows = [row for run in runs for row in result_rows(run)]
+    units: dict[str, str] = {}
+    directions: dict[str, bool | None] = {}
+    for run in runs:
+        units.update(units_of(run))
+        directions.update(directions_of(run))
+    tables = tables_of(runs, names) or ([default_table(rows)] if rows else [])
+    if not tables:
+        return "no analysed workpackages yet\n"
+    out = []
+    for table in tables:
+        result = build_table(rows, table, units, directions, include_failed=include_failed)
+        out.append(render(result, fmt))
+    return "\n".join(out)
+
+
+def print_tables(run: Run, names: Sequence[str] | None, fmt: str, *, include_failed: bool) -> None:
+    print(render_tables([run], names, fmt, include_failed=include_failed), end="")
+
+
+def write_output(text: str, path: str | None) -> None:
+    if path is None:
+        print(text, end="" if text.endswith("\n") else "\n")
+        return
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write '{path}': {exc.strerror}") from None

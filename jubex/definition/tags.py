@@ -1,0 +1,72 @@
+"""Tag expressions, as JUBE writes them: ``a``, ``!a``, ``a+b`` (and), ``a|b`` (or),
+``a^b`` (xor), parentheses; a comma is an or. Names are the tags given with ``--tag``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from jubex.errors import DefinitionError, Loc
+
+_TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_.\-]+)|(.))")
+
+
+def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
+    """Whether the tag expression holds for the given tags."""
+    return _compile(expr, loc)(frozenset(tags))
+
+
+@lru_cache(maxsize=1024)
+def _compile(expr: str, loc: Loc | None):  # type: ignore[no-untyped-def]
+    tokens = [(m.group(1), m.group(2)) for m in _TOKEN.finditer(expr) if m.group(0).strip()]
+    pos = 0
+
+    def error(what: str) -> DefinitionError:
+        return DefinitionError(
+            f"tag expression '{expr}': {what}",
+            loc,
+            hint="write tags as a, !a, a+b (and), a|b (or), a^b (xor) with parentheses",
+        )
+
+    def peek() -> str | None:
+        return tokens[pos][1] if pos < len(tokens) else None
+
+    def atom():  # type: ignore[no-untyped-def]
+        nonlocal pos
+        if pos >= len(tokens):
+            raise error("ends too early")
+        name, op = tokens[pos]
+        pos += 1
+        if name:
+            return lambda t: name in t
+        if op == "!":
+            inner = atom()
+            return lambda t: not inner(t)
+        if op == "(":
+            inner = disjunction()
+            if peek() != ")":
+                raise error("a '(' is not closed")
+            pos += 1
+            return inner
+        raise error(f"unexpected '{op}'")
+
+    def binary(sub, ops, combine):  # type: ignore[no-untyped-def]
+        def parse():  # type: ignore[no-untyped-def]
+            nonlocal pos
+            left = sub()
+            while peek() in ops:
+                pos += 1
+                right = sub()
+                left = combine(left, right)
+            return left
+
+        return parse
+
+    conjunction = binary(atom, {"+", "&"}, lambda a, b: lambda t: a(t) and b(t))
+    exclusive = binary(conjunction, {"^"}, lambda a, b: lambda t: a(t) != b(t))
+    disjunction = binary(exclusive, {"|", ","}, lambda a, b: lambda t: a(t) or b(t))
+    result = disjunction()
+    if pos != len(tokens):
+        raise error(f"unexpected '{tokens[pos][0] or tokens[pos][1]}'")
+    return result

@@ -1,0 +1,46 @@
+"""``active`` conditions of steps, operations and files.
+
+A condition is ``true``/``false``, or a template such as ``$use_gpu`` that renders to one,
+or an expression of the safe language (``api != 'MPIIO' or nodes > 1``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.space.expr import Expr, compile_expr
+from jubex.space.template import Template
+
+_WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "": True}
+
+
+class Condition:
+    """Compiled once, evaluated per point."""
+
+    def __init__(self, text: str, loc: Loc | None = None) -> None:
+        self.text = text
+        self.loc = loc
+        self.constant = _WORDS.get(text.strip().lower())
+        self.template = None if self.constant is not None else Template(text, loc, shell=False)
+        self.compiled: dict[str, Expr] = {}
+
+    def holds(
+        self, point: Mapping[str, object], constants: Mapping[str, object] | None = None
+    ) -> bool:
+        if self.constant is not None:
+            return self.constant
+        env = {**(constants or {}), **point} if constants else point
+        try:
+            text = self.template.render(env).strip()  # type: ignore[union-attr]
+            word = _WORDS.get(text.lower())
+            if word is not None:
+                return word
+            expr = self.compiled.get(text)
+            if expr is None:
+                expr = self.compiled[text] = compile_expr(text, self.loc)
+            return bool(expr.evaluate(env))
+        except JubexError as exc:
+            raise DefinitionError(
+                f"condition '{self.text}' cannot be evaluated: {exc.message}", self.loc, exc.hint
+            ) from None

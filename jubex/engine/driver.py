@@ -1,0 +1,133 @@
+"""Start, continue and cancel runs: the engine's entry points for the CLI and the library."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from filelock import FileLock, Timeout
+
+from jubex.definition.model import Benchmark
+from jubex.engine.analyse import analyse_workpackages
+from jubex.engine.plan import check_overrides, plan
+from jubex.engine.progress import Progress
+from jubex.engine.rundir import LOCK, Run, create_run
+from jubex.engine.runner import Engine, Policy
+from jubex.engine.store import CANCELLED, FAILED, PLANNED, SKIPPED, WorkpackageRow
+from jubex.engine.workpackages import constants_for
+from jubex.errors import JubexError
+from jubex.platform.model import Platform
+from jubex.workdir.script import admin_dir, reset
+
+PLAN_BATCH = 5000
+
+
+@dataclass
+class Options:
+    """How to drive a run (the CLI's flags)."""
+
+    jobs: int | None = None
+    wait: bool = True
+    progress: str | None = None
+    fail_fast: bool = False
+    analyse: bool = True
+
+
+@contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """One jubex at a time per run: a second one refuses at once instead of corrupting it."""
+    lock = FileLock(str(run_dir / LOCK), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise JubexError(
+            f"the run {run_dir} is being driven by another jubex right now",
+            hint="wait for it to finish, or stop it first; the run is not changed",
+        ) from None
+    except OSError as exc:
+        raise JubexError(f"cannot lock the run {run_dir}: {exc.strerror}") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def new_run(
+    benchmark: Benchmark,
+    platform: Platform,
+    outpath: Path,
+    *,
+    tags: Sequence[str] = (),
+    overrides: Mapping[str, Sequence[str]] | None = None,
+) -> Run:
+    """Create the run directory and plan every workpackage into its store."""
+    if overrides:
+        check_overrides(benchmark, overrides)
+    run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
+    constants = constants_for(run.dir, benchmark, platform.parameters)
+    rows: list[tuple] = []
+    edges: list[tuple[int, int]] = []
+    for wp in plan(benchmark, overrides=overrides, tags=tags, constants=constants):
+        params = {k: str(v) for k, v in wp.point.items()}
+        rows.append((wp.id, wp.step, wp.kind, wp.iteration, params, ""))
+        edges += [(wp.id, p) for p in wp.parents]
+        if len(rows) >= PLAN_BATCH:
+            run.store.add_workpackages(rows, edges)
+            rows, edges = [], []
+    run.store.add_workpackages(rows, edges)
+    return run
+
+
+def policy_for(platform: Platform, options: Options) -> Policy:
+    opts = platform.scheduler_options
+    if platform.scheduler == "local":
+        capacity = options.jobs or os.cpu_count() or 1
+    else:
+        capacity = int(opts.get("max_queued", 1000))
+        if options.jobs:
+            capacity = min(capacity, options.jobs)
+    return Policy(
+        capacity=capacity,
+        interval=float(opts.get("poll_interval", 0.05 if platform.scheduler == "local" else 2)),
+        max_interval=float(opts.get("poll_max_interval", 30)),
+        fail_fast=options.fail_fast,
+        wait=options.wait,
+        use_dependencies=platform.scheduler != "local" and bool(opts.get("dependencies", True)),
+    )
+
+
+def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str, int]:
+    """Run (or continue) until done; analyses each workpackage as it finishes."""
+    with run_lock(run.dir):
+        if retry_failed:
+            _reset_failed(run)
+        progress = Progress(run.benchmark.name, options.progress)
+
+        def finished(wps: Iterable[WorkpackageRow]) -> None:
+            if options.analyse:
+                analyse_workpackages(run, list(wps))
+
+        engine = Engine(
+            run, run.platform.scheduler_instance(), policy_for(run.platform, options), progress, finished
+        )
+        return engine.go()
+
+
+def cancel(run: Run) -> int:
+    with run_lock(run.dir):
+        engine = Engine(
+            run, run.platform.scheduler_instance(), Policy(), Progress("", "quiet")
+        )
+        return engine.cancel()
+
+
+def _reset_failed(run: Run) -> None:
+    """Failed, cancelled and skipped workpackages go back to planned; the rest stays."""
+    again = run.store.workpackages(states=[FAILED, CANCELLED, SKIPPED])
+    for wp in again:
+        reset(admin_dir(run.dir / f"{wp.id:06d}_{wp.step}"))
+    run.store.set_states((wp.id, PLANNED, None, None, "retry") for wp in again)

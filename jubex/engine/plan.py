@@ -1,0 +1,165 @@
+"""From a benchmark to workpackages: steps × parameter points × iterations, as a stream.
+
+JUBE's pairing rule: a dependent step spans the sets of its ancestors and its own; each of
+its points pairs with the parent workpackages whose parameters it shares (their points are
+the restriction of its point to the parent's names), once per parent iteration and per own
+iteration. A compile step used by a run step is therefore built once per compile point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+
+from jubex.definition.model import Benchmark, ParameterSet, Step
+from jubex.errors import DefinitionError
+from jubex.space.expand import Space
+from jubex.definition.tags import tag_matches
+from jubex.engine.conditions import Condition
+from jubex.errors import UsageError, did_you_mean
+
+SHARED = "shared"
+
+
+@dataclass
+class PlannedWorkpackage:
+    id: int
+    step: str
+    iteration: int
+    point: dict[str, object]
+    parents: tuple[int, ...] = ()
+    kind: str = "wp"
+
+
+@dataclass
+class _StepIndex:
+    """Workpackages of a planned step, by the values of its parameters."""
+
+    names: tuple[str, ...]
+    by_key: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
+    shared: int | None = None
+
+
+def step_order(benchmark: Benchmark) -> list[Step]:
+    """Steps with every parent before its children (definition order otherwise)."""
+    done: dict[str, Step] = {}
+    visiting: list[str] = []
+
+    def visit(step: Step) -> None:
+        if step.name in done:
+            return
+        if step.name in visiting:
+            cycle = " -> ".join([*visiting[visiting.index(step.name) :], step.name])
+            raise DefinitionError(f"steps depend on each other in a cycle: {cycle}", step.loc)
+        visiting.append(step.name)
+        for parent in step.depend:
+            if parent not in benchmark.steps:
+                raise DefinitionError(
+                    f"step '{step.name}' depends on unknown step '{parent}'", step.loc
+                )
+            visit(benchmark.steps[parent])
+        visiting.pop()
+        done[step.name] = step
+
+    for step in benchmark.steps.values():
+        visit(step)
+    return list(done.values())
+
+
+def set_names(benchmark: Benchmark, step: Step) -> list[str]:
+    """The parametersets a step spans: its ancestors' first, then its own."""
+    names: list[str] = []
+    for parent in step.depend:
+        names += set_names(benchmark, benchmark.steps[parent])
+    own = step.use if step.use is not None else tuple(benchmark.parametersets)
+    names += [n for n in own if n in benchmark.parametersets]
+    return list(dict.fromkeys(names))
+
+
+def step_space(
+    benchmark: Benchmark,
+    step: Step,
+    *,
+    overrides: Mapping[str, Sequence[str]] | None = None,
+    tags: Iterable[str] = (),
+    constants: Mapping[str, object] | None = None,
+) -> Space:
+    sets = [benchmark.parametersets[n] for n in set_names(benchmark, step)]
+    return Space(
+        sets,
+        benchmark.where,
+        overrides=_known_overrides(sets, overrides),
+        tags=tags,
+        constants=constants,
+        file=benchmark.file,
+    )
+
+
+def _known_overrides(
+    sets: Sequence[ParameterSet], overrides: Mapping[str, Sequence[str]] | None
+) -> dict[str, Sequence[str]] | None:
+    """Overrides for the parameters these sets define (others belong to other steps)."""
+    if not overrides:
+        return None
+    names = {p for s in sets for p in s.parameters}
+    return {k: v for k, v in overrides.items() if k in names}
+
+
+def check_overrides(benchmark: Benchmark, overrides: Mapping[str, Sequence[str]]) -> None:
+    """An override must name a parameter of some set."""
+    known = {p for s in benchmark.parametersets.values() for p in s.parameters}
+    for name in overrides:
+        if name not in known:
+            raise UsageError(
+                f"-p {name}=...: the definition has no parameter '{name}'",
+                hint=did_you_mean(name, known),
+            )
+
+
+def plan(
+    benchmark: Benchmark,
+    *,
+    overrides: Mapping[str, Sequence[str]] | None = None,
+    tags: Iterable[str] = (),
+    constants: Mapping[str, object] | None = None,
+) -> Iterator[PlannedWorkpackage]:
+    """Every workpackage of the benchmark, parents before children, numbered from 0."""
+    tags = tuple(tags)
+    indexes: dict[str, _StepIndex] = {}
+    next_id = 0
+    for step in step_order(benchmark):
+        if step.tag and not tag_matches(step.tag, tags):
+            continue
+        space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
+        active = Condition(step.active, step.loc)
+        index = _StepIndex(tuple(space.names))
+        own_ids: list[int] = []
+        parent_indexes = [indexes[p] for p in step.depend if p in indexes]
+        if len(parent_indexes) < len(step.depend):
+            continue
+        shared_parents = tuple(pi.shared for pi in parent_indexes if pi.shared is not None)
+        for point in space:
+            if not active.holds(point, constants):
+                continue
+            matches = [_matching(pi, point) for pi in parent_indexes]
+            for combo in product(*matches):
+                parents = combo + shared_parents
+                for iteration in range(step.iterations):
+                    yield PlannedWorkpackage(next_id, step.name, iteration, point, parents)
+                    index.by_key.setdefault(_key(index.names, point), []).append(next_id)
+                    own_ids.append(next_id)
+                    next_id += 1
+        if any(d.shared for d in step.do) and own_ids:
+            index.shared = next_id
+            yield PlannedWorkpackage(next_id, step.name, 0, {}, tuple(own_ids), kind=SHARED)
+            next_id += 1
+        indexes[step.name] = index
+
+
+def _matching(index: _StepIndex, point: Mapping[str, object]) -> list[int]:
+    return index.by_key.get(_key(index.names, point), [])
+
+
+def _key(names: tuple[str, ...], point: Mapping[str, object]) -> tuple[str, ...]:
+    return tuple(str(point[n]) for n in names if n in point)

@@ -1,0 +1,314 @@
+"""The run store: one SQLite database per run, the single source of truth.
+
+Every state change is a transaction, written *before* the outside world is touched
+(record the intent, then submit, then record the job id). Batches of changes share one
+transaction so that a 10,000-workpackage run does not pay 30,000 fsyncs; a crash loses at
+most the batch that was not yet committed, and that batch was recorded as intent first.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from jubex.analysis.measurement import Measurement
+from jubex.errors import JubexError
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workpackage (
+    id INTEGER PRIMARY KEY,
+    step TEXT NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'wp',
+    iteration INTEGER NOT NULL DEFAULT 0,
+    params TEXT NOT NULL,
+    workdir TEXT NOT NULL,
+    state TEXT NOT NULL,
+    job_id TEXT,
+    exit_code INTEGER,
+    reason TEXT NOT NULL DEFAULT '',
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS wp_state ON workpackage(state);
+CREATE TABLE IF NOT EXISTS parent (
+    child INTEGER NOT NULL, parent INTEGER NOT NULL, PRIMARY KEY (child, parent)
+);
+CREATE TABLE IF NOT EXISTS event (
+    id INTEGER PRIMARY KEY, wp INTEGER NOT NULL, time REAL NOT NULL,
+    state TEXT NOT NULL, detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS event_wp ON event(wp);
+CREATE TABLE IF NOT EXISTS measurement (
+    wp INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, record INTEGER NOT NULL,
+    value, unit TEXT NOT NULL DEFAULT '', PRIMARY KEY (wp, seq)
+);
+CREATE TABLE IF NOT EXISTS analysed (
+    wp INTEGER PRIMARY KEY, time REAL NOT NULL, ok INTEGER NOT NULL,
+    reason TEXT NOT NULL DEFAULT '', signature TEXT NOT NULL DEFAULT ''
+);
+"""
+
+#: states of a workpackage; see docs/design.md for the transitions
+PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED = (
+    "planned",
+    "queued",
+    "submitted",
+    "done",
+    "failed",
+    "skipped",
+    "cancelled",
+)
+STATES = (PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED)
+FINAL_STATES = frozenset({DONE, FAILED, SKIPPED, CANCELLED})
+
+
+@dataclass
+class WorkpackageRow:
+    """One workpackage as the store holds it."""
+
+    id: int
+    step: str
+    kind: str
+    iteration: int
+    params: dict[str, str]
+    workdir: str
+    state: str
+    job_id: str | None
+    exit_code: int | None
+    reason: str
+    updated: float
+
+
+_WP_COLUMNS = (
+    "id, step, kind, iteration, params, workdir, state, job_id, exit_code, reason, updated"
+)
+
+
+def _row(r: sqlite3.Row | tuple) -> WorkpackageRow:
+    return WorkpackageRow(
+        r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], r[9], r[10]
+    )
+
+
+class Store:
+    """Access to one run's database. Cheap to open; one writer at a time (see RunLock)."""
+
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        self.path = path
+        if not create and not path.exists():
+            raise JubexError(f"no run store at {path}", hint="is this a jubex run directory?")
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=OFF")
+            if create:
+                self.db.executescript(SCHEMA)
+                self.set_meta({"schema_version": str(SCHEMA_VERSION)})
+        except sqlite3.Error as exc:
+            raise JubexError(f"cannot open the run store {path}: {exc}") from None
+        version = int(self.meta().get("schema_version", "0"))
+        if version > SCHEMA_VERSION:
+            raise JubexError(
+                f"the run store {path} was written by a newer jubex (schema {version})",
+                hint="upgrade jubex to read it",
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic batch of changes; a failure rolls the whole batch back."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise JubexError(f"cannot write the run store {self.path}: {exc}") from None
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self.db.execute("ROLLBACK")
+            raise JubexError(
+                f"cannot write the run store {self.path}: {exc}",
+                hint="the last batch of changes was not recorded; `jubex continue` redoes it",
+            ) from None
+
+    # -- meta ---------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta"))
+
+    def set_meta(self, values: Mapping[str, str]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(values.items())
+            )
+
+    # -- workpackages -------------------------------------------------------------------
+
+    def add_workpackages(
+        self,
+        rows: Iterable[tuple[int, str, str, int, Mapping[str, str], str]],
+        parents: Iterable[tuple[int, int]],
+    ) -> None:
+        """Insert planned workpackages (id, step, kind, iteration, params, workdir) and edges."""
+        now = time.time()
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT INTO workpackage (id, step, kind, iteration, params, workdir, state, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (i, s, k, it, json.dumps(p, separators=(",", ":")), w, PLANNED, now)
+                    for i, s, k, it, p, w in rows
+                ),
+            )
+            db.executemany("INSERT INTO parent (child, parent) VALUES (?, ?)", parents)
+
+    def workpackages(
+        self, states: Sequence[str] | None = None, ids: Sequence[int] | None = None
+    ) -> list[WorkpackageRow]:
+        sql = f"SELECT {_WP_COLUMNS} FROM workpackage"
+        args: list[object] = []
+        clauses = []
+        if states is not None:
+            clauses.append(f"state IN ({','.join('?' * len(states))})")
+            args += states
+        if ids is not None:
+            clauses.append(f"id IN ({','.join('?' * len(ids))})")
+            args += ids
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        return [_row(r) for r in self.db.execute(sql + " ORDER BY id", args)]
+
+    def parents(self) -> dict[int, list[int]]:
+        edges: dict[int, list[int]] = {}
+        for child, parent in self.db.execute("SELECT child, parent FROM parent ORDER BY parent"):
+            edges.setdefault(child, []).append(parent)
+        return edges
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """(step, state) -> number of workpackages."""
+        return {
+            (step, state): n
+            for step, state, n in self.db.execute(
+                "SELECT step, state, COUNT(*) FROM workpackage GROUP BY step, state"
+            )
+        }
+
+    def set_states(
+        self,
+        changes: Iterable[tuple[int, str, str | None, int | None, str]],
+        db: sqlite3.Connection | None = None,
+    ) -> None:
+        """Apply (id, state, job_id, exit_code, reason) changes and log each as an event."""
+        changes = list(changes)
+        if not changes:
+            return
+        now = time.time()
+        if db is None:
+            with self.transaction() as tx:
+                self._set_states(tx, changes, now)
+        else:
+            self._set_states(db, changes, now)
+
+    @staticmethod
+    def _set_states(
+        db: sqlite3.Connection,
+        changes: list[tuple[int, str, str | None, int | None, str]],
+        now: float,
+    ) -> None:
+        db.executemany(
+            "UPDATE workpackage SET state = ?,"
+            " job_id = CASE WHEN ? THEN NULL ELSE COALESCE(?, job_id) END,"
+            " exit_code = ?, reason = ?, updated = ? WHERE id = ?",
+            (
+                (st, st in (PLANNED, QUEUED), job, code, reason, now, wp)
+                for wp, st, job, code, reason in changes
+            ),
+        )
+        db.executemany(
+            "INSERT INTO event (wp, time, state, detail) VALUES (?, ?, ?, ?)",
+            (
+                (wp, now, st, reason or (f"job {job}" if job else ""))
+                for wp, st, job, _, reason in changes
+            ),
+        )
+
+    def events(self, wp: int | None = None) -> list[tuple[int, float, str, str]]:
+        sql = "SELECT wp, time, state, detail FROM event"
+        args: tuple = ()
+        if wp is not None:
+            sql += " WHERE wp = ?"
+            args = (wp,)
+        return list(self.db.execute(sql + " ORDER BY id", args))
+
+    def delete_workpackages(self, ids: Sequence[int]) -> None:
+        with self.transaction() as db:
+            for table, column in (
+                ("workpackage", "id"),
+                ("event", "wp"),
+                ("measurement", "wp"),
+                ("analysed", "wp"),
+                ("parent", "child"),
+                ("parent", "parent"),
+            ):
+                db.executemany(f"DELETE FROM {table} WHERE {column} = ?", ((i,) for i in ids))
+
+    # -- analysis -----------------------------------------------------------------------
+
+    def analysed(self) -> dict[int, tuple[bool, str, str]]:
+        return {
+            wp: (bool(ok), reason, sig)
+            for wp, ok, reason, sig in self.db.execute(
+                "SELECT wp, ok, reason, signature FROM analysed"
+            )
+        }
+
+    def store_analysis(
+        self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement]]]
+    ) -> None:
+        """Replace the measurements of each (wp, ok, reason, signature, measurements)."""
+        now = time.time()
+        with self.transaction() as db:
+            for wp, ok, reason, signature, measurements in results:
+                db.execute("DELETE FROM measurement WHERE wp = ?", (wp,))
+                db.executemany(
+                    "INSERT INTO measurement (wp, seq, name, record, value, unit)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        (wp, seq, m.name, m.record, _sql_value(m.value), m.unit)
+                        for seq, m in enumerate(measurements)
+                    ),
+                )
+                db.execute(
+                    "INSERT OR REPLACE INTO analysed (wp, time, ok, reason, signature)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (wp, now, int(ok), reason, signature),
+                )
+
+    def measurements(self) -> dict[int, list[Measurement]]:
+        found: dict[int, list[Measurement]] = {}
+        for wp, name, record, value, unit in self.db.execute(
+            "SELECT wp, name, record, value, unit FROM measurement ORDER BY wp, seq"
+        ):
+            found.setdefault(wp, []).append(Measurement(name, value, unit, record))
+        return found
+
+
+def _sql_value(value: object) -> object:
+    """SQLite keeps ints, floats and text; bools become ints, anything else its text."""
+    if value is None or isinstance(value, (int, float, str)):
+        return value if not isinstance(value, bool) else int(value)
+    return str(value)

@@ -1,0 +1,263 @@
+"""The engine's in-memory view of a run's workpackages, indexed so each loop is cheap.
+
+States are kept in per-state sets and readiness in per-workpackage counters of unfinished
+parents, so that a loop over 10,000 workpackages costs O(changes), not O(workpackages).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from jubex.definition.model import Benchmark, Step
+from jubex.engine.plan import SHARED
+from jubex.engine.rundir import Run
+from jubex.platform.model import Platform
+from jubex.engine.store import (
+    DONE,
+    FINAL_STATES,
+    PLANNED,
+    QUEUED,
+    STATES,
+    SUBMITTED,
+    WorkpackageRow,
+)
+from jubex.schedulers.base import JobSpec
+from jubex.schedulers.local import job_id_of
+from jubex.space.template import Template
+from jubex.space.values import parse_value
+from jubex.workdir.prepare import StepPreparer, wp_dir_name
+from jubex.workdir.script import JOB, admin_dir
+
+
+KERNELS = Path(__file__).resolve().parent.parent / "data" / "kernels"
+
+
+def parameter_types(benchmark: Benchmark) -> dict[str, str]:
+    return {p.name: p.type for s in benchmark.parametersets.values() for p in s.parameters.values()}
+
+
+def constants_for(run_dir: Path, benchmark: Benchmark, platform_parameters: dict) -> dict:
+    """Names every template of a run may use besides its parameters (JUBE's ``jube_*``)."""
+    home = Path(benchmark.file).resolve().parent if benchmark.file else Path.cwd()
+    return {
+        **{k: parse_value(str(v)) for k, v in platform_parameters.items()},
+        "jube_benchmark_name": benchmark.name,
+        "jube_benchmark_id": int(run_dir.name) if run_dir.name.isdigit() else run_dir.name,
+        "jube_benchmark_padid": run_dir.name,
+        "jube_benchmark_home": str(home),
+        "jube_benchmark_rundir": str(run_dir.resolve()),
+        "jubex_kernels": str(KERNELS),
+    }
+
+
+def wp_environment(
+    step: Step,
+    platform: Platform,
+    env: dict[str, object],
+    *,
+    wp_id: int,
+    iteration: int,
+    wp_dir: Path,
+    parent_ids: Mapping[str, int],
+) -> tuple[dict[str, object], dict[str, object]]:
+    """Everything a workpackage's templates see, and its resources resolved by the platform."""
+    requested = {
+        k: Template(str(v), step.loc).render(env)
+        for k, v in vars(step.resources).items()
+        if v is not None and k != "extra"
+    }
+    requested.update(
+        {k: Template(v, step.loc).render(env) for k, v in step.resources.extra.items()}
+    )
+    resolved = platform.resolve(requested)
+    env.update(
+        {
+            "jube_step_name": step.name,
+            "jube_wp_id": wp_id,
+            "jube_wp_padid": f"{wp_id:06d}",
+            "jube_wp_iteration": iteration,
+            "jube_wp_abspath": str(wp_dir / "work"),
+            "jube_wp_relpath": f"{wp_dir.name}/work",
+            "launcher": platform.launcher_command(resolved),
+            **{f"jube_wp_parent_{name}_id": i for name, i in parent_ids.items()},
+        }
+    )
+    return env, resolved
+
+
+class Workpackages:
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.run_dir = run.dir.resolve()
+        self.rows: dict[int, WorkpackageRow] = {wp.id: wp for wp in run.store.workpackages()}
+        self.parents = run.store.parents()
+        self.children: dict[int, list[int]] = {}
+        for child, parents in self.parents.items():
+            for p in parents:
+                self.children.setdefault(p, []).append(child)
+        self.by_state: dict[str, set[int]] = {s: set() for s in STATES}
+        for wp in self.rows.values():
+            self.by_state[wp.state].add(wp.id)
+        self.waiting = {
+            i: sum(self.rows[p].state != DONE for p in self.parents.get(i, ()))
+            for i in self.by_state[PLANNED]
+        }
+        self.ready_heap = [i for i, n in self.waiting.items() if n == 0]
+        heapq.heapify(self.ready_heap)
+        self.types = parameter_types(run.benchmark)
+        self.constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
+        self.preparers: dict[tuple[str, bool], StepPreparer] = {}
+
+    # -- queries ------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        return {s: len(ids) for s, ids in self.by_state.items()}
+
+    def in_states(self, *states: str) -> list[WorkpackageRow]:
+        return [self.rows[i] for s in states for i in sorted(self.by_state[s])]
+
+    def rows_of(self, ids: Iterable[int]) -> list[WorkpackageRow]:
+        return [self.rows[i] for i in ids]
+
+    def has_ready(self) -> bool:
+        return any(self.rows[i].state == PLANNED for i in self.ready_heap) or bool(self.orphans())
+
+    def ready(self, limit: int, use_dependencies: bool = False) -> list[WorkpackageRow]:
+        """Up to ``limit`` planned workpackages whose parents are done (or queued, with deps)."""
+        found: list[WorkpackageRow] = []
+        while self.ready_heap and len(found) < limit:
+            i = heapq.heappop(self.ready_heap)
+            if self.rows[i].state == PLANNED:
+                found.append(self.rows[i])
+        if use_dependencies and len(found) < limit:
+            for i in sorted(self.by_state[PLANNED]):
+                if len(found) >= limit:
+                    break
+                parents = [self.rows[p] for p in self.parents.get(i, ())]
+                if self.waiting.get(i) and all(
+                    p.state == DONE or (p.state == SUBMITTED and p.job_id) for p in parents
+                ):
+                    found.append(self.rows[i])
+        return found
+
+    def orphans(self) -> list[tuple[int, str]]:
+        """Planned workpackages that can never run because a parent did not succeed."""
+        found = []
+        for i in self.by_state[PLANNED]:
+            for p in self.parents.get(i, ()):
+                parent = self.rows[p]
+                if parent.state in FINAL_STATES and parent.state != DONE:
+                    found.append((i, f"parent {p} ({parent.step}) {parent.state}"))
+                    break
+        return found
+
+    def wp_dir(self, wp: WorkpackageRow) -> Path:
+        return self.run_dir / wp_dir_name(wp.id, wp.step)
+
+    def time_limit(self, wp: WorkpackageRow) -> float | None:
+        step = self.run.benchmark.steps[wp.step]
+        text = step.time_limit or (
+            step.resources.time if self.run.platform.scheduler == "local" else None
+        )
+        if not text:
+            return None
+        env = {**self.constants, **self.point(wp)}
+        return float(parse_value(Template(text, step.loc).render(env), "duration"))
+
+    def owner_job_id(self, owner: str) -> str:
+        """The job id of the copy that claimed a workpackage (a pid on the local platform)."""
+        return job_id_of(int(owner)) if self.run.platform.scheduler == "local" else owner
+
+    def point(self, wp: WorkpackageRow) -> dict[str, object]:
+        return {k: parse_value(v, self.types.get(k, "auto")) for k, v in wp.params.items()}
+
+    # -- changes ------------------------------------------------------------------------
+
+    def apply(self, changes: Sequence[tuple]) -> None:
+        for wp_id, state, job_id, code, reason in changes:
+            wp = self.rows[wp_id]
+            self.by_state[wp.state].discard(wp_id)
+            self.by_state[state].add(wp_id)
+            was_done = wp.state == DONE
+            wp.state, wp.exit_code, wp.reason = state, code, reason
+            if job_id is not None:
+                wp.job_id = job_id
+            if state in (PLANNED, QUEUED):
+                wp.job_id = job_id
+            if state == PLANNED:
+                if self.waiting.get(wp_id, 0) == 0:
+                    heapq.heappush(self.ready_heap, wp_id)
+            if state == DONE and not was_done:
+                for child in self.children.get(wp_id, ()):
+                    if child in self.waiting:
+                        self.waiting[child] -= 1
+                        if self.waiting[child] == 0:
+                            heapq.heappush(self.ready_heap, child)
+
+    # -- preparation --------------------------------------------------------------------
+
+    def job_spec(self, wp: WorkpackageRow, name: str) -> JobSpec:
+        """Prepare the work directory and scripts of a workpackage; the spec to submit."""
+        step = self.run.benchmark.steps[wp.step]
+        shared = wp.kind == SHARED
+        preparer = self.preparers.get((wp.step, shared))
+        if preparer is None:
+            preparer = self.preparers[(wp.step, shared)] = StepPreparer(
+                self.run.benchmark, step, shared=shared
+            )
+        platform = self.run.platform
+        wp_dir = self.wp_dir(wp)
+        parent_ids = {self.rows[p].step: p for p in self.parents.get(wp.id, ())}
+        env, resolved = wp_environment(
+            step,
+            platform,
+            {**self.constants, **self.point(wp)},
+            wp_id=wp.id,
+            iteration=wp.iteration,
+            wp_dir=wp_dir,
+            parent_ids=parent_ids,
+        )
+        parents = [
+            (self.rows[p].step, self.wp_dir(self.rows[p]) / "work")
+            for p in self.parents.get(wp.id, ())
+            if self.rows[p].kind != SHARED
+        ]
+        shared_dir = self.run_dir / f"shared_{wp.step}" if any(d.shared for d in step.do) else None
+        prepared = preparer.prepare(
+            wp.id,
+            self.run_dir,
+            env,
+            parents,
+            time_limit_s=self.time_limit(wp) if platform.scheduler == "local" else None,
+            shared_dir=shared_dir,
+        )
+        admin = admin_dir(prepared.wp_dir)
+        script = prepared.body
+        if platform.scheduler != "local":
+            script = admin / JOB
+            script.write_text(
+                platform.job_script(
+                    name=name,
+                    body=f"exec /bin/sh {prepared.body}",
+                    resolved=resolved,
+                    workdir=prepared.workdir,
+                    stdout=admin / "job.out",
+                    stderr=admin / "job.err",
+                )
+            )
+        depends = tuple(
+            self.rows[p].job_id  # type: ignore[misc]
+            for p in self.parents.get(wp.id, ())
+            if self.rows[p].state == SUBMITTED and self.rows[p].job_id
+        )
+        return JobSpec(
+            name=name,
+            script=script,
+            workdir=prepared.workdir,
+            stdout=admin / "job.out",
+            stderr=admin / "job.err",
+            depends_on=depends,
+            time_limit_s=float(resolved["time"]) if resolved.get("time") else None,
+        )

@@ -1,0 +1,184 @@
+"""Work directories: files copied, linked, prepared and substituted, and the job script.
+
+A workpackage lives in ``<run>/<id>_<step>/``: its commands run in ``work/`` (where they find
+their files, the links to their parents' work directories named after the parent steps, and
+write ``stdout``/``stderr``); jubex's own files sit beside it in ``.jubex/``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
+from jubex.engine.conditions import Condition
+from jubex.errors import DefinitionError, JubexError
+from jubex.space.template import Template
+from jubex.workdir.script import BODY, DO, Command, admin_dir, wrapper
+
+
+@dataclass
+class Prepared:
+    """What the engine needs to submit a prepared workpackage."""
+
+    wp_dir: Path
+    workdir: Path
+    body: Path
+    resources: dict[str, object] = field(default_factory=dict)
+
+
+def wp_dir_name(wp_id: int, step: str) -> str:
+    return f"{wp_id:06d}_{step}"
+
+
+class StepPreparer:
+    """Compiled once per step, applied to each of its workpackages."""
+
+    def __init__(self, benchmark: Benchmark, step: Step, *, shared: bool = False) -> None:
+        self.benchmark = benchmark
+        self.step = step
+        self.shared = shared
+        self.home = Path(benchmark.file).resolve().parent if benchmark.file else Path.cwd()
+        dos = [d for d in step.do if d.shared == shared]
+        self.dos = [(d, Template(d.command, d.loc), Condition(d.active, d.loc)) for d in dos]
+        self.env = [
+            (k, Template(v, step.loc))
+            for k, v in {**benchmark.environment, **step.environment}.items()
+        ]
+        self.exported = [
+            p.name for s in benchmark.parametersets.values() for p in s.parameters.values() if p.export
+        ]
+        names = [*(step.use or ()), *getattr(step, "use_files", ())]
+        self.filesets = [benchmark.filesets[n] for n in names if n in benchmark.filesets]
+        self.subsets = [benchmark.substitutesets[n] for n in names if n in benchmark.substitutesets]
+        self.work_dir = Template(step.work_dir, step.loc) if step.work_dir else None
+
+    def prepare(
+        self,
+        wp_id: int,
+        run_dir: Path,
+        env: Mapping[str, object],
+        parents: Sequence[tuple[str, Path]],
+        *,
+        time_limit_s: float | None = None,
+        shared_dir: Path | None = None,
+    ) -> Prepared:
+        wp_dir = run_dir / wp_dir_name(wp_id, self.step.name)
+        workdir = wp_dir / "work"
+        if self.work_dir is not None:
+            workdir = (run_dir / self.work_dir.render(env)).resolve()
+        if self.shared and shared_dir is not None:
+            workdir = shared_dir
+        admin = admin_dir(wp_dir)
+        try:
+            admin.mkdir(parents=True, exist_ok=True)
+            workdir.mkdir(parents=True, exist_ok=True)
+            for parent_step, parent_work in parents:
+                _symlink(parent_work, workdir / parent_step)
+            if shared_dir is not None and not self.shared:
+                _symlink(shared_dir, workdir / (self.step.shared or "shared"))
+            for fileset in self.filesets:
+                for op in fileset.ops:
+                    self._file_op(op, workdir, env)
+            for subset in self.subsets:
+                _substitute(subset, workdir, env)
+        except OSError as exc:
+            raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
+        commands = [
+            Command(t.render(env), d.stdout, d.stderr, d.work_dir)
+            for d, t, active in self.dos
+            if active.holds(env)
+        ]
+        environment = {k: t.render(env) for k, t in self.env}
+        environment.update({n: str(env[n]) for n in self.exported if n in env})
+        text, do_script = wrapper(
+            wp_id=wp_id,
+            step=self.step.name,
+            workdir=workdir,
+            admin=admin,
+            commands=commands,
+            environment=environment,
+            time_limit_s=time_limit_s,
+        )
+        body = admin / BODY
+        try:
+            body.write_text(text)
+            if do_script is not None:
+                (admin / DO).write_text(do_script)
+        except OSError as exc:
+            raise JubexError(f"cannot write the job script {body}: {exc}") from None
+        return Prepared(wp_dir, workdir, body)
+
+    def _file_op(self, op: FileOp, workdir: Path, env: Mapping[str, object]) -> None:
+        if not Condition(op.active, op.loc).holds(env):
+            return
+        source = Template(op.source, op.loc).render(env)
+        if op.kind == "prepare":
+            _run_prepare(source, workdir, op)
+            return
+        base = self.home if op.rel_path_ref != "internal" else workdir
+        if op.source_dir:
+            base = base / Template(op.source_dir, op.loc).render(env)
+        pattern = source if os.path.isabs(source) else str(base / source)
+        matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
+        if not matches:
+            raise DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc)
+        target_dir = workdir / Template(op.target_dir, op.loc).render(env) if op.target_dir else workdir
+        if op.directory:
+            target_dir = target_dir / Template(op.directory, op.loc).render(env)
+        target_dir.mkdir(parents=True, exist_ok=True)
+        for match in matches:
+            name = Template(op.target, op.loc).render(env) if op.target else Path(match).name
+            target = target_dir / name
+            if op.kind == "link":
+                _symlink(Path(match).resolve(), target)
+            elif Path(match).is_dir():
+                shutil.copytree(match, target, symlinks=True, dirs_exist_ok=True)
+            else:
+                shutil.copy2(match, target)
+
+
+def _symlink(source: Path, link: Path) -> None:
+    if link.is_symlink() or link.exists():
+        return
+    link.symlink_to(os.path.relpath(source, link.parent))
+
+
+def _run_prepare(command: str, workdir: Path, op: FileOp) -> None:
+    done = subprocess.run(
+        ["/bin/sh", "-c", command], cwd=workdir, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        last = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+        raise DefinitionError(
+            f"prepare command '{command}' failed with exit status {done.returncode}: {last[0]}",
+            op.loc,
+        )
+
+
+def _substitute(subset: SubstituteSet, workdir: Path, env: Mapping[str, object]) -> None:
+    """Replace placeholders in template files: text mode literally, regex mode by pattern."""
+    subs = [(s, Template(s.dest, s.loc).render(env)) for s in subset.subs]
+    for iofile in subset.iofiles:
+        source = workdir / Template(iofile.source, iofile.loc).render(env)
+        target = workdir / Template(iofile.target, iofile.loc).render(env)
+        try:
+            text = source.read_text()
+        except OSError as exc:
+            raise DefinitionError(
+                f"substitution source '{source}' cannot be read: {exc.strerror}", iofile.loc
+            ) from None
+        for sub, dest in subs:
+            text = (
+                re.sub(sub.source, lambda _m, d=dest: d, text)
+                if sub.mode == "regex"
+                else text.replace(sub.source, dest)
+            )
+        with open(target, iofile.out_mode if iofile.out_mode in ("w", "a") else "w") as out:
+            out.write(text)

@@ -1,0 +1,113 @@
+"""The wrapper script of a workpackage: the same on every platform.
+
+It claims the workpackage (an atomic ``mkdir``: a second copy of the same job exits 97 at
+once, so no job runs twice even if it was submitted twice), records who runs it, runs the
+``do`` commands in order (stopping at the first failure), and writes its exit status
+atomically (write, then rename) — the engine's first source of truth.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: exit status of a wrapper that found its workpackage already claimed
+ALREADY_CLAIMED = 97
+ADMIN = ".jubex"
+CLAIM, STARTED, EXIT, BODY, JOB, DO = "claim", "started", "exit", "body.sh", "job.sh", "do.sh"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A rendered ``do``: the shell text and where its output goes."""
+
+    text: str
+    stdout: str | None = None
+    stderr: str | None = None
+    work_dir: str | None = None
+
+
+def admin_dir(wp_dir: Path) -> Path:
+    return wp_dir / ADMIN
+
+
+def commands_block(commands: Sequence[Command]) -> str:
+    """The commands as one shell block: each runs only if all before it succeeded."""
+    lines = []
+    for cmd in commands:
+        text = cmd.text.rstrip("\n")
+        redirect = ""
+        if cmd.stdout:
+            redirect += f" >>{shlex.quote(cmd.stdout)}"
+        if cmd.stderr:
+            redirect += f" 2>>{shlex.quote(cmd.stderr)}"
+        if cmd.work_dir:
+            text = f"cd {shlex.quote(cmd.work_dir)} || exit $?\n{text}"
+            lines.append(f"(\n{text}\n){redirect} || exit $?")
+        else:
+            lines.append(f"{{\n{text}\n}}{redirect} || exit $?")
+    return "\n".join(lines) + "\n" if lines else ":\n"
+
+
+def wrapper(
+    *,
+    wp_id: int,
+    step: str,
+    workdir: Path,
+    admin: Path,
+    commands: Sequence[Command],
+    environment: Mapping[str, str],
+    stdout: str = "stdout",
+    stderr: str = "stderr",
+    time_limit_s: float | None = None,
+) -> tuple[str, str | None]:
+    """The wrapper's text, and the text of a separate do-script when a time limit applies."""
+    q = shlex.quote
+    exports = "".join(f"export {k}={q(str(v))}\n" for k, v in environment.items())
+    block = commands_block(commands)
+    out = f">>{q(stdout)} 2>>{q(stderr)} </dev/null"
+    if time_limit_s:
+        limit = max(1, round(time_limit_s))
+        run = f"timeout -k 10 {limit} /bin/sh {q(str(admin / DO))} {out}"
+        do_script = "#!/bin/sh\n" + block
+    else:
+        run = f"(\n{block}) {out}"
+        do_script = None
+    exit_tmp, exit_file = q(str(admin / (EXIT + ".tmp"))), q(str(admin / EXIT))
+    text = (
+        f"#!/bin/sh\n# jubex workpackage {wp_id} (step {step})\n"
+        f"cd {q(str(workdir))} || exit 1\n"
+        f"mkdir {q(str(admin / CLAIM))} 2>/dev/null || exit {ALREADY_CLAIMED}\n"
+        f'echo "${{SLURM_JOB_ID:-${{PBS_JOBID:-$$}}}}" > {q(str(admin / STARTED))}\n'
+        f"{exports}{run}\n"
+        "jubex_rc=$?\n"
+        f"echo $jubex_rc > {exit_tmp} && mv {exit_tmp} {exit_file}\n"
+        "exit $jubex_rc\n"
+    )
+    return text, do_script
+
+
+def read_exit(admin: Path) -> int | None:
+    """The exit status the wrapper wrote, or None when it has not (yet)."""
+    try:
+        return int((admin / EXIT).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def read_started(admin: Path) -> str | None:
+    try:
+        return (admin / STARTED).read_text().strip() or None
+    except OSError:
+        return None
+
+
+def reset(admin: Path) -> None:
+    """Forget a previous attempt so that the workpackage can run again."""
+    for name in (EXIT, STARTED, EXIT + ".tmp"):
+        (admin / name).unlink(missing_ok=True)
+    claim = admin / CLAIM
+    if claim.is_dir():
+        claim.rmdir()

@@ -1,0 +1,93 @@
+"""Nothing lost, nothing twice: kill -9 of jubex at random moments, then continue."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+N = 200
+
+
+def jubex(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "jubex", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def write_definition(tmp_path: Path) -> Path:
+    counter = tmp_path / "executions.txt"
+    definition = tmp_path / "count.yaml"
+    definition.write_text(
+        f"""
+name: count
+parameters:
+  n: {{range: {{start: 0, stop: {N - 1}}}}}
+steps:
+  work:
+    do: |
+      echo $n >> {counter}
+      sleep 0.02
+      echo "bw: $n.5 MiB/s"
+"""
+    )
+    return definition
+
+
+@pytest.mark.slow
+def test_kill_minus_nine_then_continue_runs_everything_exactly_once(tmp_path: Path) -> None:
+    rng = random.Random(1234)
+    definition = write_definition(tmp_path)
+    proc = jubex("run", str(definition), "--outpath", "runs", "-j", "4", "-q", cwd=tmp_path)
+    kills = 0
+    while True:
+        try:
+            proc.wait(timeout=rng.uniform(0.2, 1.2))
+            break
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            kills += 1
+            if kills >= 5:
+                break
+        proc = jubex("continue", "runs/000000", "-j", "4", "-q", cwd=tmp_path)
+    final = jubex("continue", "runs/000000", "-j", "4", "-q", "--no-result", cwd=tmp_path)
+    out, err = final.communicate(timeout=120)
+    assert final.returncode == 0, err
+    assert kills >= 1, "the run finished before it could be killed; make it longer"
+    lines = (tmp_path / "executions.txt").read_text().split()
+    assert sorted(map(int, lines)) == list(range(N)), "a workpackage ran twice or never"
+    status = jubex("status", "runs/000000", "--format", "json", cwd=tmp_path)
+    out, _ = status.communicate(timeout=60)
+    assert json.loads(out)["steps"]["work"]["done"] == N
+
+
+def test_two_continues_at_once_the_second_refuses(tmp_path: Path) -> None:
+    definition = tmp_path / "slow.yaml"
+    definition.write_text(
+        "name: slow\nparameters:\n  n: [1, 2]\nsteps:\n  s:\n    do: sleep 2\n"
+    )
+    first = jubex("run", str(definition), "--outpath", "runs", "-q", cwd=tmp_path)
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "runs/000000/jubex.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    second = jubex("continue", "runs/000000", "-q", cwd=tmp_path)
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 1
+    assert "being driven by another jubex" in err
+    assert "Traceback" not in err
+    first.communicate(timeout=60)
+    assert first.returncode == 0

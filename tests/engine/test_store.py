@@ -1,0 +1,72 @@
+"""The run store: transactions, state history, measurements, newer-schema refusal."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from jubex.analysis.measurement import Measurement
+from jubex.engine.store import DONE, PLANNED, QUEUED, SUBMITTED, Store
+from jubex.errors import JubexError
+
+
+def make(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "s.sqlite", create=True)
+    store.add_workpackages(
+        [(0, "build", "wp", 0, {}, ""), (1, "run", "wp", 0, {"n": "4KiB"}, "")], [(1, 0)]
+    )
+    return store
+
+
+def test_states_and_history_are_recorded(tmp_path: Path) -> None:
+    store = make(tmp_path)
+    store.set_states([(0, QUEUED, None, None, "")])
+    store.set_states([(0, SUBMITTED, "123", None, "")])
+    store.set_states([(0, DONE, None, 0, "")])
+    (wp,) = store.workpackages(ids=[0])
+    assert (wp.state, wp.job_id, wp.exit_code) == (DONE, "123", 0)
+    assert [e[2] for e in store.events(0)] == [QUEUED, SUBMITTED, DONE]
+    assert store.parents() == {1: [0]}
+    assert store.workpackages(states=[PLANNED])[0].params == {"n": "4KiB"}
+
+
+def test_requeue_forgets_the_old_job_id(tmp_path: Path) -> None:
+    store = make(tmp_path)
+    store.set_states([(1, SUBMITTED, "7", None, "")])
+    store.set_states([(1, PLANNED, None, None, "retry")])
+    assert store.workpackages(ids=[1])[0].job_id is None
+
+
+def test_a_failed_batch_leaves_nothing_behind(tmp_path: Path) -> None:
+    store = make(tmp_path)
+    with pytest.raises(sqlite3.IntegrityError), store.transaction() as db:
+        db.execute("UPDATE workpackage SET state = 'done' WHERE id = 0")
+        db.execute("INSERT INTO workpackage (id, step, params, workdir, state, updated)"
+                   " VALUES (1, 'x', '{}', '', 'planned', 0)")
+    assert store.workpackages(ids=[0])[0].state == PLANNED
+
+
+def test_measurements_keep_units_and_missing(tmp_path: Path) -> None:
+    store = make(tmp_path)
+    found = [Measurement("bw", 1.5, "MiB/s"), Measurement("bw", 2.5, "MiB/s"),
+             Measurement("lat", None, "s", 1)]
+    store.store_analysis([(1, True, "", "sig", found)])
+    assert store.measurements()[1] == found
+    store.store_analysis([(1, False, "broken", "sig2", [])])
+    assert 1 not in store.measurements()
+    assert store.analysed()[1] == (False, "broken", "sig2")
+
+
+def test_a_store_from_a_newer_jubex_is_refused(tmp_path: Path) -> None:
+    store = make(tmp_path)
+    store.set_meta({"schema_version": "99"})
+    store.close()
+    with pytest.raises(JubexError, match="newer jubex"):
+        Store(tmp_path / "s.sqlite")
+
+
+def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(JubexError, match="no run store"):
+        Store(tmp_path / "none.sqlite")
