@@ -1,0 +1,111 @@
+"""Statistics over the repetitions of one parameter point.
+
+Groups are small (a handful of iterations) and there are thousands of them, so the
+arithmetic is plain Python on the values themselves: per-call numpy overhead would dominate,
+and ``min``/``max``/``first``/``last`` keep the values' own types (a size stays a size).
+Only the Student t quantile comes from scipy, cached per degree of freedom and imported
+on first use, from ``scipy.special`` (the function ``scipy.stats.t.ppf`` calls): importing
+``scipy.stats`` takes twice as long and longer than building a large table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+#: statistics a table column may ask for, in the order they are documented
+STATISTICS = (
+    "n",
+    "missing",
+    "cnt",
+    "mean",
+    "std",
+    "min",
+    "max",
+    "median",
+    "ci95",
+    "sum",
+    "first",
+    "last",
+)
+#: JUBE's names for the same statistics
+ALIASES = {"avg": "mean"}
+#: statistics that count values and therefore carry no unit
+COUNTS = frozenset({"n", "missing", "cnt"})
+#: statistics that need numbers; the others apply to any value
+NUMERIC = frozenset({"mean", "std", "min", "max", "median", "ci95", "sum"})
+
+Number = float | int
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The statistics of one sample; ``None`` marks a statistic the sample cannot give.
+
+    ``std`` is the sample standard deviation (ddof=1), ``ci95`` the half-width of the 95 %
+    confidence interval of the mean (Student t): the mean lies in ``mean ± ci95``. Both need
+    at least two values. ``cnt`` counts every value given, ``n`` only those present.
+    """
+
+    n: int
+    missing: int
+    mean: float | None
+    std: float | None
+    min: Number | None
+    max: Number | None
+    median: Number | None
+    ci95: float | None
+    sum: Number | None
+    first: Number | None
+    last: Number | None
+
+    @property
+    def cnt(self) -> int:
+        return self.n + self.missing
+
+    def get(self, stat: str) -> Number | None:
+        """One statistic by name (JUBE's ``avg`` included)."""
+        return getattr(self, ALIASES.get(stat, stat))
+
+
+@lru_cache(maxsize=256)
+def t_quantile(df: int, level: float = 0.95) -> float:
+    """Two-sided Student t critical value, cached per degree of freedom."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.5 + level / 2))
+
+
+def summarize(values: Sequence[Number | None]) -> Summary:
+    """Summarize a sample; ``None`` entries are missing values, counted but not used."""
+    present = [v for v in values if v is not None]
+    n = len(present)
+    missing = len(values) - n
+    if n == 0:
+        return Summary(0, missing, None, None, None, None, None, None, None, None, None)
+    total = math.fsum(present)
+    mean = total / n
+    std = ci95 = None
+    if n > 1:
+        std = math.sqrt(math.fsum((v - mean) ** 2 for v in present) / (n - 1))
+        ci95 = t_quantile(n - 1) * std / math.sqrt(n)
+    ordered = sorted(present)
+    middle = n // 2
+    median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    if all(isinstance(v, int) for v in present):
+        total = sum(present)
+    return Summary(
+        n=n,
+        missing=missing,
+        mean=mean,
+        std=std,
+        min=ordered[0],
+        max=ordered[-1],
+        median=median,
+        ci95=ci95,
+        sum=total,
+        first=present[0],
+        last=present[-1],
+    )

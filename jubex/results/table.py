@@ -1,0 +1,200 @@
+"""Turn the rows of a run store into a result table: filter, group, summarize, derive, sort.
+
+A row is one workpackage: parameter values, measurements (``None`` = missing) and meta keys
+(``jube_wp_id``, ``jube_step_name``, ``jube_wp_iteration``, ``run``, ``ok``). Without
+``group_by`` every row is a group of its own, so one code path serves both kinds of table.
+Cells keep typed values; :mod:`jubex.results.formats` decides how they look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from jubex.definition.model import Table
+from jubex.errors import DefinitionError, ExpressionError, did_you_mean
+from jubex.results.columns import (
+    ColumnPlan,
+    Header,
+    PlusMinus,
+    Row,
+    compute_cells,
+    derive_rows,
+    plan_columns,
+)
+from jubex.space.expr import compile_expr
+from jubex.space.values import Bool
+
+__all__ = ["Header", "PlusMinus", "ResultTable", "Row", "build_table"]
+
+
+@dataclass
+class ResultTable:
+    """Headers, rows of typed cells (``None`` = missing) and notes on what was left out."""
+
+    name: str
+    headers: list[Header]
+    rows: list[list[object]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    transpose: bool = False
+    separator: str = ","
+
+    def column(self, name: str) -> list[object]:
+        """The cells of the output column called ``name``."""
+        index = [h.name for h in self.headers].index(name)
+        return [row[index] for row in self.rows]
+
+    def records(self) -> list[dict[str, object]]:
+        """The rows as mappings from column name to cell."""
+        names = [h.name for h in self.headers]
+        return [dict(zip(names, row, strict=True)) for row in self.rows]
+
+
+def build_table(
+    rows: Sequence[Row],
+    table: Table,
+    units: Mapping[str, str],
+    directions: Mapping[str, bool | None],
+    *,
+    include_failed: bool = False,
+) -> ResultTable:
+    """Build ``table`` from the rows of one or several runs (rows carry ``run``).
+
+    Failed rows (``ok`` false) are left out unless ``include_failed``; either way a note
+    counts them. Missing values stay missing (``None``) and are counted per column.
+    """
+    if len(table.separator) != 1:
+        raise DefinitionError(
+            f"table '{table.name}' has separator {table.separator!r}; expected one character",
+            table.loc,
+        )
+    known: dict[str, None] = {}
+    for row in rows:
+        known.update(dict.fromkeys(row))
+    plan = plan_columns(table, known, units, directions)
+    notes: list[str] = []
+    failed = sum(1 for row in rows if row.get("ok", True) is False)
+    if failed and not include_failed:
+        rows = [row for row in rows if row.get("ok", True) is not False]
+    if failed:
+        notes.append(
+            f"{failed} failed workpackage(s) {'included' if include_failed else 'left out'}"
+        )
+    rows = derive_rows(_filter(rows, table, known, notes), plan)
+    body: list[Entry] = [
+        (compute_cells(members, plan), members[0]) for members in _groups(rows, table, known)
+    ]
+    _sort(body, table, plan)
+    cells = [row for row, _ in body]
+    headers = _count_missing(cells, plan, notes)
+    return ResultTable(table.name, headers, cells, notes, table.transpose, table.separator)
+
+
+def _filter(
+    rows: Sequence[Row], table: Table, known: Mapping[str, None], notes: list[str]
+) -> Sequence[Row]:
+    if not table.filter or not rows:
+        return rows
+    expr = compile_expr(table.filter, table.loc)
+    for name in sorted(expr.names):
+        if name not in known:
+            raise DefinitionError(
+                f"the filter of table '{table.name}' uses '{name}', which is neither a "
+                "parameter, a measurement nor a meta key of the rows",
+                table.loc,
+                did_you_mean(name, known),
+            )
+    kept: list[Row] = []
+    undecided = 0
+    for row in rows:
+        if any(row.get(name) is None for name in expr.names):
+            undecided += 1
+            continue
+        verdict = expr.evaluate(row)
+        if not isinstance(verdict, bool | Bool):
+            raise ExpressionError(
+                f"the filter of table '{table.name}' must give true or false, not {verdict!r}",
+                table.loc,
+            )
+        if verdict:
+            kept.append(row)
+    dropped = len(rows) - len(kept) - undecided
+    if dropped:
+        notes.append(f"{dropped} row(s) left out by the filter '{table.filter}'")
+    if undecided:
+        notes.append(f"{undecided} row(s) left out: a value the filter needs is missing")
+    return kept
+
+
+def _groups(rows: Sequence[Row], table: Table, known: Mapping[str, None]) -> list[list[Row]]:
+    """Rows sharing the ``group_by`` values, in order of first appearance."""
+    if not table.group_by:
+        return [[row] for row in rows]
+    for key in table.group_by:
+        if rows and key not in known:
+            raise DefinitionError(
+                f"table '{table.name}' groups by '{key}', which is neither a parameter nor "
+                "a meta key of the rows",
+                table.loc,
+                did_you_mean(key, known),
+            )
+    groups: dict[tuple[object, ...], list[Row]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row.get(key) for key in table.group_by), []).append(row)
+    return list(groups.values())
+
+
+Entry = tuple[list[object], Row]  # the cells of an output row, and its group's first row
+
+
+def _order(value: object) -> tuple[int, object]:
+    """Numbers (sizes by bytes) before texts; missing values are put last by the caller."""
+    if isinstance(value, PlusMinus):
+        value = value.value
+    if isinstance(value, int | float):
+        return (0, value)
+    return (1, str(value))
+
+
+def _sort(body: list[Entry], table: Table, plan: ColumnPlan) -> None:
+    """Sort in place by each ``sort`` key, most significant first; missing values last."""
+    for spec in reversed(table.sort):
+        value_of = _sort_value(spec.lstrip("-"), table, plan)
+        present = [entry for entry in body if _present(value_of(entry))]
+        absent = [entry for entry in body if not _present(value_of(entry))]
+        present.sort(key=lambda entry: _order(value_of(entry)), reverse=spec.startswith("-"))
+        body[:] = present + absent
+
+
+def _sort_value(name: str, table: Table, plan: ColumnPlan) -> Callable[[Entry], object]:
+    """An output column by name: ``write_bw_mean``, or ``write_bw`` for its first statistic
+    that is not a count; without grouping, any field of the rows as well."""
+    names = [column.header.name for column in plan.columns]
+    index = names.index(name) if name in names else plan.sort_index.get(name)
+    if index is not None:
+        return lambda entry: entry[0][index]
+    if not table.group_by and name in plan.fields:
+        return lambda entry: entry[1].get(name)
+    raise DefinitionError(
+        f"table '{table.name}' sorts by '{name}', which is not one of its columns",
+        table.loc,
+        did_you_mean(name, [*names, *plan.sort_index]),
+    )
+
+
+def _present(value: object) -> bool:
+    return value is not None and not (isinstance(value, PlusMinus) and value.value is None)
+
+
+def _count_missing(cells: list[list[object]], plan: ColumnPlan, notes: list[str]) -> list[Header]:
+    headers = []
+    for index, column in enumerate(plan.columns):
+        missing = sum(1 for row in cells if not _present(row[index]))
+        header = column.header
+        if missing:
+            notes.append(f"{header.name}: {missing} of {len(cells)} value(s) missing")
+            header = replace(header, missing=missing)
+        headers.append(header)
+    for name, count in plan.failures.items():
+        notes.append(f"{name}: {count} value(s) could not be computed from their expression")
+    return headers

@@ -1,0 +1,119 @@
+import csv
+import io
+import json
+
+import pytest
+
+from jubex.errors import UsageError
+from jubex.results.formats import FORMATS, render
+from jubex.results.table import Header, PlusMinus, ResultTable
+from jubex.space.values import Size
+
+
+@pytest.fixture
+def result():
+    headers = [
+        Header("api", "api"),
+        Header("transfer", "transfer", "B"),
+        Header("write_bw_mean", "write_bw_mean", "GiB/s", ".2f", True, missing=1),
+        Header("write_bw_pm", "write", "GiB/s", ".1f"),
+        Header("n", "n"),
+    ]
+    rows = [
+        ["POSIX", Size(4096, "4KiB"), 1.23456, PlusMinus(1.25, 0.05), 3],
+        ["MPI|IO_&", Size(1 << 20, "1MiB"), None, PlusMinus(None, None), 0],
+    ]
+    return ResultTable("bw", headers, rows, ["1 failed workpackage(s) left out"])
+
+
+def test_pretty_is_plain_text_with_notes(result):
+    text = render(result, "pretty", width=200)
+    assert "\x1b" not in text
+    assert "write_bw_mean [GiB/s]" in text and "1.23" in text and "1.2 ± 0.1" in text
+    assert "4KiB" in text and "—" in text
+    assert "1 failed workpackage(s) left out" in text
+
+
+def test_aligned_columns_line_up(result):
+    lines = render(result, "aligned").splitlines()
+    head, rule, first, second = lines[:4]
+    assert head.startswith("api") and set(rule.replace(" ", "")) == {"-"}
+    assert first.index("1.23") + 4 == second.index("—") + 1  # numbers right-aligned
+    assert lines[-1] == "1 failed workpackage(s) left out"
+
+
+def test_csv_reads_back_with_missing_as_empty(result):
+    text = render(result, "csv")
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["api", "transfer [B]", "write_bw_mean [GiB/s]", "write [GiB/s]", "n"]
+    assert rows[1] == ["POSIX", "4KiB", "1.23", "1.2 ± 0.1", "3"]
+    assert rows[2] == ["MPI|IO_&", "1MiB", "", "", "0"]
+    assert rows[3] == ["# 1 failed workpackage(s) left out"]
+
+
+def test_csv_uses_the_table_separator(result):
+    result.separator = ";"
+    assert render(result, "csv").splitlines()[1] == "POSIX;4KiB;1.23;1.2 ± 0.1;3"
+
+
+def test_json_keeps_types_units_and_notes(result):
+    document = json.loads(render(result, "json"))
+    assert document["columns"][2] == {
+        "name": "write_bw_mean",
+        "title": "write_bw_mean",
+        "unit": "GiB/s",
+        "higher_is_better": True,
+        "missing": 1,
+    }
+    first, second = document["rows"]
+    assert first["transfer"] == 4096 and first["write_bw_mean"] == 1.23456
+    assert first["write_bw_pm"] == {"mean": 1.25, "std": 0.05}
+    assert second["write_bw_mean"] is None and second["n"] == 0
+    assert document["notes"] == ["1 failed workpackage(s) left out"]
+
+
+def test_markdown_escapes_pipes_and_aligns_numbers(result):
+    lines = render(result, "markdown").splitlines()
+    assert lines[1] == "| :--- | ---: | ---: | ---: | ---: |"
+    assert "MPI\\|IO_&" in lines[3]
+    assert lines[-1] == "- 1 failed workpackage(s) left out"
+
+
+def test_latex_escapes_special_characters(result):
+    text = render(result, "latex")
+    assert r"\begin{tabular}{lrrrr}" in text and r"\bottomrule" in text
+    assert r"MPI|IO\_\&" in text and r"write\_bw\_mean [GiB/s]" in text
+    assert r"1.2 $\pm$ 0.1" in text and " -- " in text
+
+
+def test_missing_is_never_shown_as_zero(result):
+    for fmt in FORMATS:
+        row = render(result, fmt).replace("\n", " ")
+        assert "0.00" not in row
+
+
+def test_transposed_table_puts_columns_in_rows(result):
+    result.transpose = True
+    lines = render(result, "aligned").splitlines()
+    assert lines[0].split()[:3] == ["api", "POSIX", "MPI|IO_&"]
+    assert lines[2].split() == ["transfer", "[B]", "4KiB", "1MiB"]
+
+
+def test_unknown_format_lists_known_ones(result):
+    with pytest.raises(UsageError) as raised:
+        render(result, "markdwn")
+    assert "pretty, aligned, csv, json, markdown, latex" in str(raised.value)
+    assert "markdown" in raised.value.hint
+
+
+def test_empty_table_renders_in_every_format():
+    empty = ResultTable("none", [Header("a", "a")], [], [])
+    for fmt in FORMATS:
+        assert isinstance(render(empty, fmt), str)
+
+
+def test_pretty_keeps_one_line_per_row_when_narrow(result):
+    result.rows[0][0] = "two\nlines"
+    lines = render(result, "pretty", width=40).splitlines()
+    assert len(lines) == 1 + 1 + 1 + 2 + 1  # title, head, rule, rows, note
+    assert lines[3].lstrip().startswith("tw")

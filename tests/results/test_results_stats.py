@@ -1,0 +1,90 @@
+import math
+import statistics
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jubex.results.stats import STATISTICS, summarize, t_quantile
+
+
+def test_known_sample_hand_checked():
+    s = summarize([1, 2, 3, 4, 5])
+    assert (s.n, s.missing, s.cnt) == (5, 0, 5)
+    assert s.mean == 3
+    assert s.std == pytest.approx(math.sqrt(2.5))  # sample std: sum of squares 10 / (n-1)
+    assert (s.min, s.max, s.median, s.sum, s.first, s.last) == (1, 5, 3, 15, 1, 5)
+    # t(0.975, df=4) = 2.776445; half-width = t * std / sqrt(n)
+    assert s.ci95 == pytest.approx(2.776445 * math.sqrt(2.5) / math.sqrt(5), rel=1e-6)
+
+
+def test_missing_values_are_counted_not_used():
+    s = summarize([4.0, None, 2.0, None])
+    assert (s.n, s.missing, s.cnt) == (2, 2, 4)
+    assert s.mean == 3.0
+    assert s.std == pytest.approx(math.sqrt(2))
+    assert s.median == 3.0
+    assert s.ci95 == pytest.approx(12.706205, rel=1e-6)  # t(0.975, 1) * sqrt(2) / sqrt(2)
+    assert (s.first, s.last) == (4.0, 2.0)
+
+
+def test_single_value_has_no_spread():
+    s = summarize([7.5])
+    assert s.mean == 7.5 and s.median == 7.5
+    assert s.std is None and s.ci95 is None
+
+
+def test_no_values_give_no_statistics_not_zero():
+    s = summarize([None, None])
+    assert (s.n, s.missing, s.cnt) == (0, 2, 2)
+    for stat in ("mean", "std", "min", "max", "median", "ci95", "sum", "first", "last"):
+        assert s.get(stat) is None
+
+
+def test_even_count_median_and_avg_alias():
+    s = summarize([10, 1, 4, 3])
+    assert s.median == 3.5
+    assert s.get("avg") == s.get("mean") == 4.5
+    assert [s.get(name) is not None for name in STATISTICS] == [True] * len(STATISTICS)
+
+
+def test_integer_sum_stays_exact():
+    big = 2**60
+    s = summarize([big, 1, 1])
+    assert s.sum == big + 2 and isinstance(s.sum, int)
+
+
+def test_min_max_keep_the_values_own_type():
+    class Written(int):
+        def __str__(self) -> str:
+            return "4KiB"
+
+    s = summarize([Written(4096), 8192])
+    assert str(s.min) == "4KiB"
+
+
+def test_t_quantile_matches_table():
+    assert t_quantile(1) == pytest.approx(12.7062, rel=1e-4)
+    assert t_quantile(30) == pytest.approx(2.0423, rel=1e-4)
+
+
+finite = st.floats(min_value=-1e9, max_value=1e9, allow_nan=False)
+
+
+@given(st.lists(st.one_of(st.none(), finite), max_size=30))
+def test_summary_agrees_with_numpy(values):
+    s = summarize(values)
+    present = [v for v in values if v is not None]
+    assert s.n == len(present) and s.missing == len(values) - len(present)
+    if not present:
+        assert s.mean is None
+        return
+    assert s.mean == pytest.approx(np.mean(present), rel=1e-9, abs=1e-6)
+    assert s.min <= s.median <= s.max
+    assert s.median == pytest.approx(statistics.median(present), rel=1e-9, abs=1e-6)
+    if len(present) > 1:
+        assert s.std == pytest.approx(np.std(present, ddof=1), rel=1e-6, abs=1e-6)
+        assert s.ci95 >= 0
+    else:
+        assert s.std is None
