@@ -64,6 +64,17 @@ class DefinitionError(JubexError):
     """A definition or platform file does not say what jubex expects."""
 
 
+class DefinitionWarning(DefinitionError):
+    """Suspicious but not wrong (a likely misspelling): reported, never fatal."""
+
+    exit_code = 0
+
+    def __str__(self) -> str:
+        where = f"{self.loc}: " if self.loc else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{where}warning: {self.message}{hint}"
+
+
 class ExpressionError(JubexError):
     """An expression is refused or cannot be evaluated."""
 

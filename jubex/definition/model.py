@@ -104,6 +104,7 @@ class Step:
     do: list[Do] = field(default_factory=list)
     depend: tuple[str, ...] = ()
     use: tuple[str, ...] | None = None
+    use_files: tuple[str, ...] = ()
     iterations: int = 1
     cycles: int = 1
     shared: str | None = None

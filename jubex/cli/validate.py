@@ -1,0 +1,55 @@
+"""``jubex validate``: every problem of every file, then exit 0 (valid), 1 (invalid), 2 (usage)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from jubex.definition.load import validate_files
+from jubex.errors import JubexError, UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (YAML or XML)")
+    parser.add_argument(
+        "--tag",
+        "-t",
+        action="append",
+        default=[],
+        metavar="T",
+        help="check with this tag given, as `jubex run --tag` would (repeatable)",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output style (default: text)"
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    missing = [name for name in args.files if not Path(name).is_file()]
+    if missing:
+        raise UsageError(f"no such file: {', '.join(missing)}")
+    problems = validate_files(args.files, args.tag)
+    errors = [p for p in problems if p.exit_code]
+    if args.format == "json":
+        report = {"valid": not errors, "problems": [_as_dict(p) for p in problems]}
+        print(json.dumps(report, indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        warnings = len(problems) - len(errors)
+        verdict = "invalid" if errors else "valid"
+        print(f"{len(args.files)} file(s) {verdict}: {len(errors)} error(s), {warnings} warning(s)")
+    return max((p.exit_code for p in errors), default=0)
+
+
+def _as_dict(problem: JubexError) -> dict[str, object]:
+    loc = problem.loc
+    return {
+        "severity": "error" if problem.exit_code else "warning",
+        "file": loc.file if loc else None,
+        "line": loc.line if loc else None,
+        "column": loc.column if loc else None,
+        "message": problem.message,
+        "hint": problem.hint,
+    }

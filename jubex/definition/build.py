@@ -1,0 +1,383 @@
+"""The schema-checked tree into the typed model, every object with its place in the file.
+
+Runs after :mod:`jubex.definition.schema_check`, so types are known to be right; what is
+checked here is what a schema cannot say (a zip group inside a zip group, a parameter
+defined twice in one set, a range that yields nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jubex.definition.model import (
+    AnalyseFile,
+    Analyser,
+    Benchmark,
+    Column,
+    Constraint,
+    Do,
+    FileOp,
+    FileSet,
+    IOFile,
+    Parameter,
+    ParameterSet,
+    Pattern,
+    PatternSet,
+    Resources,
+    Step,
+    Sub,
+    SubstituteSet,
+    Table,
+)
+from jubex.definition.tree import Map, Seq, split_top, text_of
+from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.space import ranges
+
+_SOURCES = ("values", "range", "expr", "shell", "env")
+
+
+class Builder:
+    """Collects the model and every problem, so one pass reports them all."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.errors: list[DefinitionError] = []
+
+    def fail(self, message: str, loc: Loc | None) -> None:
+        self.errors.append(DefinitionError(message, loc))
+
+    def benchmark(self, tree: Map) -> Benchmark:
+        sets = {}
+        if "parameters" in tree:
+            sets["parameters"] = self.parameterset(
+                "parameters", tree["parameters"], tree.key_loc("parameters")
+            )
+        for name, spec, loc in _named(tree, "parametersets"):
+            if name in sets:
+                self.fail(f"parameterset '{name}' is defined twice", loc)
+            sets[name] = self.parameterset(name, spec, loc)
+        return Benchmark(
+            name=text_of(tree, "name") if "name" in tree else "",
+            outpath=text_of(tree, "outpath") if "outpath" in tree else "runs",
+            comment=text_of(tree, "comment") if "comment" in tree else "",
+            parametersets=sets,
+            filesets={n: self.fileset(n, s, at) for n, s, at in _named(tree, "files")},
+            substitutesets={
+                n: self.substituteset(n, s, at) for n, s, at in _named(tree, "substitutions")
+            },
+            patternsets={n: self.patternset(n, s, at) for n, s, at in _named(tree, "patterns")},
+            analysers={n: self.analyser(n, s, at) for n, s, at in _named(tree, "analysers")},
+            steps={n: self.step(n, s, at) for n, s, at in _named(tree, "steps")},
+            tables={n: self.table(n, s, at) for n, s, at in _named(tree, "results")},
+            where=self.where(tree),
+            environment=_environment(tree.get("environment")),
+            tags=tuple(tree.get("tags", ())),
+            platform=text_of(tree, "platform") if "platform" in tree else None,
+            file=self.file,
+            loc=tree.loc,
+        )
+
+    def parameterset(self, name: str, spec: Map, loc: Loc) -> ParameterSet:
+        result = ParameterSet(name, init_with=spec.get("init_with"), loc=loc)
+        for key, value in spec.items():
+            if key == "init_with":
+                continue
+            if isinstance(value, Map) and "zip" in value:
+                result.zips.append(self.zip_group(result, key, value))
+            else:
+                self.add_parameter(result, self.parameter(key, spec))
+        return result
+
+    def zip_group(self, into: ParameterSet, label: str, spec: Map) -> tuple[str, ...]:
+        if len(spec) > 1:
+            others = ", ".join(k for k in spec if k != "zip")
+            self.fail(f"zip group '{label}' takes no other keys (found {others})", spec.loc)
+        members = spec["zip"]
+        for name, value in members.items():
+            if isinstance(value, Map) and "zip" in value:
+                self.fail(
+                    f"zip group '{label}' holds another zip group '{name}'", members.key_loc(name)
+                )
+                continue
+            self.add_parameter(into, self.parameter(name, members))
+        return tuple(members)
+
+    def add_parameter(self, into: ParameterSet, parameter: Parameter) -> None:
+        if parameter.name in into.parameters:
+            first = into.parameters[parameter.name].loc
+            line = f" (first at line {first.line})" if first and first.line else ""
+            self.fail(
+                f"parameter '{parameter.name}' is defined twice in parameterset "
+                f"'{into.name}'{line}",
+                parameter.loc,
+            )
+        into.parameters[parameter.name] = parameter
+
+    def parameter(self, name: str, holder: Map) -> Parameter:
+        value, loc = holder[name], holder.key_loc(name)
+        if isinstance(value, list):
+            return Parameter(name, _texts(value), loc=loc)
+        if not isinstance(value, Map):
+            return Parameter(name, (text_of(holder, name),), loc=loc)
+        source = next(key for key in _SOURCES if key in value)
+        mode = source if source in ("expr", "shell", "env") else "text"
+        separator = value.get("separator")
+        if source == "range":
+            values = self.range_values(value["range"], value.value_loc("range"))
+        elif source == "values" and isinstance(value["values"], list):
+            values = _texts(value["values"])
+        elif separator:
+            values = tuple(split_top(text_of(value, source), separator))
+        else:
+            values = (text_of(value, source),)
+        return Parameter(
+            name,
+            values,
+            type=value.get("type", "auto"),
+            mode=mode,
+            separator=separator,
+            export=value.get("export", False),
+            unit=value.get("unit", ""),
+            update_mode=value.get("update", "never"),
+            duplicate=value.get("duplicate", "replace"),
+            tag=value.get("tag"),
+            loc=loc,
+        )
+
+    def range_values(self, spec: Map, loc: Loc) -> tuple[str, ...]:
+        try:
+            start, stop = text_of(spec, "start"), text_of(spec, "stop")
+            if "factor" in spec:
+                values = ranges.geometric(start, stop, text_of(spec, "factor"), loc)
+            else:
+                values = ranges.linear(start, stop, text_of(spec, "step"), loc)
+        except JubexError as exc:
+            self.errors.append(DefinitionError(exc.message, exc.loc or loc, exc.hint))
+            return ()
+        if not values:
+            self.fail("the range yields no values", loc)
+        return tuple(values)
+
+    def where(self, tree: Map) -> list[Constraint]:
+        where = tree.get("where")
+        if where is None:
+            return []
+        holder, keys = (where, range(len(where))) if isinstance(where, list) else (tree, ["where"])
+        result = []
+        for key in keys:
+            item, loc = holder[key], holder.value_loc(key)
+            if isinstance(item, Map):
+                result.append(Constraint(text_of(item, "expr"), item.get("tag"), loc))
+            else:
+                result.append(Constraint(text_of(holder, key), None, loc))
+        return result
+
+    def fileset(self, name: str, spec: Seq, loc: Loc) -> FileSet:
+        ops = []
+        for index, entry in enumerate(spec):
+            kind = next(k for k in ("copy", "link", "prepare") if k in entry)
+            ops.append(
+                FileOp(
+                    kind=kind,
+                    source=text_of(entry, kind),
+                    target=_opt(entry, "to"),
+                    directory=_opt(entry, "work_dir" if kind == "prepare" else "directory"),
+                    rel_path_ref=entry.get("relative_to", "definition"),
+                    source_dir=_opt(entry, "source_dir"),
+                    target_dir=_opt(entry, "target_dir"),
+                    separator=entry.get("separator"),
+                    active=entry.get("active", "true"),
+                    tag=entry.get("tag"),
+                    loc=spec.value_loc(index),
+                )
+            )
+        return FileSet(name, ops, loc=loc)
+
+    def substituteset(self, name: str, spec: Map, loc: Loc) -> SubstituteSet:
+        files = spec.get("files", [])
+        iofiles = [
+            IOFile(
+                text_of(item, "in"),
+                text_of(item, "out"),
+                "a" if item.get("append") else "w",
+                files.value_loc(index),
+            )
+            for index, item in enumerate(files)
+        ]
+        subs = [
+            Sub(source, text_of(spec[key], source), mode, spec[key].key_loc(source))
+            for key, mode in (("replace", "text"), ("regex", "regex"))
+            for source in spec.get(key, {})
+        ]
+        return SubstituteSet(name, iofiles, subs, spec.get("init_with"), loc)
+
+    def patternset(self, name: str, spec: Map, loc: Loc) -> PatternSet:
+        result = PatternSet(name, init_with=spec.get("init_with"), loc=loc)
+        for key, value in spec.items():
+            if key == "init_with":
+                continue
+            at = spec.key_loc(key)
+            if not isinstance(value, Map):
+                result.patterns[key] = Pattern(key, text_of(spec, key), loc=at)
+                continue
+            better = value.get("better")
+            options: dict[str, Any] = {
+                "type": value.get("type", "str"),
+                "unit": value.get("unit", ""),
+                "default": _opt(value, "default"),
+                "dotall": value.get("dotall", False),
+                "higher_is_better": None if better is None else better == "higher",
+                "loc": at,
+            }
+            if "reduce" in value:
+                options["reduce"] = tuple(value["reduce"])
+            if "json" in value:
+                pattern = Pattern(key, "", mode="json", json_path=value["json"], **options)
+            elif "expr" in value:
+                pattern = Pattern(key, text_of(value, "expr"), mode="expr", **options)
+            else:
+                pattern = Pattern(key, text_of(value, "regex"), **options)
+            result.patterns[key] = pattern
+        return result
+
+    def analyser(self, name: str, spec: Map, loc: Loc) -> Analyser:
+        files = spec.get("files", [])
+        return Analyser(
+            name,
+            use=_names(spec.get("use")),
+            step=spec.get("step"),
+            files=[
+                AnalyseFile(text_of(files, i), loc=files.value_loc(i))
+                if not isinstance(item, Map)
+                else AnalyseFile(text_of(item, "path"), _names(item.get("use")), files.value_loc(i))
+                for i, item in enumerate(files)
+            ],
+            builtin=spec.get("builtin"),
+            reduce=spec.get("reduce", True),
+            tag=spec.get("tag"),
+            loc=loc,
+        )
+
+    def step(self, name: str, spec: Map, loc: Loc) -> Step:
+        return Step(
+            name,
+            do=_dos(spec),
+            depend=_names(spec.get("depend")),
+            use=None if "use" not in spec else _names(spec["use"]),
+            use_files=_names(spec.get("files")),
+            iterations=spec.get("iterations", 1),
+            cycles=spec.get("cycles", 1),
+            shared=spec.get("shared"),
+            active=spec.get("active", "true"),
+            work_dir=_opt(spec, "work_dir"),
+            suffix=_opt(spec, "suffix") or "",
+            max_async=spec.get("max_async", 0),
+            procs=spec.get("procs", 1),
+            export=spec.get("export", False),
+            environment=_environment(spec.get("environment")),
+            resources=_resources(spec.get("resources")),
+            analyse=_names(spec.get("analyse")),
+            time_limit=_opt(spec, "time_limit"),
+            array=spec.get("array", False),
+            tag=spec.get("tag"),
+            loc=loc,
+        )
+
+    def table(self, name: str, spec: Map, loc: Loc) -> Table:
+        columns = spec["columns"]
+        return Table(
+            name,
+            columns=[_column(columns, i) for i in range(len(columns))],
+            use=_names(spec.get("use")),
+            group_by=_names(spec.get("group_by")),
+            sort=_names(spec.get("sort")),
+            filter=spec.get("filter"),
+            style=spec.get("style", "pretty"),
+            transpose=spec.get("transpose", False),
+            separator=spec.get("separator", ","),
+            database=_opt(spec, "database"),
+            primekeys=_names(spec.get("primekeys")),
+            tag=spec.get("tag"),
+            loc=loc,
+        )
+
+
+def _named(tree: Map, key: str) -> list[tuple[str, Any, Loc]]:
+    """The entries of a section with the place of each name (where messages point)."""
+    holder = tree.get(key)
+    return [(name, holder[name], holder.key_loc(name)) for name in holder] if holder else []
+
+
+def _texts(values: list) -> tuple[str, ...]:
+    return tuple(text_of(values, i) for i in range(len(values)))
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
+
+
+def _opt(holder: Map, key: str) -> str | None:
+    return text_of(holder, key) if holder.get(key) is not None else None
+
+
+def _environment(spec: Map | None) -> dict[str, str]:
+    return {key: text_of(spec, key) for key in spec} if spec else {}
+
+
+def _resources(spec: Map | None) -> Resources:
+    if not spec:
+        return Resources()
+    fields = {key: text_of(spec, key) for key in spec if key != "extra"}
+    return Resources(**fields, extra=_environment(spec.get("extra")))
+
+
+def _dos(spec: Map) -> list[Do]:
+    if "do" not in spec:
+        return []
+    holder, keys = (
+        (spec["do"], range(len(spec["do"])))
+        if isinstance(spec["do"], list)
+        else (
+            spec,
+            ["do"],
+        )
+    )
+    result = []
+    for key in keys:
+        item, loc = holder[key], holder.value_loc(key)
+        if not isinstance(item, Map):
+            result.append(Do(text_of(holder, key), loc=loc))
+            continue
+        result.append(
+            Do(
+                text_of(item, "cmd"),
+                active=item.get("active", "true"),
+                shared=item.get("shared", False),
+                done_file=_opt(item, "done_file"),
+                error_file=_opt(item, "error_file"),
+                break_file=_opt(item, "break_file"),
+                work_dir=_opt(item, "work_dir"),
+                stdout=_opt(item, "stdout"),
+                stderr=_opt(item, "stderr"),
+                tag=item.get("tag"),
+                loc=loc,
+            )
+        )
+    return result
+
+
+def _column(columns: Seq, index: int) -> Column:
+    item, loc = columns[index], columns.value_loc(index)
+    if not isinstance(item, Map):
+        return Column(text_of(columns, index), loc=loc)
+    return Column(
+        item["name"],
+        title=item.get("title"),
+        format=item.get("format"),
+        stats=tuple(item.get("stats", ())),
+        unit=item.get("unit"),
+        expr=item.get("expr"),
+        loc=loc,
+    )

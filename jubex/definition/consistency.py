@@ -1,0 +1,159 @@
+"""Checks that need the expression language and the parameter space, for ``jubex validate``.
+
+Every expression must compile, every template must parse, names in constraints must be
+parameters, and the constraints must leave at least one point of each step's space. Shell
+``$NAME``s close to a parameter's name are reported as warnings, since a shell variable
+with that name is legal but a misspelt parameter is the likelier story.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from jubex.definition.model import Benchmark, Constraint, ParameterSet
+from jubex.definition.references import BUILTIN_PREFIXES
+from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
+from jubex.space.builtins import FUNCTIONS
+from jubex.space.expand import Space
+from jubex.space.expr import compile_expr
+from jubex.space.template import Template, shell_lookalikes
+
+#: names the platform gives every step (``$launcher`` is ``srun -N ...`` or ``mpiexec ...``)
+PLATFORM_NAMES = ("launcher",)
+#: spaces larger than this are not walked to prove they are not empty
+MAX_WALK = 1_000_000
+
+
+def check_consistency(benchmark: Benchmark, tags: Sequence[str] = ()) -> list[JubexError]:
+    """Errors in expressions, templates and spaces, and warnings for likely misspellings."""
+    parameters = {n for ps in benchmark.parametersets.values() for n in ps.parameters}
+    return [
+        *_expressions(benchmark, parameters),
+        *_templates(benchmark, parameters),
+        *_spaces(benchmark, tags),
+    ]
+
+
+def _compiled(text: str, loc: Loc | None, what: str) -> tuple[frozenset[str], list[JubexError]]:
+    try:
+        return frozenset(compile_expr(text, loc).names), []
+    except JubexError as exc:
+        return frozenset(), [_located(exc, loc, what)]
+
+
+def _located(exc: JubexError, loc: Loc | None, what: str) -> JubexError:
+    exc.at(loc)
+    exc.message = f"{what}: {exc.message}"
+    return exc
+
+
+def _expressions(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
+    """Compile every expression; where parameters are meant, the names must be parameters."""
+    named: list[tuple[str, Loc | None, str]] = [(c.expr, c.loc, "where") for c in b.where]
+    for step in b.steps.values():
+        named.append((step.active, step.loc, f"step '{step.name}' active"))
+        named += [(do.active, do.loc, f"step '{step.name}' do active") for do in step.do]
+    for fileset in b.filesets.values():
+        named += [(op.active, op.loc, f"fileset '{fileset.name}' active") for op in fileset.ops]
+    for pset in b.parametersets.values():
+        named += [
+            (p.values[0], p.loc, f"parameter '{p.name}'")
+            for p in pset.parameters.values()
+            if p.mode == "expr"
+        ]
+    known = parameters | set(PLATFORM_NAMES) | set(FUNCTIONS)
+    for text, loc, what in named:
+        if text.strip().lower() in ("true", "false"):
+            continue
+        names, errors = _compiled(text, loc, what)
+        yield from errors
+        for name in sorted(names - known):
+            if not name.startswith(BUILTIN_PREFIXES):
+                hint = did_you_mean(name, known)
+                yield DefinitionError(f"{what}: '{name}' is not a parameter", loc, hint)
+    free: list[tuple[str, Loc | None, str]] = []
+    for table in b.tables.values():
+        if table.filter:
+            free.append((table.filter, table.loc, f"table '{table.name}' filter"))
+        free += [(c.expr, c.loc, f"column '{c.name}'") for c in table.columns if c.expr]
+    for pset in b.patternsets.values():
+        free += [
+            (p.regex, p.loc, f"pattern '{p.name}'")
+            for p in pset.patterns.values()
+            if p.mode == "expr"
+        ]
+    for text, loc, what in free:
+        yield from _compiled(text, loc, what)[1]
+
+
+def _templates(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
+    """Parse every template; in shell commands, warn of ``$NAME``s that look misspelt."""
+    known = parameters | set(PLATFORM_NAMES)
+    for pset in b.parametersets.values():
+        for p in pset.parameters.values():
+            if p.mode == "text":
+                for value in p.values:
+                    yield from _parse(value, p.loc, f"parameter '{p.name}'", known, shell=False)
+    for step in b.steps.values():
+        what = f"step '{step.name}'"
+        for do in step.do:
+            yield from _parse(do.command, do.loc, what, known, shell=True)
+        texts = [*step.environment.values(), *step.resources.extra.values()]
+        texts += [v for v in vars(step.resources).values() if isinstance(v, str)]
+        for text in texts:
+            yield from _parse(text, step.loc, what, known, shell=True)
+    for text in b.environment.values():
+        yield from _parse(text, b.loc, "environment", known, shell=True)
+
+
+def _parse(
+    text: str, loc: Loc | None, what: str, known: set[str], *, shell: bool
+) -> Iterator[JubexError]:
+    if "$" not in text:
+        return
+    try:
+        template = Template(text, loc, shell=shell)
+    except JubexError as exc:
+        yield _located(exc, loc, what)
+        return
+    if shell:
+        for name, suggestion in shell_lookalikes(template, known):
+            yield DefinitionWarning(
+                f"{what}: ${name} is no parameter; a shell variable of that name is used",
+                loc,
+                f"did you mean ${suggestion}?",
+            )
+
+
+def _spaces(b: Benchmark, tags: Sequence[str]) -> Iterator[JubexError]:
+    """Each distinct combination of used sets must give at least one point."""
+    uses = {
+        tuple(step.use) if step.use is not None else tuple(b.parametersets)
+        for step in b.steps.values()
+    }
+    for use in sorted(uses or {tuple(b.parametersets)}):
+        sets = [b.parametersets[name] for name in use if name in b.parametersets]
+        yield from _space(b, sets, tags)
+
+
+def _space(b: Benchmark, sets: list[ParameterSet], tags: Sequence[str]) -> Iterator[JubexError]:
+    names = {n for ps in sets for n in ps.parameters}
+    where = [c for c in b.where if _applies(c, names)]
+    try:
+        space = Space(sets, where, {}, tags, {}, b.file)
+        if not _runs_commands(sets) and space.upper_bound() <= MAX_WALK:
+            next(iter(space), None)  # the space raises if its constraints leave no point
+    except JubexError as exc:
+        yield exc.at(b.loc)
+
+
+def _applies(constraint: Constraint, names: Iterable[str]) -> bool:
+    try:
+        return set(compile_expr(constraint.expr, constraint.loc).names) <= set(names)
+    except JubexError:
+        return False
+
+
+def _runs_commands(sets: list[ParameterSet]) -> bool:
+    """Proving a space non-empty must not run shell commands or depend on this environment."""
+    return any(p.mode in ("shell", "env") for ps in sets for p in ps.parameters.values())

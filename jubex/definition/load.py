@@ -1,0 +1,355 @@
+"""Reading a definition file, in either spelling and with its includes, into the model.
+
+The pipeline of one file: read (YAML or XML, by content) into the located tree, check it
+against the JSON Schema, merge its includes and ``init_with`` sets, build the model, then
+check the names it refers to. Every stage collects its problems instead of stopping at the
+first, so ``jubex validate`` can list them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jubex.definition.build import Builder
+from jubex.definition.consistency import check_consistency
+from jubex.definition.model import Benchmark
+from jubex.definition.references import check_references, check_tags
+from jubex.definition.schema_check import check_tree
+from jubex.definition.tree import Map, Seq, text_of
+from jubex.definition.xml_spelling import parse_xml, read_xml
+from jubex.definition.yaml_spelling import read_yaml
+from jubex.errors import (
+    DefinitionError,
+    DefinitionWarning,
+    ErrorList,
+    JubexError,
+    Loc,
+    did_you_mean,
+)
+
+#: top-level keys that only JUBE's own YAML spelling uses (jubex's keys are plural)
+_JUBE_KEYS = frozenset(
+    [
+        "benchmark",
+        "parameterset",
+        "step",
+        "patternset",
+        "analyser",
+        "result",
+        "fileset",
+        "substituteset",
+        "selection",
+        "include-path",
+    ]
+)
+#: sections whose entries an including file merges by name (its own entries win)
+_MERGED = ("parametersets", "files", "substitutions", "patterns", "analysers", "steps", "results")
+#: sections whose sets may start from a copy (``init_with``), and where to find a named set
+_INIT_SECTIONS = ("parameters", "parametersets", "patterns", "substitutions")
+
+
+@dataclass
+class Source:
+    """One input file as read: its shape (``jubex``, ``jube``) and its tree."""
+
+    path: Path
+    shape: str
+    tree: Any = None
+    errors: list[DefinitionError] = field(default_factory=list)
+
+
+def read_source(path: Path) -> Source:
+    """Read a file and tell its shape by content: XML root element or YAML top-level keys."""
+    file = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DefinitionError(f"cannot read '{file}': {exc.strerror or exc}") from None
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        root = parse_xml(data, file)
+        if root.tag == "jube":
+            return Source(path, "jube")
+        if root.tag != "jubex":
+            raise DefinitionError(
+                f"root element <{root.tag}> is not a definition; "
+                "expected <jubex> (or JUBE's <jube>)",
+                Loc(file, root.sourceline or 0),
+            )
+        tree, errors = read_xml(root, file)
+        return Source(path, "jubex", tree, errors)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DefinitionError(
+            f"not UTF-8 text (byte {exc.start}); expected YAML or XML", Loc(file)
+        ) from None
+    tree, errors = read_yaml(text, file)
+    if not isinstance(tree, Map):
+        raise DefinitionError(
+            "expected a mapping of definition keys (name, parameters, steps, ...) at the top",
+            Loc(file, 1, 1),
+        )
+    shape = "jube" if _JUBE_KEYS.intersection(tree) else "jubex"
+    return Source(path, shape, tree, errors)
+
+
+def load(
+    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+) -> Benchmark:
+    """The benchmark a definition file describes; raises every error found (not warnings)."""
+    source = read_source(Path(path))
+    if source.shape == "jube":
+        return _load_jube(Path(path), tags=tags, include_path=include_path)
+    benchmark, problems = _complete(source, include_path)
+    errors = [p for p in problems if not isinstance(p, DefinitionWarning)]
+    if benchmark is not None and not errors:
+        errors = check_tags(benchmark, tags)
+    if errors:
+        raise errors[0] if len(errors) == 1 else ErrorList(errors)
+    assert benchmark is not None
+    return benchmark
+
+
+def _load_jube(
+    path: Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+) -> Benchmark:
+    """The hook for JUBE's own spelling (XML ``<jube>`` and JUBE's YAML)."""
+    raise DefinitionError(
+        "this is a JUBE file; JUBE input is handled by a separate loader, "
+        "not by the jubex definition reader",
+        Loc(str(path)),
+        "write it in jubex's concise YAML (see docs/format.md)",
+    )
+
+
+def _complete(
+    source: Source, include_path: Sequence[Path]
+) -> tuple[Benchmark | None, list[JubexError]]:
+    """Includes, ``init_with``, the model and its references, with every problem found."""
+    reader = _Reader([Path(p) for p in include_path])
+    tree = reader.complete(source, fragment=False, stack=())
+    if tree is None:
+        return None, reader.errors
+    builder = Builder(str(source.path))
+    benchmark = builder.benchmark(tree)
+    problems: list[JubexError] = [*reader.errors, *builder.errors]
+    if not builder.errors:
+        problems += check_references(benchmark)
+    return benchmark, problems
+
+
+class _Reader:
+    """Reads a file and everything it includes or copies from, each file once."""
+
+    def __init__(self, include_path: list[Path]) -> None:
+        self.include_path = include_path
+        self.errors: list[JubexError] = []
+        self.done: dict[Path, Map | None] = {}
+
+    def complete(self, source: Source, *, fragment: bool, stack: tuple[Path, ...]) -> Map | None:
+        """The file's tree with includes merged and sets initialised; None if it has errors."""
+        before = len(self.errors)
+        self.errors += source.errors
+        self.errors += check_tree(source.tree, fragment=fragment)
+        if len(self.errors) > before:
+            return None  # includes and sets of a malformed tree cannot be trusted
+        stack = (*stack, source.path.resolve())
+        tree = self.with_includes(source, stack)
+        tree = self.with_init(tree, source.path, stack)
+        return tree if len(self.errors) == before else None
+
+    def file(
+        self, name: str, base: Path, loc: Loc, what: str, stack: tuple[Path, ...]
+    ) -> Map | None:
+        """Another file's completed tree, searched next to ``base``, then on the include path."""
+        found = self.find(name, base, loc, what)
+        if found is None:
+            return None
+        key = found.resolve()
+        if key in stack:
+            chain = " -> ".join(str(p) for p in (*stack[stack.index(key) :], key))
+            self.errors.append(DefinitionError(f"{what} cycle: {chain}", loc))
+            return None
+        if key not in self.done:
+            try:
+                source = read_source(found)
+            except DefinitionError as exc:
+                self.errors.append(exc)
+                self.done[key] = None
+                return None
+            if source.shape != "jubex":
+                self.errors.append(
+                    DefinitionError(
+                        f"{what} file '{found}' is a JUBE file; expected a jubex file", loc
+                    )
+                )
+                self.done[key] = None
+                return None
+            self.done[key] = self.complete(source, fragment=True, stack=stack)
+        return self.done[key]
+
+    def find(self, name: str, base: Path, loc: Loc, what: str) -> Path | None:
+        candidate = Path(name).expanduser()
+        folders = [base.parent, *self.include_path]
+        if candidate.is_absolute():
+            folders = []
+            if candidate.is_file():
+                return candidate
+        for folder in folders:
+            if (folder / candidate).is_file():
+                return folder / candidate
+        searched = ", ".join(str(f) for f in folders) or "(absolute path)"
+        self.errors.append(
+            DefinitionError(f"{what} file '{name}' not found (searched: {searched})", loc)
+        )
+        return None
+
+    def with_includes(self, source: Source, stack: tuple[Path, ...]) -> Map:
+        tree = source.tree
+        if "include" not in tree:
+            return tree
+        names = tree["include"]
+        holder, keys = (
+            (names, range(len(names))) if isinstance(names, list) else (tree, ["include"])
+        )
+        included = []
+        for key in keys:
+            name, loc = text_of(holder, key), holder.value_loc(key)
+            other = self.file(name, source.path, loc, "include", stack)
+            if other is not None:
+                included.append(other)
+        return _merge(included, tree)
+
+    def with_init(self, tree: Map, path: Path, stack: tuple[Path, ...]) -> Map:
+        for section in _INIT_SECTIONS:
+            sets = tree.get(section)
+            if not isinstance(sets, Map):
+                continue
+            if section == "parameters":
+                if "init_with" in sets:
+                    tree.put(
+                        section, self.initialised(sets, section, path, stack), tree.key_loc(section)
+                    )
+                continue
+            for name in list(sets):
+                if isinstance(sets[name], Map) and "init_with" in sets[name]:
+                    sets.put(
+                        name, self.initialised(sets[name], name, path, stack), sets.key_loc(name)
+                    )
+        return tree
+
+    def initialised(self, spec: Map, name: str, path: Path, stack: tuple[Path, ...]) -> Map:
+        """A copy of the set ``init_with`` names, with the entries written here on top."""
+        reference, loc = spec["init_with"], spec.value_loc("init_with")
+        file, _, wanted = reference.rpartition(":") if ":" in reference else (reference, "", name)
+        other = self.file(file, path, loc, "init_with", stack)
+        if other is None:
+            return spec
+        base = _find_set(other, wanted, spec)
+        if base is None:
+            known = [*other.get("parametersets", {}), *other.get("patterns", {})]
+            self.errors.append(
+                DefinitionError(
+                    f"'{file}' has no set '{wanted}' to initialise from",
+                    loc,
+                    did_you_mean(wanted, known),
+                )
+            )
+            return spec
+        result = Map(spec.loc)
+        for key in base:
+            if key != "init_with":
+                result.take(base, key)
+        for key in spec:
+            result.take(spec, key)
+        return result
+
+
+def _find_set(tree: Map, name: str, like: Map) -> Map | None:
+    """The set of that name in another file, looked for in the section of the same kind."""
+    if "files" in like or "replace" in like or "regex" in like:
+        sections = ["substitutions"]
+    else:
+        sections = ["parametersets", "patterns", "substitutions"]
+    if name == "parameters" and isinstance(tree.get("parameters"), Map):
+        return tree["parameters"]
+    for section in sections:
+        found = tree.get(section, {}).get(name)
+        if isinstance(found, Map):
+            return found
+    return None
+
+
+def _merge(included: list[Map], local: Map) -> Map:
+    """Included trees first, the including file's own entries over them, name by name."""
+    result = Map(local.loc)
+    for tree in [*included, local]:
+        for key in tree:
+            if key in _MERGED or key == "environment":
+                if key not in result:
+                    result.put(key, Map(tree[key].loc), tree.key_loc(key))
+                for name in tree[key]:
+                    result[key].take(tree[key], name)
+            elif key in ("where", "tags"):
+                if key not in result:
+                    result.put(key, Seq(tree.value_loc(key)), tree.key_loc(key))
+                _extend(result[key], tree, key)
+            elif tree is local or key == "parameters":
+                result.take(tree, key)
+    return result
+
+
+def _extend(into: Seq, holder: Map, key: str) -> None:
+    value = holder[key]
+    if not isinstance(value, list):
+        into.add(value, holder.value_loc(key), holder.texts.get(key, ""))
+        return
+    for index, item in enumerate(value):
+        if key == "tags" and item in into:
+            continue
+        loc = value.value_loc(index) if isinstance(value, Seq) else holder.value_loc(key)
+        into.add(item, loc, text_of(value, index) if not isinstance(item, Map) else "")
+
+
+Validator = Callable[[Source, Sequence[str]], list[JubexError]]
+
+
+def _validate_definition(source: Source, tags: Sequence[str]) -> list[JubexError]:
+    benchmark, problems = _complete(source, ())
+    if benchmark is not None and all(isinstance(p, DefinitionWarning) for p in problems):
+        problems += check_tags(benchmark, tags)
+        problems += check_consistency(benchmark, tags)
+    return problems
+
+
+def _validate_jube(source: Source, tags: Sequence[str]) -> list[JubexError]:
+    try:
+        _load_jube(source.path, tags=tags)
+    except JubexError as exc:
+        return [exc]
+    return []
+
+
+#: file shape -> validator; platform files join here with their own shape and validator
+VALIDATORS: dict[str, Validator] = {"jubex": _validate_definition, "jube": _validate_jube}
+
+
+def pick_validator(source: Source) -> Validator:
+    """The validator for a file's shape (definition, JUBE file; platform files later)."""
+    return VALIDATORS[source.shape]
+
+
+def validate_files(paths: Iterable[str | Path], tags: Sequence[str] = ()) -> list[JubexError]:
+    """Every problem of every file, warnings included (they have ``exit_code`` 0)."""
+    problems: list[JubexError] = []
+    for path in paths:
+        try:
+            source = read_source(Path(path))
+        except JubexError as exc:
+            problems.append(exc.at(Loc(str(path))))
+            continue
+        problems += pick_validator(source)(source, tags)
+    return problems

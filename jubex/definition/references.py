@@ -1,0 +1,196 @@
+"""Cross-reference checks: every name a definition uses must be defined somewhere.
+
+An unknown set, step or analyser is an error (the run could not work). A table column that
+is neither a parameter, a pattern nor a metric of a built-in analyser in use is an error;
+when a built-in analyser is in use it is only a warning, since some outputs (fio job names,
+IO500 phases) carry metrics of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from jubex.analysis import builtin
+from jubex.definition.model import Benchmark, Step
+from jubex.errors import DefinitionError, DefinitionWarning, Loc, UsageError, did_you_mean
+
+_TAG_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+#: names every workpackage knows without defining them (JUBE's, kept)
+BUILTIN_PREFIXES = ("jube_", "jubex_")
+
+
+def check_references(benchmark: Benchmark) -> list[DefinitionError]:
+    """Every unknown name, every ``depend`` cycle, tags used but not declared."""
+    return [
+        *_step_references(benchmark),
+        *_cycles(benchmark),
+        *_analyser_references(benchmark),
+        *_table_references(benchmark),
+        *_undeclared_tags(benchmark),
+    ]
+
+
+def check_tags(benchmark: Benchmark, tags: Iterable[str]) -> list[UsageError]:
+    """``--tag`` values the definition neither declares nor uses are probably misspelt."""
+    known = set(benchmark.tags) | set(used_tags(benchmark))
+    return [
+        UsageError(
+            f"tag '{tag}' is not known to {benchmark.file or 'the definition'}"
+            + (f" (known tags: {', '.join(sorted(known))})" if known else " (it uses no tags)"),
+            hint=did_you_mean(tag, known),
+        )
+        for tag in tags
+        if tag not in known
+    ]
+
+
+def used_tags(benchmark: Benchmark) -> dict[str, Loc | None]:
+    """Tag names in the tag expressions of elements, with the first place of each."""
+    found: dict[str, Loc | None] = {}
+    elements: list = [*benchmark.where, *benchmark.steps.values(), *benchmark.analysers.values()]
+    elements += [*benchmark.tables.values()]
+    for pset in benchmark.parametersets.values():
+        elements += pset.parameters.values()
+    for fileset in benchmark.filesets.values():
+        elements += fileset.ops
+    for step in benchmark.steps.values():
+        elements += step.do
+    for element in elements:
+        for name in _TAG_NAME.findall(element.tag or ""):
+            found.setdefault(name, element.loc)
+    return found
+
+
+def _unknown(
+    kind: str, name: str, known: Iterable[str], where: str, loc: Loc | None
+) -> DefinitionError:
+    known = sorted(set(known))
+    hint = did_you_mean(name, known) or (
+        f"known: {', '.join(known)}" if known else f"no {kind} is defined"
+    )
+    return DefinitionError(f"{where} names unknown {kind} '{name}'", loc, hint)
+
+
+def _step_references(b: Benchmark) -> Iterator[DefinitionError]:
+    analysable = {*builtin.names(), *b.patternsets, *b.analysers}
+    for step in b.steps.values():
+        where = f"step '{step.name}'"
+        for name in step.use or ():
+            if name not in b.parametersets:
+                yield _unknown("parameterset", name, b.parametersets, where, step.loc)
+        for name in step.use_files:
+            if name not in b.filesets and name not in b.substitutesets:
+                known = [*b.filesets, *b.substitutesets]
+                yield _unknown("fileset or substituteset", name, known, where, step.loc)
+        for name in step.depend:
+            if name not in b.steps:
+                yield _unknown("step", name, b.steps, where, step.loc)
+        for name in step.analyse:
+            if name not in analysable:
+                yield _unknown("analyser or patternset", name, analysable, where, step.loc)
+        if step.shared is None:
+            for do in step.do:
+                if do.shared:
+                    yield DefinitionError(
+                        f"step '{step.name}' has a do entry with shared: true but no shared folder",
+                        do.loc,
+                        "add shared: NAME to the step",
+                    )
+
+
+def _cycles(b: Benchmark) -> Iterator[DefinitionError]:
+    state: dict[str, str] = {}
+    reported: set[frozenset[str]] = set()
+
+    def visit(step: Step, path: list[str]) -> Iterator[DefinitionError]:
+        state[step.name] = "open"
+        for name in step.depend:
+            if name not in b.steps:
+                continue
+            if state.get(name) == "open":
+                cycle = [*path[path.index(name) :], name]
+                if frozenset(cycle) not in reported:
+                    reported.add(frozenset(cycle))
+                    yield DefinitionError(
+                        f"steps depend on each other in a cycle: {' -> '.join(cycle)}", step.loc
+                    )
+            elif name not in state:
+                yield from visit(b.steps[name], [*path, name])
+        state[step.name] = "done"
+
+    for step in b.steps.values():
+        if step.name not in state:
+            yield from visit(step, [step.name])
+
+
+def _analyser_references(b: Benchmark) -> Iterator[DefinitionError]:
+    for analyser in b.analysers.values():
+        where = f"analyser '{analyser.name}'"
+        uses = [*analyser.use, *(name for f in analyser.files for name in f.use)]
+        for name in uses:
+            if name not in b.patternsets:
+                yield _unknown("patternset", name, b.patternsets, where, analyser.loc)
+        if analyser.step is not None and analyser.step not in b.steps:
+            yield _unknown("step", analyser.step, b.steps, where, analyser.loc)
+        if analyser.builtin is not None and not builtin.is_builtin(analyser.builtin):
+            yield _unknown(
+                "built-in analyser", analyser.builtin, builtin.names(), where, analyser.loc
+            )
+
+
+def _builtins_in_use(b: Benchmark) -> list[str]:
+    named = [n for step in b.steps.values() for n in step.analyse]
+    named += [a.builtin for a in b.analysers.values() if a.builtin]
+    return sorted({n for n in named if builtin.is_builtin(n)})
+
+
+def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
+    patterns = {name for ps in b.patternsets.values() for name in ps.patterns}
+    reduced = {f"{name}_{stat}" for name in patterns for stat in ("first", "last", "min", "max")}
+    reduced |= {f"{name}_{stat}" for name in patterns for stat in ("avg", "sum", "cnt", "std")}
+    parameters = {name for ps in b.parametersets.values() for name in ps.parameters}
+    builtins = _builtins_in_use(b)
+    metrics = {name for n in builtins for name in builtin.get(n).metrics}
+    sources = {*b.analysers, *b.patternsets, *builtin.names()}
+    for table in b.tables.values():
+        where = f"table '{table.name}'"
+        for name in table.use:
+            if name not in sources:
+                yield _unknown("analyser", name, sources, where, table.loc)
+        known = parameters | patterns | reduced | metrics
+        for column in table.columns:
+            if column.expr is None and not _known_value(column.name, known):
+                yield _column_problem(where, column.name, known, builtins, column.loc)
+            known.add(column.name)
+            known |= {f"{column.name}_{stat}" for stat in column.stats}
+        for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
+            if not _known_value(name, known):
+                yield _column_problem(where, name, known, builtins, table.loc)
+
+
+def _known_value(name: str, known: set[str]) -> bool:
+    return name in known or name.startswith(BUILTIN_PREFIXES)
+
+
+def _column_problem(
+    where: str, name: str, known: set[str], builtins: list[str], loc: Loc | None
+) -> DefinitionError:
+    message = f"{where}: '{name}' is neither a parameter nor a pattern"
+    hint = did_you_mean(name, known)
+    if builtins:
+        message += f"; it stays empty unless the built-in analyser {', '.join(builtins)} gives it"
+        return DefinitionWarning(message, loc, hint)
+    return DefinitionError(message, loc, hint)
+
+
+def _undeclared_tags(b: Benchmark) -> Iterator[DefinitionError]:
+    if not b.tags:
+        return
+    for tag, loc in used_tags(b).items():
+        if tag not in b.tags:
+            yield DefinitionWarning(
+                f"tag '{tag}' is used but not among the file's tags ({', '.join(b.tags)})",
+                loc,
+                did_you_mean(tag, b.tags),
+            )

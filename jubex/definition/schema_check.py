@@ -1,0 +1,160 @@
+"""Validation against the packaged JSON Schema, with messages a person can act on.
+
+jsonschema reports where a value broke which keyword; this module turns that into one
+sentence naming the dotted key, what was expected and what was found, at the line of the
+offending key or value. The schema's ``x-expected`` annotations supply the "expected ..."
+wording; ``anyOf`` alternatives are narrowed to the one whose type fits the value, so a
+misspelt key inside a mapping is reported as such, not as "matches no alternative".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from jubex.definition.tree import dotted, locate
+from jubex.errors import DefinitionError, did_you_mean
+
+
+def schema_text() -> str:
+    """The definition schema as shipped in the package, as written (for editors)."""
+    path = resources.files("jubex.definition").joinpath("schema/jubex.schema.json")
+    return path.read_text(encoding="utf-8")
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The definition schema, parsed."""
+    return json.loads(schema_text())
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(schema())
+
+
+@dataclass(frozen=True)
+class _Problem:
+    path: tuple[str | int, ...]
+    message: str
+    hint: str = ""
+    at_key: bool = False
+
+
+def check_tree(tree: Any, *, fragment: bool = False) -> list[DefinitionError]:
+    """Every schema problem of a tree; a ``fragment`` (an included file) needs no name."""
+    problems: list[_Problem] = []
+    for error in _validator().iter_errors(tree):
+        problems.extend(_explain(error))
+    if fragment:
+        problems = [p for p in problems if p.path or not p.message.startswith("missing key 'name'")]
+    found: dict[tuple[str, str], DefinitionError] = {}
+    for problem in problems:
+        where = dotted(problem.path)
+        loc = locate(tree, problem.path, key=problem.at_key)
+        found.setdefault(
+            (str(loc), problem.message),
+            DefinitionError(f"{where}: {problem.message}", loc, problem.hint),
+        )
+    return sorted(found.values(), key=lambda e: (e.loc.line if e.loc else 0, e.message))
+
+
+def _explain(error: ValidationError) -> list[_Problem]:
+    path = tuple(error.absolute_path)
+    keyword = error.validator
+    if "propertyNames" in error.relative_schema_path:
+        name = error.instance
+        expected = error.schema.get("x-expected", "a valid name")
+        return [_Problem((*path, name), f"'{name}' is not {expected}", at_key=True)]
+    if keyword == "additionalProperties":
+        known = list(error.schema.get("properties", {}))
+        return [
+            _Problem((*path, key), f"unknown key '{key}'", did_you_mean(key, known), at_key=True)
+            for key in error.instance
+            if key not in known
+        ]
+    if keyword == "required":
+        missing = [key for key in error.validator_value if key not in error.instance]
+        return [_Problem(path, f"missing key '{key}'") for key in missing]
+    if keyword in ("anyOf", "oneOf"):
+        return _alternatives(error, path)
+    if keyword == "enum":
+        choices = [str(c) for c in error.validator_value]
+        return [
+            _Problem(
+                path,
+                f"expected one of {', '.join(choices)}, got {_describe(error.instance)}",
+                did_you_mean(str(error.instance), choices),
+            )
+        ]
+    return [_Problem(path, f"expected {_expected(error)}, got {_describe(error.instance)}")]
+
+
+def _alternatives(error: ValidationError, path: tuple[str | int, ...]) -> list[_Problem]:
+    """Explain the one alternative whose type fits; otherwise say what would have fitted."""
+    expected = error.schema.get("x-expected")
+    required_only = all(set(branch) == {"required"} for branch in error.validator_value)
+    if required_only and isinstance(error.instance, dict):
+        keys = [key for branch in error.validator_value for key in branch["required"]]
+        given = [key for key in keys if key in error.instance]
+        unknown = [key for key in error.instance if key not in error.schema.get("properties", {})]
+        if unknown and not given:
+            return []  # the unknown key is reported on its own, with a did-you-mean
+        got = "none" if not given else " and ".join(given)
+        return [_Problem(path, f"expected {expected or 'one of ' + ', '.join(keys)}, got {got}")]
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context or ():
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = [i for i in range(len(error.validator_value)) if _fits_type(branches.get(i, []))]
+    if len(fitting) == 1 and branches.get(fitting[0]):
+        return [p for sub in branches[fitting[0]] for p in _explain(sub)]
+    return [
+        _Problem(path, f"expected {expected or 'another value'}, got {_describe(error.instance)}")
+    ]
+
+
+def _fits_type(errors: list[ValidationError]) -> bool:
+    """False when the value is of the wrong kind altogether for this alternative."""
+    for sub in errors:
+        if sub.relative_path:
+            continue
+        if sub.validator == "type":
+            return False
+        if sub.validator in ("anyOf", "oneOf") and sub.context:
+            inner: dict[int, list[ValidationError]] = {}
+            for deeper in sub.context:
+                inner.setdefault(deeper.relative_schema_path[0], []).append(deeper)
+            if not any(_fits_type(inner.get(i, [])) for i in range(len(sub.validator_value))):
+                return False
+    return True
+
+
+def _expected(error: ValidationError) -> str:
+    if "x-expected" in error.schema:
+        return str(error.schema["x-expected"])
+    value = error.validator_value
+    return {
+        "type": f"a value of type {value}",
+        "minimum": f"a number of at least {value}",
+        "minItems": f"at least {value} item(s)",
+        "minLength": "a non-empty text",
+        "minProperties": f"at least {value} entr(y/ies)",
+        "pattern": f"a text matching {value}",
+    }.get(str(error.validator), f"a value satisfying {error.validator} {value}")
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "nothing"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
