@@ -28,11 +28,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of the definition format"),
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),
-    "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``only``, just that subcommand's module is imported (fast start)."""
     parser = argparse.ArgumentParser(
         prog="jubex",
         description="A declarative benchmark workflow environment for HPC.",
@@ -40,20 +40,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"jubex {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
-        try:
-            mod = importlib.import_module(f"jubex.cli.{module}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"jubex.cli.{module}":
-                raise
-            continue
         cmd = sub.add_parser(name, help=help_text, description=help_text)
-        mod.add_arguments(cmd)
-        cmd.set_defaults(handler=mod.handle)
+        if only is None or name == only:
+            mod = importlib.import_module(f"jubex.cli.{module}")
+            mod.add_arguments(cmd)
+            cmd.set_defaults(handler=mod.handle)
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_of(argv)
+    parser = build_parser(command or "")
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
