@@ -1,0 +1,415 @@
+"""The parameter space of a step: parametersets merged, crossed, zipped, derived, filtered.
+
+A :class:`Space` is built once from the model (cheap, no side effects) and iterated as a
+stream: ``itertools.product`` over pre-typed values, derived parameters evaluated in a fixed
+dependency order, constraints applied, one dict per point. Nothing proportional to the
+number of points is ever held in memory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import subprocess
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import product
+from pathlib import Path
+
+from jubex.definition.model import Constraint, Parameter, ParameterSet
+from jubex.definition.tags import tag_matches
+from jubex.errors import DefinitionError, Loc, UsageError, did_you_mean
+from jubex.space.builtins import FUNCTIONS
+from jubex.space.expr import Expr, compile_expr
+from jubex.space.template import Template
+from jubex.space.values import coerce, parse_value
+
+SHELL_TIMEOUT = 300
+
+
+class _Derived:
+    """A value computed per point from other parameters (or once, from none)."""
+
+    __slots__ = ("deps", "fn")
+
+    def __init__(self, fn: Callable[[Mapping[str, object]], object], deps: frozenset[str]):
+        self.fn = fn
+        self.deps = deps
+
+
+class _Point(dict):  # type: ignore[type-arg]
+    """One point's parameters; constants (not parameters) are visible through lookups."""
+
+    __slots__ = ("constants",)
+
+    def __missing__(self, key: str) -> object:
+        return self.constants[key]
+
+
+class Space:
+    """The points of a step: a cross product of parameter lists, zips varying together."""
+
+    def __init__(
+        self,
+        sets: Sequence[ParameterSet],
+        where: Sequence[Constraint] = (),
+        overrides: Mapping[str, Sequence[str]] | None = None,
+        tags: Iterable[str] = (),
+        constants: Mapping[str, object] | None = None,
+        file: str = "",
+    ) -> None:
+        self._file = file
+        self._tags = frozenset(tags)
+        self._constants = dict(constants or {})
+        params, zips = self._merge(sets)
+        self._apply(params, overrides or {})
+        self.names: tuple[str, ...] = tuple(params)
+        self._params = params
+        self._values = {name: self._producers(p) for name, p in params.items()}
+        self._groups = self._group(zips)
+        self.varying: tuple[str, ...] = tuple(
+            n for n in self.names if len(self._values[n]) > 1 or self._zipped_length(n) > 1
+        )
+        self._order = self._dependency_order()
+        self._where = self._constraints(where)
+        self._shell_cache: dict[str, str] = {}
+        self._prepared: tuple[_Point, list[str]] | None = None
+
+    # -- building -------------------------------------------------------------------------
+
+    def _loc(self, loc: Loc | None) -> Loc | None:
+        return loc or (Loc(self._file) if self._file else None)
+
+    def _merge(
+        self, sets: Sequence[ParameterSet]
+    ) -> tuple[dict[str, Parameter], list[tuple[list[str], Loc | None]]]:
+        """Parameters of all sets in order, by their ``duplicate`` rules; zip groups."""
+        params: dict[str, Parameter] = {}
+        zips: list[tuple[list[str], Loc | None]] = []
+        for pset in sets:
+            for p in pset.parameters.values():
+                if p.tag and not tag_matches(p.tag, self._tags, p.loc):
+                    continue
+                old = params.get(p.name)
+                rule = p.duplicate if p.duplicate not in ("none", "replace") else pset.duplicate
+                if old is None or rule in ("replace", "none"):
+                    params[p.name] = p
+                elif rule == "error":
+                    raise DefinitionError(
+                        f"parameter '{p.name}' is defined twice and its set says duplicate: error",
+                        self._loc(p.loc),
+                        f"the first definition is at {old.loc}" if old.loc else "",
+                    )
+                elif p.mode != "text" or old.mode != "text":
+                    raise DefinitionError(
+                        f"parameter '{p.name}': duplicate: concat joins value lists, "
+                        f"not mode {p.mode if p.mode != 'text' else old.mode}",
+                        self._loc(p.loc),
+                    )
+                else:
+                    params[p.name] = dataclasses.replace(
+                        p, values=self._texts(old) + self._texts(p), separator=None
+                    )
+            for group in pset.zips:
+                unknown = [n for n in group if n not in pset.parameters]
+                if unknown:
+                    raise DefinitionError(
+                        f"zip of parameterset '{pset.name}' names '{unknown[0]}', which the set "
+                        "does not define",
+                        self._loc(pset.loc),
+                        did_you_mean(unknown[0], pset.parameters),
+                    )
+                zips.append(([n for n in group if n in params], pset.loc))
+        return params, zips
+
+    def _apply(self, params: dict[str, Parameter], overrides: Mapping[str, Sequence[str]]) -> None:
+        """Command-line values replace a parameter's list (a derived one becomes a list)."""
+        for name, texts in overrides.items():
+            if name not in params:
+                raise UsageError(
+                    f"-p {name}=...: there is no parameter '{name}' here",
+                    hint=did_you_mean(name, params),
+                )
+            if not texts:
+                raise UsageError(f"-p {name}=...: give at least one value")
+            params[name] = dataclasses.replace(
+                params[name], values=tuple(texts), mode="text", separator=None
+            )
+
+    @staticmethod
+    def _texts(p: Parameter) -> tuple[str, ...]:
+        if p.mode != "text" or not p.separator:
+            return p.values
+        return tuple(piece.strip() for text in p.values for piece in text.split(p.separator))
+
+    def _producers(self, p: Parameter) -> list[object]:
+        """One entry per value: the typed value itself, or a :class:`_Derived`."""
+        loc = self._loc(p.loc)
+        texts = self._texts(p)
+        if not texts:
+            raise DefinitionError(f"parameter '{p.name}' has no values", loc)
+        if p.mode != "text" and len(texts) != 1:
+            raise DefinitionError(
+                f"parameter '{p.name}' of mode {p.mode} needs exactly one value, has {len(texts)}",
+                loc,
+            )
+        make = {
+            "text": self._text,
+            "expr": self._expr,
+            "shell": self._shell,
+            "env": self._env,
+            "tag": self._tag,
+        }.get(p.mode)
+        if make is None:
+            raise DefinitionError(
+                f"parameter '{p.name}' has unknown mode '{p.mode}'",
+                loc,
+                "use text, expr, shell, env or tag",
+            )
+        return [make(p, text, loc) for text in texts]
+
+    def _text(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        template, kind = Template(text, loc, shell=True), p.type
+        if template.is_literal:
+            return parse_value(text, kind, loc)
+        deps = self._deps(template.names)
+        if template.is_single and kind == "auto":
+            return _Derived(template.render_value, deps)
+        if template.is_single:
+            return _Derived(lambda env: coerce(template.render_value(env), kind, loc), deps)
+        return _Derived(lambda env: parse_value(template.render(env), kind, loc), deps)
+
+    def _expr(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        expr = compile_expr(text, loc)
+        self._check_names(p.name, expr, loc)
+        kind = p.type
+        return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
+
+    def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        template, kind, name = Template(text, loc, shell=True), p.type, p.name
+        return _Derived(
+            lambda env: parse_value(self._run(name, template.render(env), loc), kind, loc),
+            self._deps(template.names),
+        )
+
+    def _env(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        variable, kind, name = text.strip().lstrip("$"), p.type, p.name
+
+        def read(env: Mapping[str, object]) -> object:
+            if variable not in os.environ:
+                raise DefinitionError(
+                    f"parameter '{name}' reads the environment variable {variable}, "
+                    "which is not set",
+                    loc,
+                    f"export {variable}=... before running",
+                )
+            return parse_value(os.environ[variable], kind, loc)
+
+        return _Derived(read, frozenset())
+
+    def _tag(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        return parse_value(text, p.type, loc) if tag_matches(text, self._tags, loc) else ""
+
+    def _deps(self, names: Iterable[str]) -> frozenset[str]:
+        return frozenset(n for n in names if n in self._params)
+
+    def _check_names(self, owner: str, expr: Expr, loc: Loc | None) -> None:
+        known = set(self._params) | set(self._constants)
+        for name in sorted(expr.names - known - set(FUNCTIONS)):
+            raise DefinitionError(
+                f"parameter '{owner}': '{expr.text}' uses '{name}', which is neither a "
+                "parameter of this step nor a built-in value",
+                loc,
+                did_you_mean(name, known),
+            )
+
+    def _group(
+        self, zips: list[tuple[list[str], Loc | None]]
+    ) -> list[tuple[list[str], Loc | None]]:
+        """Zip groups with shared members merged, members in definition order, equal lengths."""
+        merged: list[tuple[set[str], Loc | None]] = []
+        for names, loc in zips:
+            members = set(names)
+            for other in [m for m in merged if m[0] & members]:
+                merged.remove(other)
+                members |= other[0]
+                loc = loc or other[1]
+            merged.append((members, loc))
+        groups = []
+        for members, loc in merged:
+            ordered = [n for n in self.names if n in members]
+            lengths = {n: len(self._values[n]) for n in ordered}
+            if len(set(lengths.values())) > 1:
+                raise DefinitionError(
+                    f"zip ({', '.join(ordered)}) needs lists of equal length: "
+                    + ", ".join(f"{n} has {k}" for n, k in lengths.items()),
+                    self._loc(loc) or self._loc(self._params[ordered[0]].loc),
+                    "zipped parameters vary together, value by value",
+                )
+            groups.append((ordered, loc))
+        return groups
+
+    def _zipped_length(self, name: str) -> int:
+        for members, _ in self._groups:
+            if name in members:
+                return len(self._values[name])
+        return 0
+
+    def _dependency_order(self) -> list[str]:
+        """Derived parameters, each after the parameters it reads; a cycle is an error."""
+        deps = {
+            name: frozenset().union(*(v.deps for v in values if isinstance(v, _Derived)))
+            for name, values in self._values.items()
+            if any(isinstance(v, _Derived) for v in values)
+        }
+        order: list[str] = []
+        state: dict[str, bool] = {}
+
+        def visit(name: str, path: list[str]) -> None:
+            if state.get(name) is True:
+                return
+            if state.get(name) is False:
+                cycle = [*path[path.index(name) :], name]
+                raise DefinitionError(
+                    f"parameters depend on each other in a cycle: {' -> '.join(cycle)}",
+                    self._loc(self._params[name].loc),
+                    "one of them must be given values instead of derived",
+                )
+            state[name] = False
+            for dep in sorted(deps.get(name, ()), key=self.names.index):
+                visit(dep, [*path, name])
+            state[name] = True
+            if name in deps:
+                order.append(name)
+
+        for name in self.names:
+            visit(name, [])
+        return order
+
+    def _constraints(self, where: Sequence[Constraint]) -> list[tuple[Constraint, Expr]]:
+        """Constraints that apply: tag on, and every name they read known in this space."""
+        known = set(self._params) | set(self._constants) | set(FUNCTIONS)
+        kept = []
+        for c in where:
+            if c.tag and not tag_matches(c.tag, self._tags, c.loc):
+                continue
+            expr = compile_expr(c.expr, self._loc(c.loc))
+            if expr.names <= known:
+                kept.append((c, expr))
+        return kept
+
+    # -- iterating ------------------------------------------------------------------------
+
+    def _dimensions(self) -> list[list[dict[str, object]]]:
+        """The lists that are crossed: one per zip group and per parameter with > 1 value."""
+        dims: list[tuple[int, list[dict[str, object]]]] = []
+        zipped = set()
+        for members, _ in self._groups:
+            zipped.update(members)
+            length = len(self._values[members[0]])
+            rows = [{n: self._values[n][i] for n in members} for i in range(length)]
+            dims.append((self.names.index(members[0]), rows))
+        for position, name in enumerate(self.names):
+            if name not in zipped:
+                dims.append((position, [{name: v} for v in self._values[name]]))
+        return [rows for _, rows in sorted(dims, key=lambda d: d[0]) if len(rows) > 1]
+
+    def upper_bound(self) -> int:
+        """Points before constraints: the product of the list lengths."""
+        return math.prod(len(d) for d in self._dimensions())
+
+    def _static(self) -> tuple[_Point, list[str]]:
+        """Values fixed for every point, evaluated once; the parameters left per point."""
+        if self._prepared is None:
+            static = _Point()
+            static.constants = self._constants
+            varying = set(self.varying)
+            for name in self.names:
+                static[name] = None if name in varying else self._values[name][0]
+            per_point: list[str] = []
+            for name in self._order:
+                fixed = name not in varying and not any(
+                    d in per_point or d in varying for d in self._derived_deps(name)
+                )
+                if not fixed:
+                    per_point.append(name)
+                elif isinstance(static[name], _Derived):
+                    static[name] = static[name].fn(static)  # type: ignore[union-attr]
+            self._prepared = (static, per_point)
+        return self._prepared
+
+    def _derived_deps(self, name: str) -> frozenset[str]:
+        return frozenset().union(*(v.deps for v in self._values[name] if isinstance(v, _Derived)))
+
+    def _steps(self, per_point: list[str]) -> list[tuple[str, Expr | None]]:
+        """Per-point work in order: each constraint as soon as what it reads is known."""
+        steps: list[tuple[str, Expr | None]] = []
+        waiting = [expr for _, expr in self._where]
+        for position in range(-1, len(per_point)):
+            if position >= 0:
+                steps.append((per_point[position], None))
+            pending = set(per_point[position + 1 :])
+            steps += [("", expr) for expr in waiting if not expr.names & pending]
+            waiting = [expr for expr in waiting if expr.names & pending]
+        return steps
+
+    def __iter__(self) -> Iterator[dict[str, object]]:
+        """One dict per point, parameters in definition order, values typed."""
+        static, per_point = self._static()
+        steps = self._steps(per_point)
+        constants = self._constants
+        kept = 0
+        for combo in product(*self._dimensions()):
+            point = _Point(static)
+            point.constants = constants
+            for row in combo:
+                point.update(row)
+            for name, check in steps:
+                if check is None:
+                    value = point[name]
+                    if value.__class__ is _Derived:
+                        point[name] = value.fn(point)  # type: ignore[attr-defined]
+                elif not check.evaluate(point):
+                    break
+            else:
+                kept += 1
+                yield dict(point)
+        if not kept and self._where:
+            first = self._where[0][0]
+            raise DefinitionError(
+                f"the constraints leave none of the {self.upper_bound():,} points: "
+                + ", ".join(f"'{c.expr}'" for c, _ in self._where),
+                self._loc(first.loc),
+                "check the where clauses against the parameter values",
+            )
+
+    def count(self) -> int:
+        """Points after constraints (iterates the space)."""
+        return sum(1 for _ in self)
+
+    def _run(self, name: str, command: str, loc: Loc | None) -> str:
+        """The output of a shell-mode parameter's command, run once per distinct command."""
+        if command not in self._shell_cache:
+            home = Path(self._file).resolve().parent if self._file else None
+            try:
+                done = subprocess.run(
+                    ["/bin/sh", "-c", command],
+                    capture_output=True,
+                    text=True,
+                    timeout=SHELL_TIMEOUT,
+                    cwd=home if home and home.is_dir() else None,
+                )
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise DefinitionError(
+                    f"parameter '{name}': command '{command}' could not run: {exc}", loc
+                ) from None
+            if done.returncode != 0:
+                lines = done.stderr.strip().splitlines()
+                raise DefinitionError(
+                    f"parameter '{name}': command '{command}' failed with exit status "
+                    f"{done.returncode}",
+                    loc,
+                    lines[-1] if lines else "",
+                )
+            self._shell_cache[command] = done.stdout.strip()
+        return self._shell_cache[command]

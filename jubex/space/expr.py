@@ -1,0 +1,533 @@
+"""The safe expression language of derived parameters, constraints and ``${...}``.
+
+The text is parsed with :func:`ast.parse`, every node is checked against a whitelist and
+turned once into a tree of Python closures; evaluating is then a chain of calls on typed
+values, with no AST walk, no ``eval`` and no way to reach attributes, modules or dunders.
+See ``docs/expressions.md`` for what users may write.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from types import GeneratorType
+
+from jubex.errors import ExpressionError, JubexError, Loc, did_you_mean
+from jubex.space import builtins as safe
+
+Fn = Callable[[Mapping[str, object]], object]
+
+_BINARY: dict[type, Callable[[object, object], object]] = {
+    ast.Add: safe.add,
+    ast.Sub: operator.sub,
+    ast.Mult: safe.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: safe.mod,
+    ast.Pow: safe.power,
+    ast.LShift: safe.lshift,
+    ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_,
+    ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+_UNARY: dict[type, Callable[[object], object]] = {
+    ast.Not: operator.not_,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+    ast.Invert: operator.invert,
+}
+_COMPARE: dict[type, Callable[[object, object], object]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,  # type: ignore[operator]
+    ast.NotIn: lambda a, b: a not in b,  # type: ignore[operator]
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
+_REFUSED: dict[type, tuple[str, str]] = {
+    ast.Lambda: ("a lambda", "use a comprehension or a built-in such as sorted(xs)"),
+    ast.NamedExpr: ("an assignment (:=)", "define another parameter for the intermediate value"),
+    ast.Await: ("await", "expressions are evaluated at once"),
+    ast.Yield: ("yield", "use a generator expression (x for x in xs)"),
+    ast.YieldFrom: ("yield from", "use a generator expression (x for x in xs)"),
+    ast.Attribute: (
+        "attribute access",
+        "only text methods such as ','.join(xs) or name.upper() and math.<function> are "
+        "available; convert with str(x), int(x), float(x) instead",
+    ),
+    ast.MatMult: ("the @ operator", "use * or a comprehension"),
+    ast.Starred: ("a starred expression here", "unpack only in calls, lists, tuples and sets"),
+}
+
+
+class _Unknown(Exception):
+    def __init__(self, name: str, env: Mapping[str, object]) -> None:
+        super().__init__(name)
+        self.name = name
+        self.env = env
+
+
+class _Scope(dict):  # type: ignore[type-arg]
+    """Comprehension variables over the enclosing names; shares one iteration budget."""
+
+    __slots__ = ("budget", "parent")
+
+    def __missing__(self, key: str) -> object:
+        return self.parent[key]
+
+
+def _known(env: Mapping[str, object]) -> list[str]:
+    names: list[str] = []
+    while isinstance(env, _Scope):
+        names += env
+        env = env.parent
+    return names + list(env)
+
+
+class Expr:
+    """A compiled expression: ``names`` it reads, ``evaluate(env)`` any number of times.
+
+    ``names`` are the free names, without comprehension variables and without built-in
+    functions that are called. A built-in's name used as a plain value (``size * 2``) is a
+    name too: a parameter called ``size`` wins over the function.
+    """
+
+    __slots__ = ("_fn", "_loops", "loc", "names", "text")
+
+    def __init__(self, text: str, fn: Fn, names: frozenset[str], loops: bool, loc: Loc | None):
+        self.text = text
+        self.loc = loc
+        self.names = names
+        self._fn = fn
+        self._loops = loops
+
+    def __repr__(self) -> str:
+        return f"Expr({self.text!r})"
+
+    def evaluate(self, env: Mapping[str, object]) -> object:
+        """The value for these names; an ExpressionError naming the expression on failure."""
+        try:
+            if self._loops:
+                scope = _Scope()
+                scope.parent, scope.budget = env, [safe.MAX_ITEMS]
+                env = scope
+            value = self._fn(env)
+            return list(value) if isinstance(value, GeneratorType) else value
+        except _Unknown as exc:
+            raise ExpressionError(
+                f"unknown name '{exc.name}' in '{self.text}'",
+                self.loc,
+                did_you_mean(exc.name, _known(exc.env)),
+            ) from None
+        except safe.Refused as exc:
+            raise ExpressionError(f"'{self.text}' is refused: {exc}", self.loc) from None
+        except JubexError as exc:
+            raise ExpressionError(f"'{self.text}' failed: {exc.message}", self.loc, exc.hint).at(
+                exc.loc
+            ) from None
+        except RecursionError:
+            raise ExpressionError(f"'{self.text}' nests too deeply", self.loc) from None
+        except Exception as exc:
+            raise ExpressionError(
+                f"'{self.text}' failed: {_describe(exc)}{self._values(env)}", self.loc
+            ) from None
+
+    def _values(self, env: Mapping[str, object]) -> str:
+        shown = []
+        for name in sorted(self.names):
+            try:
+                text = str(env[name])
+            except Exception:
+                continue
+            shown.append(f"{name}={text[:40] + '...' if len(text) > 40 else text}")
+        return f" (with {', '.join(shown)})" if shown else ""
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(exc, KeyError):
+        return f"no key {exc.args[0]!r}" if exc.args else "missing key"
+    return str(exc) or type(exc).__name__
+
+
+def compile_expr(text: str, loc: Loc | None = None) -> Expr:
+    """Check and compile once; an ExpressionError names a refused construct and the rewrite."""
+    try:
+        fn, names, loops = _compile(text)
+    except JubexError as exc:
+        raise exc.at(loc) from None
+    return Expr(text, fn, names, loops, loc)
+
+
+@lru_cache(maxsize=4096)
+def _compile(text: str) -> tuple[Fn, frozenset[str], bool]:
+    stripped = text.strip()
+    if stripped.split(None, 1)[:1] in (["import"], ["from"]):
+        raise ExpressionError(
+            f"'{text}': imports are not allowed in expressions",
+            hint="only the functions listed in docs/expressions.md are available",
+        )
+    try:
+        tree = ast.parse(stripped, mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(
+            f"'{text}' is not a valid expression: {exc.msg} at column {exc.offset or 0}",
+            hint="expressions use Python syntax without statements (=, if:, for:, import)",
+        ) from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ExpressionError(f"'{text}' is not a valid expression (too deeply nested?)") from None
+    compiler = _Compiler(stripped)
+    try:
+        fn = compiler.compile(tree.body, frozenset())
+    except RecursionError:
+        raise ExpressionError(f"'{text}' nests too deeply") from None
+    return fn, frozenset(compiler.names), compiler.loops
+
+
+class _Compiler:
+    """Turns a checked AST into closures; collects free names on the way."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.names: set[str] = set()
+        self.loops = False
+
+    def refuse(self, node: ast.AST, what: str, how: str) -> ExpressionError:
+        segment = ast.get_source_segment(self.text, node) or self.text
+        return ExpressionError(f"{what} is not allowed in expressions: '{segment}'", hint=how)
+
+    def identifier(self, name: str, node: ast.AST) -> None:
+        if name.startswith("__") or name.endswith("__"):
+            raise self.refuse(node, "a dunder name", "names starting with '__' are reserved")
+
+    def compile(self, node: ast.AST, bound: frozenset[str]) -> Fn:
+        method = getattr(self, f"c_{type(node).__name__}", None)
+        if method is None:
+            what, how = _REFUSED.get(type(node), (f"'{type(node).__name__}'", "simplify it"))
+            raise self.refuse(node, what, how)
+        return method(node, bound)  # type: ignore[no-any-return]
+
+    def many(self, nodes: list[ast.expr], bound: frozenset[str]) -> list[Fn]:
+        return [self.compile(n, bound) for n in nodes]
+
+    def c_Constant(self, node: ast.Constant, bound: frozenset[str]) -> Fn:
+        value = node.value
+        return lambda env: value
+
+    def c_Name(self, node: ast.Name, bound: frozenset[str]) -> Fn:
+        name = node.id
+        self.identifier(name, node)
+        if name in bound:
+            return lambda env: env[name]
+        self.names.add(name)
+        if name in safe.FUNCTIONS:
+            fallback = safe.FUNCTIONS[name]
+
+            def shadowable(env: Mapping[str, object]) -> object:
+                try:
+                    return env[name]
+                except KeyError:
+                    return fallback
+
+            return shadowable
+
+        def load(env: Mapping[str, object]) -> object:
+            try:
+                return env[name]
+            except KeyError:
+                raise _Unknown(name, env) from None
+
+        return load
+
+    def c_BinOp(self, node: ast.BinOp, bound: frozenset[str]) -> Fn:
+        op = _BINARY.get(type(node.op))
+        if op is None:
+            what, how = _REFUSED.get(type(node.op), ("this operator", "use + - * / // % **"))
+            raise self.refuse(node, what, how)
+        left, right = self.compile(node.left, bound), self.compile(node.right, bound)
+        return lambda env: op(left(env), right(env))
+
+    def c_UnaryOp(self, node: ast.UnaryOp, bound: frozenset[str]) -> Fn:
+        op, operand = _UNARY[type(node.op)], self.compile(node.operand, bound)
+        return lambda env: op(operand(env))
+
+    def c_BoolOp(self, node: ast.BoolOp, bound: frozenset[str]) -> Fn:
+        *first, last = self.many(node.values, bound)
+        stop_when = isinstance(node.op, ast.Or)
+
+        def boolean(env: Mapping[str, object]) -> object:
+            for fn in first:
+                value = fn(env)
+                if bool(value) is stop_when:
+                    return value
+            return last(env)
+
+        return boolean
+
+    def c_IfExp(self, node: ast.IfExp, bound: frozenset[str]) -> Fn:
+        test, body = self.compile(node.test, bound), self.compile(node.body, bound)
+        orelse = self.compile(node.orelse, bound)
+        return lambda env: body(env) if test(env) else orelse(env)
+
+    def c_Compare(self, node: ast.Compare, bound: frozenset[str]) -> Fn:
+        operands = [node.left, *node.comparators]
+        for i, op in enumerate(node.ops):
+            if isinstance(op, (ast.Is, ast.IsNot)) and not any(
+                isinstance(n, ast.Constant) and n.value is None for n in operands[i : i + 2]
+            ):
+                raise self.refuse(node, "'is' other than 'is None'", "compare values with ==")
+        left = self.compile(node.left, bound)
+        pairs = [
+            (_COMPARE[type(op)], self.compile(c, bound))
+            for op, c in zip(node.ops, node.comparators, strict=True)
+        ]
+        if len(pairs) == 1:
+            ((op, right),) = pairs
+            return lambda env: op(left(env), right(env))
+
+        def chain(env: Mapping[str, object]) -> object:
+            a = left(env)
+            for op, fn in pairs:
+                b = fn(env)
+                if not op(a, b):
+                    return False
+                a = b
+            return True
+
+        return chain
+
+    def items(self, nodes: list[ast.expr], bound: frozenset[str]) -> Fn:
+        """The elements of a display, unpacking ``*xs`` within the size limit."""
+        parts = [
+            (
+                isinstance(n, ast.Starred),
+                self.compile(n.value if isinstance(n, ast.Starred) else n, bound),
+            )
+            for n in nodes
+        ]
+        if not any(star for star, _ in parts):
+            fns = [fn for _, fn in parts]
+            return lambda env: [fn(env) for fn in fns]
+
+        def unpack(env: Mapping[str, object]) -> list[object]:
+            result: list[object] = []
+            for star, fn in parts:
+                if star:
+                    result.extend(fn(env))  # type: ignore[call-overload]
+                    safe.check_items(len(result))
+                else:
+                    result.append(fn(env))
+            return result
+
+        return unpack
+
+    def c_List(self, node: ast.List, bound: frozenset[str]) -> Fn:
+        return self.items(node.elts, bound)
+
+    def c_Tuple(self, node: ast.Tuple, bound: frozenset[str]) -> Fn:
+        elements = self.items(node.elts, bound)
+        return lambda env: tuple(elements(env))  # type: ignore[call-overload]
+
+    def c_Set(self, node: ast.Set, bound: frozenset[str]) -> Fn:
+        elements = self.items(node.elts, bound)
+        return lambda env: set(elements(env))  # type: ignore[call-overload]
+
+    def c_Dict(self, node: ast.Dict, bound: frozenset[str]) -> Fn:
+        entries = [
+            (None if k is None else self.compile(k, bound), self.compile(v, bound))
+            for k, v in zip(node.keys, node.values, strict=True)
+        ]
+
+        def display(env: Mapping[str, object]) -> dict[object, object]:
+            result: dict[object, object] = {}
+            for key, value in entries:
+                if key is None:
+                    merged = value(env)
+                    if not safe.is_mapping(merged):
+                        raise TypeError(f"** in a dict needs a dict, not {type(merged).__name__}")
+                    result.update(merged)  # type: ignore[call-overload]
+                else:
+                    result[key(env)] = value(env)
+            return result
+
+        return display
+
+    def c_Subscript(self, node: ast.Subscript, bound: frozenset[str]) -> Fn:
+        value, index = self.compile(node.value, bound), self.compile(node.slice, bound)
+        return lambda env: value(env)[index(env)]  # type: ignore[index]
+
+    def c_Slice(self, node: ast.Slice, bound: frozenset[str]) -> Fn:
+        parts = [
+            None if n is None else self.compile(n, bound)
+            for n in (node.lower, node.upper, node.step)
+        ]
+        return lambda env: slice(*(None if fn is None else fn(env) for fn in parts))
+
+    def c_Attribute(self, node: ast.Attribute, bound: frozenset[str]) -> Fn:
+        if self.math(node, bound):
+            value = getattr(safe.FUNCTIONS["math"], node.attr)
+            return lambda env: value
+        raise self.refuse(node, *_REFUSED[ast.Attribute])
+
+    def math(self, node: ast.Attribute, bound: frozenset[str]) -> bool:
+        """Whether ``node`` is ``math.<name>``; an error for names the namespace lacks."""
+        if not (isinstance(node.value, ast.Name) and node.value.id == "math") or "math" in bound:
+            return False
+        if node.attr not in safe.MATH_NAMES:
+            hint = did_you_mean(node.attr, safe.MATH_NAMES) or "available: " + ", ".join(
+                sorted(safe.MATH_NAMES)
+            )
+            raise self.refuse(node, f"math.{node.attr}", hint)
+        return True
+
+    def c_Call(self, node: ast.Call, bound: frozenset[str]) -> Fn:
+        target = self.callee(node, bound)
+        positional = node.args
+        if isinstance(node.func, ast.Attribute) and not self.math(node.func, bound):
+            positional = [node.func.value, *node.args]
+        args = self.items(positional, bound)
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg is not None:
+                self.identifier(kw.arg, kw)
+            keywords.append((kw.arg, self.compile(kw.value, bound)))
+        if not keywords:
+            return lambda env: target(*args(env))  # type: ignore[call-overload]
+
+        def call(env: Mapping[str, object]) -> object:
+            named: dict[str, object] = {}
+            for name, fn in keywords:
+                value = fn(env)
+                if name is not None:
+                    named[name] = value
+                elif safe.is_mapping(value):
+                    named.update(value)  # type: ignore[call-overload]
+                else:
+                    raise TypeError(f"** in a call needs a dict, not {type(value).__name__}")
+            return target(*args(env), **named)  # type: ignore[call-overload]
+
+        return call
+
+    def callee(self, node: ast.Call, bound: frozenset[str]) -> Callable[..., object]:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id not in bound:
+            self.identifier(func.id, func)
+            target = safe.FUNCTIONS.get(func.id)
+            if callable(target):
+                return target
+            hint = did_you_mean(func.id, safe.FUNCTIONS) or "see docs/expressions.md for the list"
+            raise self.refuse(node, f"calling '{func.id}'", hint)
+        if isinstance(func, ast.Attribute):
+            self.identifier(func.attr, func)
+            if self.math(func, bound):
+                return getattr(safe.FUNCTIONS["math"], func.attr)  # type: ignore[no-any-return]
+            if func.attr in safe.STR_METHODS:
+                return safe.str_method(func.attr)
+            raise self.refuse(func, f"the method '.{func.attr}()'", _REFUSED[ast.Attribute][1])
+        raise self.refuse(node, "calling a computed value", "call a built-in function by name")
+
+    def c_JoinedStr(self, node: ast.JoinedStr, bound: frozenset[str]) -> Fn:
+        parts = self.many(node.values, bound)
+        return lambda env: "".join([str(fn(env)) for fn in parts])
+
+    def c_FormattedValue(self, node: ast.FormattedValue, bound: frozenset[str]) -> Fn:
+        value = self.compile(node.value, bound)
+        convert = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
+        spec = None if node.format_spec is None else self.compile(node.format_spec, bound)
+
+        def formatted(env: Mapping[str, object]) -> str:
+            result = value(env)
+            if convert is not None:
+                result = convert(result)
+            if spec is None:
+                return format(result)
+            text = str(spec(env))
+            safe.check_spec(text)
+            return format(result, text)
+
+        return formatted
+
+    def c_ListComp(self, node: ast.ListComp, bound: frozenset[str]) -> Fn:
+        run = self.comprehension(node, (node.elt,), bound)
+        return lambda env: list(run(env))
+
+    def c_SetComp(self, node: ast.SetComp, bound: frozenset[str]) -> Fn:
+        run = self.comprehension(node, (node.elt,), bound)
+        return lambda env: set(run(env))
+
+    def c_GeneratorExp(self, node: ast.GeneratorExp, bound: frozenset[str]) -> Fn:
+        return self.comprehension(node, (node.elt,), bound)
+
+    def c_DictComp(self, node: ast.DictComp, bound: frozenset[str]) -> Fn:
+        run = self.comprehension(node, (node.key, node.value), bound)
+        return lambda env: dict(run(env))  # type: ignore[arg-type]
+
+    def comprehension(
+        self, node: ast.expr, results: tuple[ast.expr, ...], bound: frozenset[str]
+    ) -> Fn:
+        """A generator over the ``for`` clauses; every item counts against one budget."""
+        self.loops = True
+        loops = []
+        inner = bound
+        for number, clause in enumerate(node.generators):  # type: ignore[attr-defined]
+            if clause.is_async:
+                raise self.refuse(node, "an async comprehension", "use a plain comprehension")
+            source = self.compile(clause.iter, inner if number else bound)
+            inner = inner | self.targets(clause.target)
+            loops.append((source, self.assigner(clause.target), self.many(clause.ifs, inner)))
+        produce = [self.compile(r, inner) for r in results]
+        emit = produce[0] if len(produce) == 1 else (lambda s: (produce[0](s), produce[1](s)))
+
+        def level(index: int, scope: _Scope, outer: Mapping[str, object]) -> object:
+            source, assign, conditions = loops[index]
+            budget = scope.budget
+            for item in source(outer):  # type: ignore[attr-defined]
+                budget[0] -= 1
+                if budget[0] < 0:
+                    raise safe.Refused(
+                        f"the comprehensions would take more than {safe.MAX_ITEMS:,} steps"
+                    )
+                assign(scope, item)
+                if all(c(scope) for c in conditions):
+                    if index + 1 == len(loops):
+                        yield emit(scope)
+                    else:
+                        yield from level(index + 1, scope, scope)  # type: ignore[misc]
+
+        def run(env: Mapping[str, object]) -> object:
+            scope = _Scope()
+            scope.parent, scope.budget = env, env.budget  # type: ignore[attr-defined]
+            return level(0, scope, env)
+
+        return run
+
+    def targets(self, target: ast.expr) -> frozenset[str]:
+        if isinstance(target, ast.Name):
+            self.identifier(target.id, target)
+            return frozenset((target.id,))
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return frozenset().union(*(self.targets(t) for t in target.elts))
+        raise self.refuse(target, "this loop target", "loop over plain names: for a, b in pairs")
+
+    def assigner(self, target: ast.expr) -> Callable[[_Scope, object], None]:
+        if isinstance(target, ast.Name):
+            name = target.id
+            return lambda scope, value: scope.__setitem__(name, value)
+        parts = [self.assigner(t) for t in target.elts]  # type: ignore[attr-defined]
+
+        def unpack(scope: _Scope, value: object) -> None:
+            values = tuple(value)  # type: ignore[call-overload]
+            if len(values) != len(parts):
+                raise ValueError(f"cannot unpack {len(values)} values into {len(parts)} names")
+            for assign, item in zip(parts, values, strict=True):
+                assign(scope, item)
+
+        return unpack

@@ -1,0 +1,146 @@
+"""Value lists written as ranges: ``linear("1", "16", "3")``, ``geometric("4KiB", "4MiB")``.
+
+Arithmetic is exact (fractions), so ``0.1`` steps land on ``0.3`` and a stop is included
+exactly when the range hits it. The texts returned look like the start: sizes keep its unit
+family, zero-padded integers keep their width, decimals their number of places.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+from jubex.errors import DefinitionError, Loc
+from jubex.space.values import Size, format_size, parse_value
+
+MAX_VALUES = 1_000_000
+#: a geometric range this long is a mistake (doubling 1 B to 1 EiB takes 61 values); the cap
+#: also keeps exact arithmetic with fractional factors fast
+MAX_GEOMETRIC = 1_000
+_PADDED = re.compile(r"[+-]?0\d+")
+
+
+class _Style:
+    """How the start of a range is written, so that every value is written alike."""
+
+    def __init__(self, texts: tuple[str, ...], values: tuple[object, ...], step: bool) -> None:
+        sizes = [
+            (t, v) for t, v in zip(texts, values, strict=True) if isinstance(v, Size) and v.style
+        ]
+        self.size = any(isinstance(v, Size) for v in values)
+        self.size_style = sizes[0][1].style if sizes else "iec"
+        self.upper = bool(sizes) and self.size_style == "ior" and sizes[0][0].strip()[-1].isupper()
+        start = texts[0].strip()
+        self.width = len(start.lstrip("+-")) if _PADDED.fullmatch(start) else 0
+        written = (texts[0], texts[2]) if step else (texts[0],)
+        self.places = 0 if self.size else max(_places(t) for t in written)
+
+    def text(self, value: Fraction, what: str, loc: Loc | None) -> str:
+        if self.size:
+            if value.denominator != 1:
+                raise DefinitionError(
+                    f"{what} reaches {float(value)} bytes, not a whole number", loc
+                )
+            text = format_size(int(value), self.size_style)
+            return text.upper() if self.upper else text
+        places = max(self.places, _needed_places(value))
+        if places == 0 and self.width:
+            return f"{int(value):0{self.width + (value < 0)}d}"
+        return _decimal(value, places)
+
+
+def _places(text: str) -> int:
+    """Decimal places a number text is written with (``1.50`` → 2, ``1e-3`` → 3)."""
+    mantissa, _, exponent = text.strip().lower().partition("e")
+    places = len(mantissa.partition(".")[2]) - int(exponent or 0)
+    return max(places, 0)
+
+
+def _needed_places(value: Fraction) -> int:
+    """Places that write ``value`` exactly: the larger power of 2 or 5 in its denominator."""
+    denominator = value.denominator
+    twos = (denominator & -denominator).bit_length() - 1
+    denominator >>= twos
+    low, high = 0, int(denominator.bit_length() / math.log2(5)) + 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if denominator % 5**middle == 0:
+            low = middle
+        else:
+            high = middle - 1
+    if denominator != 5**low:
+        return 12
+    return max(twos, low)
+
+
+def _decimal(value: Fraction, places: int) -> str:
+    if places == 0:
+        return str(round(value))
+    scaled = round(value * 10**places)
+    sign = "-" if scaled < 0 else ""
+    digits = f"{abs(scaled):0{places + 1}d}"
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+
+
+def _numbers(
+    texts: tuple[str, ...], what: str, loc: Loc | None
+) -> tuple[tuple[object, ...], tuple[Fraction, ...]]:
+    """The parsed values and their exact numbers; an error for anything else."""
+    values = tuple(parse_value(t, "auto", loc) for t in texts)
+    for text, value in zip(texts, values, strict=True):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise DefinitionError(
+                f"{what} bound '{text}' is not a number or size", loc, "write e.g. 4, 0.5 or 4KiB"
+            )
+    exact = tuple(Fraction(str(v).strip()) if isinstance(v, float) else Fraction(v) for v in values)
+    return values, exact
+
+
+def linear(start: str, stop: str, step: str = "1", loc: Loc | None = None) -> list[str]:
+    """``start, start+step, ...`` up to ``stop`` (included when hit); ``step`` may be < 0."""
+    texts = (start, stop, step)
+    what = f"range {start}..{stop} step {step}"
+    values, (first, last, delta) = _numbers(texts, what, loc)
+    if delta == 0:
+        raise DefinitionError(f"{what} never ends: the step is 0", loc)
+    count = (last - first) // delta + 1
+    if count <= 0:
+        raise DefinitionError(
+            f"{what} is empty: the step goes away from the stop",
+            loc,
+            "swap start and stop or change the sign of the step",
+        )
+    _check_count(count, what, loc)
+    style = _Style(texts, values, step=True)
+    return [style.text(first + i * delta, what, loc) for i in range(int(count))]
+
+
+def geometric(start: str, stop: str, factor: str = "2", loc: Loc | None = None) -> list[str]:
+    """``start, start*factor, ...`` up to ``stop`` (included when hit); ascending only."""
+    texts = (start, stop, factor)
+    what = f"range {start}..{stop} factor {factor}"
+    parsed, (first, last, times) = _numbers(texts, what, loc)
+    if times <= 1:
+        raise DefinitionError(f"{what} never ends: the factor must be greater than 1", loc)
+    if first <= 0:
+        raise DefinitionError(f"{what} never ends: a geometric range starts above 0", loc)
+    if first > last:
+        raise DefinitionError(f"{what} is empty: the start is beyond the stop", loc)
+    _check_count(int(math.log(last / first) / math.log(times)) + 1, what, loc, MAX_GEOMETRIC)
+    values = [first]
+    while values[-1] * times <= last:
+        values.append(values[-1] * times)
+    style = _Style(texts, parsed, step=False)
+    return [style.text(v, what, loc) for v in values]
+
+
+def _check_count(
+    count: int | Fraction, what: str, loc: Loc | None, limit: int = MAX_VALUES
+) -> None:
+    if count > limit:
+        raise DefinitionError(
+            f"{what} has more than {limit:,} values",
+            loc,
+            "use a larger step or factor; such a sweep would never finish",
+        )
