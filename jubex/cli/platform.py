@@ -1,0 +1,82 @@
+"""``jubex platform NAME``: one platform, its parents merged in, and what it makes of resources."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from jubex.definition.frozen import to_data
+from jubex.errors import UsageError
+from jubex.platform.load import load_platform, schema
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", nargs="?", default="local", help="platform name or file")
+    parser.add_argument(
+        "-r",
+        "--resource",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="resolve these resources (e.g. -r nodes=2 -r time=1h) and show the launcher "
+        "command and job script they give",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of YAML")
+    parser.add_argument(
+        "--keys", action="store_true", help="list every key of a platform file with its help text"
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.keys:
+        for line in key_help(schema()):
+            print(line)
+        return 0
+    platform = load_platform(args.name)
+    if not args.resource:
+        data = {k: v for k, v in to_data(platform).items() if k not in ("locs", "loc")}
+        _print(data, args.json)
+        return 0
+    requested: dict[str, str] = {}
+    for item in args.resource:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"-r {item}: expected KEY=VALUE, e.g. -r nodes=2")
+        requested[key.strip()] = value.strip()
+    resolved = platform.resolve(requested)
+    launcher = platform.launcher_command(resolved)
+    script = platform.job_script(
+        name="NAME",
+        body="BODY",
+        resolved=resolved,
+        workdir=Path("WORKDIR"),
+        stdout=Path("STDOUT"),
+        stderr=Path("STDERR"),
+    )
+    resources = {k: float(v) if k == "time" and v is not None else v for k, v in resolved.items()}
+    _print({"resources": resources, "launcher": launcher, "job_script": script}, args.json)
+    return 0
+
+
+def key_help(node: dict[str, Any], prefix: str = "") -> list[str]:
+    """``key: help`` lines for every key the schema describes, nested keys dotted."""
+    lines: list[str] = []
+    for key, sub in node.get("properties", {}).items():
+        lines.append(f"{prefix}{key}: {sub.get('description', '')}")
+        lines += key_help(sub, f"{prefix}{key}.")
+    extra = node.get("additionalProperties")
+    if isinstance(extra, dict) and "$ref" in extra:
+        name = extra["$ref"].rsplit("/", 1)[-1]
+        lines += key_help(schema()["$defs"][name], f"{prefix}<{name}>.")
+    return lines
+
+
+def _print(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), end="")

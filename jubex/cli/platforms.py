@@ -1,0 +1,46 @@
+"""``jubex platforms``: the platform files jubex can find, in search order."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jubex.errors import JubexError
+from jubex.platform.load import load_platform, platform_paths, search_dirs
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--path",
+        nargs="+",
+        action="extend",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="directories searched before JUBEX_PLATFORM_PATH, the user's and the shipped ones",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    rows: list[tuple[str, str, str, str]] = []
+    seen: set[str] = set()
+    for name, path in platform_paths(args.path):
+        if name in seen:
+            rows.append((name, "", str(path), "(shadowed by the one above)"))
+            continue
+        seen.add(name)
+        try:
+            platform = load_platform(str(path))
+            summary = platform.description.split(". ")[0].rstrip(".")
+            rows.append((name, platform.scheduler, str(path), summary))
+        except JubexError as exc:
+            rows.append((name, "?", str(path), f"invalid: {exc}"))
+    if not rows:
+        dirs = ", ".join(str(d) for d in search_dirs(args.path))
+        print(f"no platform files found in {dirs}")
+        return 0
+    width = max(len(row[0]) for row in rows)
+    for name, scheduler, path, summary in rows:
+        print(f"{name:<{width}}  {scheduler:<5}  {summary}")
+        print(f"{'':<{width}}  {'':<5}  {path}")
+    return 0

@@ -1,0 +1,257 @@
+"""A platform: one system's scheduler, partitions, launcher, defaults, limits and job script.
+
+The engine asks a platform three things per workpackage: :meth:`Platform.resolve` turns the
+step's requested resources into typed values and refuses what the system cannot run
+*before* anything is submitted; :meth:`Platform.launcher_command` and
+:meth:`Platform.job_script` render its Jinja2 texts. Platforms are plain data, so a run can
+freeze the one it used (``platform.json``) and read it back years later.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
+from jubex.schedulers.base import Scheduler
+from jubex.space.values import Duration, Size, parse_value
+
+#: Resources that are whole numbers of at least one.
+COUNTS = ("nodes", "tasks_per_node", "tasks", "threads")
+#: scheduler_options read by the engine's polling policy; all others configure the backend.
+ENGINE_OPTIONS = frozenset(
+    {"max_queued", "poll_interval", "poll_max_interval", "array", "dependencies"}
+)
+
+
+@dataclass
+class Partition:
+    """A partition (a queue on PBS) and the limits a job in it must respect."""
+
+    name: str
+    max_nodes: int | None = None
+    max_time: str | None = None
+    cores_per_node: int | None = None
+    gpus_per_node: int | None = None
+    default: bool = False
+    description: str = ""
+    loc: Loc | None = None
+
+
+@dataclass
+class Platform:
+    """One system, as its platform file (and the files it extends) describe it."""
+
+    name: str
+    scheduler: str = "local"
+    launcher: str = ""
+    description: str = ""
+    account: str | None = None
+    partitions: dict[str, Partition] = field(default_factory=dict)
+    resources: dict[str, object] = field(default_factory=dict)
+    modules: list[str] = field(default_factory=list)
+    environment: dict[str, str] = field(default_factory=dict)
+    parameters: dict[str, object] = field(default_factory=dict)
+    hardware: dict[str, object] = field(default_factory=dict)
+    scheduler_options: dict[str, object] = field(default_factory=dict)
+    template: str = ""
+    extends: str | None = None
+    file: str = ""
+    loc: Loc | None = None
+    #: where each key was written ("resources.time" -> file:line), for errors
+    locs: dict[str, Loc] = field(default_factory=dict, repr=False)
+
+    def where(self, key: str) -> Loc | None:
+        """The place of a (dotted) key, or of the nearest enclosing one, or of the platform."""
+        parts = key.split(".")
+        for end in range(len(parts), 0, -1):
+            loc = self.locs.get(".".join(parts[:end]))
+            if loc:
+                return loc
+        return self.loc
+
+    @property
+    def default_partition(self) -> str | None:
+        return next((p.name for p in self.partitions.values() if p.default), None)
+
+    def resolve(self, requested: Mapping[str, str | int | None]) -> dict[str, object]:
+        """Defaults merged with a step's (substituted) resources, typed and checked against limits.
+
+        Returns nodes, tasks_per_node, tasks, threads (int), time (seconds, a Duration, or
+        None), walltime (``hh:mm:ss``), partition, account, memory (text) and memory_mb,
+        cores_per_node and gpus_per_node where known, plus any extra resource as given.
+        """
+        given = {k: v for k, v in requested.items() if v is not None and str(v).strip() != ""}
+        merged = {**{k: v for k, v in self.resources.items() if v is not None}, **given}
+        resolved: dict[str, object] = dict(merged)
+
+        def origin(key: str) -> Loc | None:
+            return None if key in given else self.where(f"resources.{key}")
+
+        for key in COUNTS:
+            if key in merged:
+                resolved[key] = _count(key, merged[key], origin(key))
+        nodes = int(resolved.setdefault("nodes", 1))  # type: ignore[call-overload]
+        threads = resolved.setdefault("threads", 1)
+        per_node = resolved.get("tasks_per_node")
+        if "tasks" in resolved and "tasks_per_node" not in given:
+            per_node = math.ceil(int(resolved["tasks"]) / nodes)  # type: ignore[call-overload]
+        per_node = int(per_node or 1)  # type: ignore[call-overload]
+        tasks = int(resolved.get("tasks", nodes * per_node))  # type: ignore[call-overload]
+        if tasks > nodes * per_node:
+            raise DefinitionError(
+                f"{tasks} tasks do not fit on {nodes} node(s) with {per_node} task(s) per node",
+                origin("tasks"),
+                "raise nodes or tasks_per_node, or leave tasks out to get nodes*tasks_per_node",
+            )
+        resolved.update(nodes=nodes, tasks_per_node=per_node, tasks=tasks, threads=threads)
+        resolved.update(self._time(merged.get("time"), origin("time")))
+        resolved.update(self._memory(merged.get("memory"), origin("memory")))
+        resolved["account"] = merged.get("account", self.account)
+        partition = self._partition(merged.get("partition"), origin("partition"))
+        resolved["partition"] = partition.name if partition else merged.get("partition")
+        if partition:
+            self._check_limits(partition, resolved)
+        for key in ("cores_per_node", "gpus_per_node"):
+            value = getattr(partition, key, None) or self.hardware.get(key)
+            if value is not None:
+                resolved.setdefault(key, value)
+        return resolved
+
+    def launcher_command(self, resolved: Mapping[str, object]) -> str:
+        """The launcher text rendered for one workpackage (``srun -N 2 -n 8``)."""
+        from jubex.platform.render import render
+
+        return render(self, "launcher", self.launcher, self._context(resolved)).strip()
+
+    def job_script(
+        self,
+        *,
+        name: str,
+        body: str,
+        resolved: Mapping[str, object],
+        workdir: Path,
+        stdout: Path,
+        stderr: Path,
+        array: int = 0,
+    ) -> str:
+        """The job script for the scheduler: the template rendered around the engine's body."""
+        from jubex.platform.render import render
+
+        context = self._context(resolved)
+        context.update(
+            name=name,
+            body=body,
+            workdir=str(workdir),
+            stdout=str(stdout),
+            stderr=str(stderr),
+            array=array,
+            array_last=array - 1,
+            launcher=self.launcher_command(resolved),
+        )
+        return render(self, "template", self.template, context)
+
+    def scheduler_instance(self) -> Scheduler:
+        """The backend named by ``scheduler``, configured by the backend's scheduler_options."""
+        from jubex.schedulers.registry import get_scheduler
+
+        options = {k: v for k, v in self.scheduler_options.items() if k not in ENGINE_OPTIONS}
+        try:
+            return get_scheduler(self.scheduler, **options)
+        except TypeError as exc:
+            raise DefinitionError(
+                f"the {self.scheduler} backend does not take one of the scheduler_options "
+                f"{sorted(options)} ({exc})",
+                self.where("scheduler_options"),
+            ) from None
+
+    def _context(self, resolved: Mapping[str, object]) -> dict[str, object]:
+        from jubex.platform.render import render
+
+        context: dict[str, object] = {
+            **resolved,
+            "platform": self.name,
+            "modules": list(self.modules),
+            "parameters": dict(self.parameters),
+            "hardware": dict(self.hardware),
+        }
+        context["environment"] = {
+            key: render(self, f"environment.{key}", str(value), context)
+            for key, value in self.environment.items()
+        }
+        return context
+
+    def _time(self, value: object, loc: Loc | None) -> dict[str, object]:
+        if value is None:
+            return {"time": None, "walltime": None}
+        seconds = duration(value, loc, "time")
+        return {"time": seconds, "walltime": seconds.hms}
+
+    def _memory(self, value: object, loc: Loc | None) -> dict[str, object]:
+        if value is None:
+            return {"memory": None, "memory_mb": None}
+        nbytes = _typed(str(value), "size", loc, "memory")
+        return {"memory": str(value), "memory_mb": math.ceil(int(nbytes) / 2**20)}
+
+    def _partition(self, name: object, loc: Loc | None) -> Partition | None:
+        if name is None:
+            default = self.default_partition
+            return self.partitions[default] if default else None
+        if not self.partitions or str(name) in self.partitions:
+            return self.partitions.get(str(name))
+        known = ", ".join(sorted(self.partitions))
+        raise DefinitionError(
+            f"platform '{self.name}' has no partition '{name}'; its partitions are {known}",
+            loc,
+            did_you_mean(str(name), self.partitions),
+        )
+
+    def _check_limits(self, partition: Partition, resolved: Mapping[str, object]) -> None:
+        """Refuse a job the partition would reject, naming the partition, limit and value."""
+        where = partition.loc or self.where(f"partitions.{partition.name}")
+        nodes = int(resolved["nodes"])  # type: ignore[call-overload]
+        if partition.max_nodes is not None and nodes > partition.max_nodes:
+            raise DefinitionError(
+                f"{nodes} nodes requested, but partition '{partition.name}' of platform "
+                f"'{self.name}' allows at most {partition.max_nodes} (max_nodes)",
+                where,
+                "ask for fewer nodes or choose another partition",
+            )
+        seconds = resolved.get("time")
+        if partition.max_time is not None and seconds is not None:
+            limit = duration(partition.max_time, where, f"partitions.{partition.name}.max_time")
+            if float(seconds) > float(limit):  # type: ignore[arg-type]
+                raise DefinitionError(
+                    f"time {seconds} ({resolved['walltime']}) requested, but partition "
+                    f"'{partition.name}' of platform '{self.name}' allows at most "
+                    f"{partition.max_time} ({limit.hms}) (max_time)",
+                    where,
+                    "ask for less time or choose another partition",
+                )
+
+
+def duration(value: object, loc: Loc | None, what: str) -> Duration:
+    """Seconds from a duration text (``30m``, ``1:30:00``), or an error naming the key."""
+    seconds = _typed(str(value), "duration", loc, what)
+    assert isinstance(seconds, Duration)
+    return seconds
+
+
+def _typed(text: str, type_: str, loc: Loc | None, what: str) -> Duration | Size:
+    try:
+        value = parse_value(text, type_, loc)
+    except JubexError as exc:
+        raise DefinitionError(f"'{what}': {exc.message}", exc.loc or loc, exc.hint) from None
+    assert isinstance(value, (Duration, Size))
+    return value
+
+
+def _count(key: str, value: object, loc: Loc | None) -> int:
+    text = str(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise DefinitionError(
+            f"resource '{key}' must be a whole number of at least 1, not '{value}'", loc
+        )
+    return int(text)

@@ -1,0 +1,89 @@
+"""Rendering a platform's Jinja2 texts: launcher, environment values, job-script template.
+
+Undefined names are errors (``StrictUndefined``), reported with the platform file and the
+line of the text, so a misspelt ``{{ task }}`` never becomes an empty string in a job
+script. Templates are compiled once per platform and text.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+import jinja2
+
+from jubex.errors import DefinitionError, Loc
+
+if TYPE_CHECKING:
+    from jubex.platform.model import Platform
+
+
+def _hms(seconds: object) -> str:
+    """``hh:mm:ss`` (hours may pass 24) for a number of seconds."""
+    total = int(-(-float(seconds) // 1))  # type: ignore[arg-type]
+    return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
+
+
+def _minutes(seconds: object) -> int:
+    """Whole minutes, rounded up: a limit must never be shorter than asked for."""
+    return int(-(-float(seconds) // 60))  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        autoescape=False,
+    )
+    env.filters.update(shquote=lambda value: shlex.quote(str(value)), hms=_hms, minutes=_minutes)
+    return env
+
+
+@lru_cache(maxsize=256)
+def _compile(text: str) -> jinja2.Template:
+    return environment().from_string(text)
+
+
+def render(platform: Platform, key: str, text: str, context: Mapping[str, object]) -> str:
+    """Render one of the platform's texts, naming the platform file and line on error."""
+    where = platform.where(key)
+    try:
+        return _compile(text).render(context)
+    except jinja2.TemplateSyntaxError as exc:
+        raise DefinitionError(
+            f"{key} of platform '{platform.name}' is not a valid Jinja2 template: {exc.message}",
+            _line_in(where, exc.lineno),
+        ) from None
+    except jinja2.UndefinedError as exc:
+        known = ", ".join(sorted(k for k in context if not k.startswith("_")))
+        raise DefinitionError(
+            f"{key} of platform '{platform.name}' uses a name that is not defined: {exc.message}",
+            where,
+            f"known names: {known}",
+        ) from None
+    except jinja2.TemplateError as exc:
+        raise DefinitionError(
+            f"{key} of platform '{platform.name}' cannot be rendered: {exc}", where
+        ) from None
+
+
+def check(platform: Platform, key: str, text: str) -> None:
+    """Compile a text now, so that a syntax error shows when the platform is loaded."""
+    try:
+        _compile(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise DefinitionError(
+            f"{key} of platform '{platform.name}' is not a valid Jinja2 template: {exc.message}",
+            _line_in(platform.where(key), exc.lineno),
+        ) from None
+
+
+def _line_in(loc: Loc | None, lineno: int | None) -> Loc | None:
+    """The file line of a line of a text whose first line is at ``loc``."""
+    if loc is None or not lineno or not loc.line:
+        return loc
+    return Loc(loc.file, loc.line + lineno - 1)

@@ -1,0 +1,61 @@
+"""Running a batch scheduler's client commands, and telling passing trouble from real failure.
+
+The Slurm and PBS backends call their clients (``sbatch``, ``qstat`` ...) through
+:func:`run_command`. A controller that is restarting or overloaded answers with errors
+that go away by themselves; those become ``SchedulerError(transient=True)`` so that the
+engine retries with the back-off in :data:`RETRY_DELAYS` instead of failing the run.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from jubex.schedulers.base import SchedulerError
+
+#: Seconds the engine waits before each retry of a transient scheduler error; after the
+#: last one the error is final. Bounded: about one minute in all.
+RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
+
+
+def run_command(
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    transient: re.Pattern[str],
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run a client command and return it whatever its exit code; raise only when it could not run.
+
+    A command that times out counts as transient (the controller is busy); a command that
+    does not exist is a permanent error naming it.
+    """
+    try:
+        return subprocess.run(
+            list(argv), capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SchedulerError(
+            f"'{argv[0]}' did not answer within {timeout:g} s", transient=True
+        ) from None
+    except FileNotFoundError:
+        raise SchedulerError(
+            f"command '{argv[0]}' not found; is the scheduler's client installed and on PATH, "
+            "or set its path in the platform's scheduler_options?"
+        ) from None
+    except OSError as exc:
+        raise SchedulerError(f"cannot run '{argv[0]}': {exc}") from None
+
+
+def failure(
+    argv: Sequence[str], result: subprocess.CompletedProcess[str], transient: re.Pattern[str]
+) -> SchedulerError:
+    """The error for a command that exited non-zero, transient when its message says so."""
+    text = (result.stderr.strip() or result.stdout.strip() or "(no message)").splitlines()
+    message = " / ".join(line.strip() for line in text[:5])
+    return SchedulerError(
+        f"'{' '.join(argv[:2])} ...' failed (exit {result.returncode}): {message}",
+        transient=bool(transient.search(result.stderr + result.stdout)),
+    )

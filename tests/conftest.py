@@ -1,0 +1,84 @@
+"""Fixtures shared by the whole suite: the real Slurm cluster of ``ci/start-local-slurm.sh``.
+
+Tests that need Slurm are marked ``@pytest.mark.slurm`` and use the ``slurm`` fixture. Where
+the Slurm packages are missing they are skipped with the reason — except under CI (the
+``CI`` environment variable set), where the start script installs the packages and any
+failure fails the tests instead of hiding them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+START = REPO / "ci" / "start-local-slurm.sh"
+STOP = REPO / "ci" / "stop-local-slurm.sh"
+
+
+@dataclass(frozen=True)
+class SlurmCluster:
+    """A running test cluster: where it lives and how clients reach it."""
+
+    base: Path
+    conf: Path
+    nodes: int
+
+
+def _cluster_up(conf: Path) -> bool:
+    if not conf.is_file() or shutil.which("scontrol") is None:
+        return False
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    ping = subprocess.run(
+        ["scontrol", "ping"], capture_output=True, text=True, env=env, timeout=30, check=False
+    )
+    return "is UP" in ping.stdout
+
+
+@pytest.fixture(scope="session")
+def slurm() -> Iterator[SlurmCluster]:
+    """The test cluster, started by this session unless it is already running."""
+    ci = bool(os.environ.get("CI"))
+    if shutil.which("slurmctld") is None and not ci:
+        pytest.skip(
+            "the Slurm packages are not installed here; run `bash ci/start-local-slurm.sh` "
+            "once (it installs them with apt-get) to run the Slurm tests"
+        )
+    base = Path(os.environ.get("JUBEX_SLURM_DIR", "/tmp/jubex-slurm"))
+    conf = base / "etc" / "slurm.conf"
+    running = _cluster_up(conf)
+    if not running or (ci and shutil.which("qsub") is None):
+        # JUBEX_SLURM_PBS=1 also installs Slurm's PBS wrappers (qsub, qstat, qdel), on
+        # which the PBS backend's command lines are checked
+        env = {**os.environ, "JUBEX_SLURM_PBS": "1"}
+        result = subprocess.run(
+            ["bash", str(START), str(base)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+            env=env,
+        )
+        if result.returncode != 0:
+            message = f"ci/start-local-slurm.sh failed:\n{result.stderr[-3000:]}"
+            pytest.fail(message) if ci else pytest.skip(message)
+    started = not running
+    previous = os.environ.get("SLURM_CONF")
+    os.environ["SLURM_CONF"] = str(conf)
+    try:
+        yield SlurmCluster(base, conf, nodes=4)
+    finally:
+        if previous is None:
+            os.environ.pop("SLURM_CONF", None)
+        else:
+            os.environ["SLURM_CONF"] = previous
+        if started:
+            subprocess.run(
+                ["bash", str(STOP), str(base)], capture_output=True, timeout=120, check=False
+            )
