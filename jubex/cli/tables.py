@@ -47,6 +47,23 @@ def _is_parameter(name: str, rows: Sequence[dict[str, object]]) -> bool:
     return all(name in r for r in rows)
 
 
+def rows_for(
+    table: Table, rows: Sequence[dict[str, object]], analysers: dict[str, str | None]
+) -> list[dict[str, object]]:
+    """The rows a table is about: all rows of the steps that produce its values.
+
+    ``use`` names steps or analysers (JUBE's way); without it, a step belongs when any of
+    its rows has one of the table's non-group-by columns, so a step's rows whose analysers
+    found nothing still count (as missing), and a build step's rows stay out.
+    """
+    if table.use:
+        steps = {analysers.get(n) or n for n in table.use}
+    else:
+        wanted = [c.name for c in table.columns if c.name not in table.group_by]
+        steps = {r["jube_step_name"] for r in rows if any(w in r for w in wanted)}
+    return [r for r in rows if r["jube_step_name"] in steps]
+
+
 def tables_of(runs: Sequence[Run], names: Sequence[str] | None) -> list[Table]:
     tables = runs[0].benchmark.tables
     if not names:
@@ -71,11 +88,13 @@ def render_tables(
         units.update(units_of(run))
         directions.update(directions_of(run))
     tables = tables_of(runs, names) or ([default_table(rows)] if rows else [])
+    steps_of_analysers = {a.name: a.step for a in runs[0].benchmark.analysers.values()}
     if not tables:
         return "no analysed workpackages yet\n"
     out = []
     for table in tables:
-        result = build_table(rows, table, units, directions, include_failed=include_failed)
+        members = rows_for(table, rows, steps_of_analysers)
+        result = build_table(members, table, units, directions, include_failed=include_failed)
         out.append(render(result, fmt))
     return "\n".join(out)
 

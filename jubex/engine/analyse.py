@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
-from jubex.analysis.measurement import Measurement, ParseResult
+from jubex.analysis.measurement import ParseResult
+from jubex.definition.model import Benchmark
 from jubex.engine.plan import SHARED
 from jubex.engine.rundir import Run
 from jubex.engine.store import DONE, FAILED, WorkpackageRow
@@ -31,34 +32,54 @@ def _signature(run_dir: Path, wp: WorkpackageRow) -> str:
     return f"{wp.state}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def analyse_workpackages(run: Run, wps: Sequence[WorkpackageRow], *, force: bool = False) -> int:
-    """Harvest the given finished workpackages whose outputs are new; returns how many."""
-    known = {} if force else run.store.analysed()
-    types = parameter_types(run.benchmark)
-    harvesters: dict[str, Harvester] = {}
-    results = []
-    for wp in wps:
-        if wp.state not in ANALYSABLE or wp.kind == SHARED:
-            continue
-        signature = _signature(run.dir, wp)
-        if not force and known.get(wp.id, (None, None, None))[2] == signature:
-            continue
-        harvester = harvesters.get(wp.step)
-        if harvester is None:
-            harvester = harvesters[wp.step] = Harvester(run.benchmark, wp.step)
-        params = {k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()}
-        workdir = run.dir / wp_dir_name(wp.id, wp.step) / "work"
-        found: ParseResult = harvester.harvest(workdir, params)
-        ok = found.ok and wp.state == DONE
-        reason = found.reason if wp.state == DONE else (wp.reason or "failed")
-        results.append((wp.id, ok, reason, signature, found.measurements))
-    if results:
-        run.store.store_analysis(results)
-    return len(results)
+def analysed_steps(benchmark: Benchmark) -> set[str]:
+    """Steps with something to read: built-ins, patternsets or analysers bound to them."""
+    bound = {a.step for a in benchmark.analysers.values() if a.step}
+    return {name for name, step in benchmark.steps.items() if step.analyse or name in bound}
+
+
+class RunAnalysis:
+    """Harvests a run's finished workpackages; compiled once, then used for every batch."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.types = parameter_types(run.benchmark)
+        self.steps = analysed_steps(run.benchmark)
+        self.harvesters: dict[str, Harvester] = {}
+
+    def harvester(self, step: str) -> Harvester:
+        found = self.harvesters.get(step)
+        if found is None:
+            found = self.harvesters[step] = Harvester(self.run.benchmark, step)
+        return found
+
+    def workpackages(self, wps: Sequence[WorkpackageRow], *, force: bool = False) -> int:
+        """Harvest the given finished workpackages whose outputs are new; returns how many."""
+        wps = [
+            wp
+            for wp in wps
+            if wp.state in ANALYSABLE and wp.kind != SHARED and wp.step in self.steps
+        ]
+        known = {} if force else self.run.store.analysed([wp.id for wp in wps])
+        results = []
+        for wp in wps:
+            signature = _signature(self.run.dir, wp)
+            if not force and known.get(wp.id, (None, None, None))[2] == signature:
+                continue
+            params = {k: parse_value(v, self.types.get(k, "auto")) for k, v in wp.params.items()}
+            workdir = self.run.dir / wp_dir_name(wp.id, wp.step) / "work"
+            found: ParseResult = self.harvester(wp.step).harvest(workdir, params)
+            ok = found.ok and wp.state == DONE
+            reason = found.reason if wp.state == DONE else (wp.reason or "failed")
+            results.append((wp.id, ok, reason, signature, found.measurements))
+        if results:
+            self.run.store.store_analysis(results)
+        return len(results)
 
 
 def analyse_run(run: Run, *, force: bool = False) -> int:
-    return analyse_workpackages(run, run.store.workpackages(states=list(ANALYSABLE)), force=force)
+    wps = run.store.workpackages(states=list(ANALYSABLE))
+    return RunAnalysis(run).workpackages(wps, force=force)
 
 
 def result_rows(run: Run) -> Iterator[dict[str, object]]:
@@ -72,8 +93,9 @@ def result_rows(run: Run) -> Iterator[dict[str, object]]:
     types = parameter_types(run.benchmark)
     analysed = run.store.analysed()
     measurements = run.store.measurements()
+    steps = analysed_steps(run.benchmark)
     for wp in run.store.workpackages(states=list(ANALYSABLE)):
-        if wp.kind == SHARED:
+        if wp.kind == SHARED or wp.step not in steps:
             continue
         row: dict[str, object] = {k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()}
         row.update(
@@ -111,5 +133,3 @@ def missing_analysis(run: Run) -> list[tuple[int, str]]:
         if not measured.get(wp) or not ok
     ]
 
-
-__all__ = ["Measurement", "analyse_run", "analyse_workpackages", "result_rows"]

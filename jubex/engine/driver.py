@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
@@ -12,7 +13,7 @@ from typing import Iterator
 from filelock import FileLock, Timeout
 
 from jubex.definition.model import Benchmark
-from jubex.engine.analyse import analyse_workpackages
+from jubex.engine.analyse import RunAnalysis
 from jubex.engine.plan import check_overrides, plan
 from jubex.engine.progress import Progress
 from jubex.engine.rundir import LOCK, Run, create_run
@@ -68,10 +69,18 @@ def new_run(
     if overrides:
         check_overrides(benchmark, overrides)
     run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
-    constants = constants_for(run.dir, benchmark, platform.parameters)
+    _plan_into(run, tags, overrides)
+    return run
+
+
+def _plan_into(
+    run: Run, tags: Sequence[str], overrides: Mapping[str, Sequence[str]] | None
+) -> None:
+    """Plan in batches; the run counts as planned only once the last batch is in."""
+    constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
     rows: list[tuple] = []
     edges: list[tuple[int, int]] = []
-    for wp in plan(benchmark, overrides=overrides, tags=tags, constants=constants):
+    for wp in plan(run.benchmark, overrides=overrides, tags=tags, constants=constants):
         params = {k: str(v) for k, v in wp.point.items()}
         rows.append((wp.id, wp.step, wp.kind, wp.iteration, params, ""))
         edges += [(wp.id, p) for p in wp.parents]
@@ -79,7 +88,16 @@ def new_run(
             run.store.add_workpackages(rows, edges)
             rows, edges = [], []
     run.store.add_workpackages(rows, edges)
-    return run
+    run.store.set_meta({"planned": "yes"})
+
+
+def finish_planning(run: Run) -> None:
+    """A run interrupted while it was being planned is planned again from its frozen files."""
+    meta = run.store.meta()
+    if meta.get("planned") == "yes":
+        return
+    run.store.delete_workpackages([wp.id for wp in run.store.workpackages()])
+    _plan_into(run, json.loads(meta.get("tags", "[]")), json.loads(meta.get("overrides", "{}")))
 
 
 def policy_for(platform: Platform, options: Options) -> Policy:
@@ -103,13 +121,15 @@ def policy_for(platform: Platform, options: Options) -> Policy:
 def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str, int]:
     """Run (or continue) until done; analyses each workpackage as it finishes."""
     with run_lock(run.dir):
+        finish_planning(run)
         if retry_failed:
             _reset_failed(run)
         progress = Progress(run.benchmark.name, options.progress)
+        analysis = RunAnalysis(run)
 
         def finished(wps: Iterable[WorkpackageRow]) -> None:
             if options.analyse:
-                analyse_workpackages(run, list(wps))
+                analysis.workpackages(list(wps))
 
         engine = Engine(
             run, run.platform.scheduler_instance(), policy_for(run.platform, options), progress, finished

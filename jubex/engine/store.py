@@ -268,13 +268,14 @@ class Store:
 
     # -- analysis -----------------------------------------------------------------------
 
-    def analysed(self) -> dict[int, tuple[bool, str, str]]:
-        return {
-            wp: (bool(ok), reason, sig)
-            for wp, ok, reason, sig in self.db.execute(
-                "SELECT wp, ok, reason, signature FROM analysed"
-            )
-        }
+    def analysed(self, ids: Sequence[int] | None = None) -> dict[int, tuple[bool, str, str]]:
+        """(ok, reason, signature) per analysed workpackage (of ``ids``, when given)."""
+        sql = "SELECT wp, ok, reason, signature FROM analysed"
+        if ids is not None:
+            if not ids:
+                return {}
+            sql += f" WHERE wp IN ({','.join(str(int(i)) for i in ids)})"
+        return {wp: (bool(ok), reason, sig) for wp, ok, reason, sig in self.db.execute(sql)}
 
     def store_analysis(
         self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement]]]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,75 +37,83 @@ class LocalScheduler(Scheduler):
     local = True
 
     def __init__(self, **_options: object) -> None:
-        self.children: dict[str, subprocess.Popen[bytes]] = {}
-        self.pidfds: dict[str, int] = {}
+        self.children: dict[str, int] = {}
+        self.pidfds: dict[int, str] = {}
+        self.ended: dict[str, int | None] = {}
 
     def submit(self, job: JobSpec) -> str:
         try:
-            proc = subprocess.Popen(
+            pid = os.posix_spawn(
+                "/bin/sh",
                 ["/bin/sh", str(job.script)],
-                cwd=job.workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
+                os.environ,
+                file_actions=[
+                    (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_DUP2, 1, 2),
+                ],
+                setsid=True,
             )
         except OSError as exc:
             raise SchedulerError(f"cannot start {job.script}: {exc}") from None
-        job_id = job_id_of(proc.pid)
-        self.children[job_id] = proc
-        self._watch(job_id, proc.pid)
+        job_id = job_id_of(pid)
+        self.children[job_id] = pid
+        self._watch(job_id, pid)
         return job_id
 
     def poll(self, job_ids: Sequence[str]) -> dict[str, JobStatus]:
         found: dict[str, JobStatus] = {}
         for job_id in job_ids:
-            proc = self.children.get(job_id)
-            if proc is not None:
-                code = proc.poll()
-                if code is None:
-                    found[job_id] = JobStatus(job_id, JobState.RUNNING)
-                    continue
-                self._forget(job_id)
-                state = JobState.COMPLETED if code == 0 else JobState.FAILED
-                if code < 0:
-                    state = JobState.CANCELLED
-                found[job_id] = JobStatus(job_id, state, code)
+            if job_id in self.children:
+                self._reap(job_id)
+            if job_id in self.ended:
+                code = self.ended.pop(job_id)
+                if code is not None:
+                    state = JobState.COMPLETED if code == 0 else JobState.FAILED
+                    found[job_id] = JobStatus(job_id, JobState.CANCELLED if code < 0 else state, code)
                 continue
-            pid, _, start = job_id.partition(":")
-            if pid.isdigit() and process_start_time(int(pid)) == start:
-                self._watch(job_id, int(pid))
+            if job_id in self.children or self._alive(job_id):
                 found[job_id] = JobStatus(job_id, JobState.RUNNING)
-            else:
-                self._forget(job_id)
         return found
 
     def cancel(self, job_ids: Sequence[str]) -> None:
         for job_id in job_ids:
-            pid, _, start = job_id.partition(":")
-            if pid.isdigit() and process_start_time(int(pid)) == start:
+            if self._alive(job_id):
                 try:
-                    os.killpg(int(pid), signal.SIGTERM)
+                    os.killpg(int(job_id.partition(":")[0]), signal.SIGTERM)
                 except ProcessLookupError:
                     pass
 
     def wait(self, timeout: float) -> None:
-        """Sleep until a job ends (a pidfd becomes readable) or the timeout passes."""
-        if not self.pidfds:
-            select.select([], [], [], timeout)
-            return
-        select.select(list(self.pidfds.values()), [], [], timeout)
+        """Sleep until a job ends (its pidfd becomes readable) or the timeout passes."""
+        ready, _, _ = select.select(list(self.pidfds), [], [], timeout)
+        for fd in ready:
+            job_id = self.pidfds.pop(fd)
+            os.close(fd)
+            if job_id in self.children:
+                self._reap(job_id)
+            else:
+                self.ended[job_id] = None
+
+    def _alive(self, job_id: str) -> bool:
+        """Whether a job this process did not start (adopted after a crash) still runs."""
+        pid, _, start = job_id.partition(":")
+        if not pid.isdigit() or process_start_time(int(pid)) != start:
+            return False
+        self._watch(job_id, int(pid))
+        return True
+
+    def _reap(self, job_id: str) -> None:
+        pid = self.children[job_id]
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            del self.children[job_id]
+            self.ended[job_id] = os.waitstatus_to_exitcode(status)
 
     def _watch(self, job_id: str, pid: int) -> None:
-        if job_id in self.pidfds:
+        if job_id in self.pidfds.values():
             return
         try:
-            self.pidfds[job_id] = os.pidfd_open(pid)
-        except (OSError, AttributeError):
+            self.pidfds[os.pidfd_open(pid)] = job_id
+        except OSError:
             pass
-
-    def _forget(self, job_id: str) -> None:
-        self.children.pop(job_id, None)
-        fd = self.pidfds.pop(job_id, None)
-        if fd is not None:
-            os.close(fd)

@@ -2,7 +2,7 @@
 
 A workpackage lives in ``<run>/<id>_<step>/``: its commands run in ``work/`` (where they find
 their files, the links to their parents' work directories named after the parent steps, and
-write ``stdout``/``stderr``); jubex's own files sit beside it in ``.jubex/``.
+write ``stdout``/``stderr``); jubex's own files (scripts, claim, exit status) sit beside it.
 """
 
 from __future__ import annotations
@@ -77,11 +77,12 @@ class StepPreparer:
             workdir = shared_dir
         admin = admin_dir(wp_dir)
         try:
-            admin.mkdir(parents=True, exist_ok=True)
             workdir.mkdir(parents=True, exist_ok=True)
+            admin.mkdir(exist_ok=True)
             for parent_step, parent_work in parents:
                 _symlink(parent_work, workdir / parent_step)
             if shared_dir is not None and not self.shared:
+                shared_dir.mkdir(exist_ok=True)
                 _symlink(shared_dir, workdir / (self.step.shared or "shared"))
             for fileset in self.filesets:
                 for op in fileset.ops:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 #: exit status of a wrapper that found its workpackage already claimed
 ALREADY_CLAIMED = 97
-ADMIN = ".jubex"
 CLAIM, STARTED, EXIT, BODY, JOB, DO = "claim", "started", "exit", "body.sh", "job.sh", "do.sh"
 
 
@@ -30,7 +29,8 @@ class Command:
 
 
 def admin_dir(wp_dir: Path) -> Path:
-    return wp_dir / ADMIN
+    """Where jubex's own files of a workpackage live: beside its ``work/`` directory."""
+    return wp_dir
 
 
 def commands_block(commands: Sequence[Command]) -> str:

@@ -34,7 +34,7 @@ def write_definition(tmp_path: Path) -> Path:
         f"""
 name: count
 parameters:
-  n: {{range: {{start: 0, stop: {N - 1}}}}}
+  n: {{range: {{start: 0, stop: {N - 1}, step: 1}}}}
 steps:
   work:
     do: |
@@ -51,6 +51,10 @@ def test_kill_minus_nine_then_continue_runs_everything_exactly_once(tmp_path: Pa
     rng = random.Random(1234)
     definition = write_definition(tmp_path)
     proc = jubex("run", str(definition), "--outpath", "runs", "-j", "4", "-q", cwd=tmp_path)
+    store = tmp_path / "runs" / "000000" / "jubex.sqlite"
+    deadline = time.monotonic() + 30
+    while not store.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     kills = 0
     while True:
         try:
@@ -75,17 +79,20 @@ def test_kill_minus_nine_then_continue_runs_everything_exactly_once(tmp_path: Pa
 
 
 def test_two_continues_at_once_the_second_refuses(tmp_path: Path) -> None:
-    definition = tmp_path / "slow.yaml"
+    release = tmp_path / "go"
+    definition = tmp_path / "wait.yaml"
     definition.write_text(
-        "name: slow\nparameters:\n  n: [1, 2]\nsteps:\n  s:\n    do: sleep 2\n"
+        "name: wait\nparameters:\n  n: [1, 2]\nsteps:\n  s:\n"
+        f"    do: while [ ! -e {release} ]; do sleep 0.05; done\n"
     )
     first = jubex("run", str(definition), "--outpath", "runs", "-q", cwd=tmp_path)
-    deadline = time.monotonic() + 20
-    while not (tmp_path / "runs/000000/jubex.lock").exists() and time.monotonic() < deadline:
+    started = tmp_path / "runs/000000/000000_s/started"
+    deadline = time.monotonic() + 30
+    while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.3)
     second = jubex("continue", "runs/000000", "-q", cwd=tmp_path)
     _, err = second.communicate(timeout=60)
+    release.touch()
     assert second.returncode == 1
     assert "being driven by another jubex" in err
     assert "Traceback" not in err
