@@ -7,6 +7,7 @@ reads the frozen JSON, not the (possibly changed) definition file.
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import shutil
 import socket
@@ -105,8 +106,8 @@ def create_run(
             "user": _user(),
             "cwd": os.getcwd(),
             "command": " ".join(sys.argv),
-            "tags": " ".join(tags),
-            "overrides": " ".join(f"{k}={','.join(v)}" for k, v in (overrides or {}).items()),
+            "tags": json.dumps(list(tags)),
+            "overrides": json.dumps({k: list(v) for k, v in (overrides or {}).items()}),
         }
     )
     remember(run_dir)
@@ -139,18 +140,22 @@ def list_runs(outpath: Path) -> list[Path]:
 
 
 def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
-    """Find a run from a path, an id, ``last`` or a negative index (JUBE's habits)."""
-    if spec and (Path(spec) / STORE).exists():
-        return Path(spec)
-    if outpath is None and (spec is None or not Path(spec).is_dir()):
+    """Find a run from a path, an outpath, an id, ``last`` or a negative index (JUBE's habits)."""
+    if spec:
+        path = Path(spec)
+        if (path / STORE).exists():
+            return path
+        if outpath is None and path.is_dir() and list_runs(path):
+            return list_runs(path)[-1]
+        if "/" in spec or path.exists():
+            raise UsageError(f"'{spec}' is not a run directory (it has no {STORE})")
+    if outpath:
+        base = Path(outpath)
+    else:
         last = _last_run()
         if spec in (None, "last", "-1") and last is not None:
             return last
         base = last.parent if last is not None else Path("runs")
-    else:
-        base = Path(outpath) if outpath else Path(spec)  # type: ignore[arg-type]
-        if outpath is None:
-            spec = None
     runs = list_runs(base)
     if not runs:
         raise UsageError(f"no runs found in '{base}'", hint="give a run directory or --outpath")

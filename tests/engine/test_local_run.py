@@ -1,0 +1,153 @@
+"""Real runs on the local platform: real processes, real files, real SQLite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jubex.definition.model import (
+    Benchmark,
+    Do,
+    FileOp,
+    FileSet,
+    IOFile,
+    Parameter,
+    ParameterSet,
+    Step,
+    Sub,
+    SubstituteSet,
+)
+from jubex.engine.driver import Options, drive, new_run
+from jubex.engine.rundir import open_run
+from jubex.engine.store import DONE, FAILED, SKIPPED
+from jubex.platform.load import load_platform
+
+
+def pset(name: str, **values: list[str]) -> ParameterSet:
+    return ParameterSet(name, {k: Parameter(k, tuple(v)) for k, v in values.items()})
+
+
+def run_benchmark(tmp_path: Path, benchmark: Benchmark, **options: object):  # type: ignore[no-untyped-def]
+    benchmark.file = str(tmp_path / "def.yaml")
+    (tmp_path / "def.yaml").write_text("# built in the test\n")
+    run = new_run(benchmark, load_platform("local"), tmp_path / "runs")
+    counts = drive(run, Options(progress="quiet", **options))  # type: ignore[arg-type]
+    return open_run(run.dir), counts
+
+
+def work(run, wp) -> Path:  # type: ignore[no-untyped-def]
+    return run.dir / f"{wp.id:06d}_{wp.step}" / "work"
+
+
+def test_steps_run_in_order_with_parent_links_and_iterations(tmp_path: Path) -> None:
+    b = Benchmark(
+        "order",
+        parametersets={"s": pset("s", n=["1", "2"])},
+        steps={
+            "build": Step("build", use=(), do=[Do("echo built > artefact")]),
+            "run": Step(
+                "run", depend=("build",), iterations=2,
+                do=[Do("cat build/artefact"), Do("echo n=$n it=$jube_wp_iteration")],
+            ),
+        },
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[DONE] == 5
+    for wp in run.store.workpackages():
+        if wp.step == "run":
+            out = (work(run, wp) / "stdout").read_text()
+            assert out == f"built\nn={wp.params['n']} it={wp.iteration}\n"
+
+
+def test_a_failure_stops_its_commands_and_children_but_not_the_others(tmp_path: Path) -> None:
+    b = Benchmark(
+        "fail",
+        parametersets={"s": pset("s", n=["1", "2", "3"])},
+        steps={
+            "a": Step("a", do=[Do('[ "$n" != 2 ] || { echo broken >&2; exit 3; }'), Do("echo ok")]),
+            "b": Step("b", depend=("a",), do=[Do("echo child")]),
+        },
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert (counts[DONE], counts[FAILED], counts[SKIPPED]) == (4, 1, 1)
+    (failed,) = run.store.workpackages(states=[FAILED])
+    assert failed.exit_code == 3 and failed.params["n"] == "2"
+    assert (work(run, failed) / "stderr").read_text() == "broken\n"
+    assert (work(run, failed) / "stdout").read_text() == ""
+    (skipped,) = run.store.workpackages(states=[SKIPPED])
+    assert "parent" in skipped.reason
+
+
+def test_fail_fast_cancels_the_rest(tmp_path: Path) -> None:
+    b = Benchmark(
+        "ff",
+        parametersets={"s": pset("s", n=[str(i) for i in range(20)])},
+        steps={"a": Step("a", do=[Do('[ "$n" != 0 ] || exit 1; sleep 0.2')])},
+    )
+    run, counts = run_benchmark(tmp_path, b, fail_fast=True, jobs=1)
+    assert counts[FAILED] == 1
+    assert counts["cancelled"] >= 15
+
+
+def test_files_are_copied_linked_and_substituted(tmp_path: Path) -> None:
+    (tmp_path / "input.tmpl").write_text("size=#SIZE# nodes=4\n")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "big.bin").write_text("x")
+    b = Benchmark(
+        "files",
+        parametersets={"s": pset("s", size=["4KiB", "1MiB"])},
+        filesets={"in": FileSet("in", [FileOp("copy", "input.tmpl"), FileOp("link", "data", "d")])},
+        substitutesets={
+            "sub": SubstituteSet(
+                "sub", [IOFile("input.tmpl", "input")],
+                [Sub("#SIZE#", "$size"), Sub(r"nodes=\d+", "nodes=8", mode="regex")],
+            )
+        },
+        steps={"a": Step("a", use=("s", "in", "sub"), do=[Do("cat input; cat d/big.bin")])},
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[DONE] == 2
+    outs = sorted((work(run, wp) / "stdout").read_text() for wp in run.store.workpackages())
+    assert outs == ["size=1MiB nodes=8\nx", "size=4KiB nodes=8\nx"]
+    assert all((work(run, wp) / "d").is_symlink() for wp in run.store.workpackages())
+
+
+def test_shared_operation_runs_once_after_all(tmp_path: Path) -> None:
+    b = Benchmark(
+        "shared",
+        parametersets={"s": pset("s", n=["1", "2", "3"])},
+        steps={"a": Step("a", do=[Do("echo $n >> shared/all"), Do("sort -n all > total", shared=True)])},
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[DONE] == 4
+    assert (run.dir / "shared_a" / "total").read_text() == "1\n2\n3\n"
+
+
+@pytest.mark.slow
+def test_time_limit_kills_a_workpackage(tmp_path: Path) -> None:
+    b = Benchmark(
+        "limit",
+        parametersets={},
+        steps={"a": Step("a", time_limit="1s", do=[Do("sleep 30")])},
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    (wp,) = run.store.workpackages()
+    assert wp.state == FAILED
+    assert "time limit" in wp.reason
+
+
+def test_exported_parameters_and_environment_reach_the_commands(tmp_path: Path) -> None:
+    s = pset("s", n=["7"])
+    s.parameters["n"].export = True
+    b = Benchmark(
+        "env",
+        parametersets={"s": s},
+        environment={"GREETING": "hello $n"},
+        steps={"a": Step("a", do=[Do("echo \"$GREETING $n\" '$$HOME' ${HOME:+set}")])},
+    )
+    run, _ = run_benchmark(tmp_path, b)
+    (wp,) = run.store.workpackages()
+    out = (work(run, wp) / "stdout").read_text().split()
+    assert out[:3] == ["hello", "7", "7"]
+    assert out[3] == "$HOME" and out[4] == "set"
