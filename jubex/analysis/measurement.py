@@ -28,6 +28,8 @@ class Metric:
     unit: str = ""
     higher_is_better: bool | None = None
     help: str = ""
+    #: one value per iteration: the harvest adds its statistics (``write_bw_max``, ...)
+    repeated: bool = False
 
 
 @dataclass

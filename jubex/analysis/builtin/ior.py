@@ -1,0 +1,367 @@
+"""IOR 3.x and 4.x: text output, the JSON summary format, and jubex-bw (IOR's layout).
+
+Every test of an IOR script is one record. Within a record the per-iteration rows repeat
+their names (``write_bw`` once per iteration); the "Summary of all tests" table gives the
+statistics IOR computed itself (``write_max`` ...) and the test's settings. Columns are
+found by the table headers, so IOR 3.0's shorter tables parse as well as 4.x's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from jubex.analysis.builtin.common import FP, Collector, failure, metrics, number, untag
+from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
+
+MiB = 2**20
+_OPS = ("write", "read")
+_ROW_COLUMNS = {  # results table header -> name suffix (per operation)
+    "bw(MiB/s)": "bw",
+    "IOPS": "iops",
+    "Latency(s)": "latency",
+    "open(s)": "open",
+    "wr/rd(s)": "wrrd",
+    "close(s)": "close",
+    "total(s)": "total",
+}
+_SETTINGS = {  # summary header -> setting
+    "#Tasks": "tasks",
+    "tPN": "tasks_per_node",
+    "reps": "repetitions",
+    "fPP": "fpp",
+    "reord": "reorder",
+    "segcnt": "segments",
+    "blksiz": "block_size",
+    "xsize": "transfer_size",
+    "aggsize": "aggregate_size",
+    "API": "api",
+}
+
+_HEADER = re.compile(r"^(\S+?)-(\d\S*): MPI Coordinated Test of Parallel I/[O0]", re.MULTILINE)
+_TEST = re.compile(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started:)")
+_COMMAND = re.compile(r"^Command line(?: used)?\s*:\s*(.*)$", re.MULTILINE)
+_OPTION = re.compile(
+    r"^(api|access|segments|tasks|clients per node|clients|repetitions|xfersize|blocksize)"
+    r"\s*[:=]\s*(.+?)\s*$"
+)
+_OPTION_WORDS = frozenset(("api", "access", "segments", "tasks", "clients", "repetitions"))
+_OPTION_WORDS |= {"xfersize", "blocksize"}
+_MAX = re.compile(rf"^Max (Write|Read):\s+({FP}) MiB/sec")
+_SIZE = re.compile(rf"^({FP})\s*(bytes|[KMGTPE]iB)$")
+_CLUES = ("ERROR", "Error invalid argument", "Invalid options")
+_ERRORS = re.compile(
+    r"^(?:ior )?ERROR\b(?! INVALID)|^Error invalid argument|^Invalid options", re.MULTILINE
+)
+
+
+def _per_iteration(unit: str, higher: bool | None, help: str) -> Metric:
+    return Metric(unit, higher, f"{help}, one value per iteration", repeated=True)
+
+
+def _op_metrics() -> dict[str, Metric]:
+    out: dict[str, Metric] = {}
+    for op in _OPS:
+        out |= {
+            f"{op}_bw": _per_iteration("MiB/s", True, f"{op} bandwidth"),
+            f"{op}_iops": _per_iteration("ops/s", True, f"{op} transfers per second"),
+            f"{op}_latency": _per_iteration("s", False, f"mean {op} latency"),
+            f"{op}_open": _per_iteration("s", False, "time to open the file(s)"),
+            f"{op}_wrrd": _per_iteration("s", False, f"time spent in {op} calls"),
+            f"{op}_close": _per_iteration("s", False, "time to close the file(s)"),
+            f"{op}_total": _per_iteration("s", False, f"total time of the {op} phase"),
+        }
+    for op in _OPS:
+        out[f"{op}_peak"] = Metric("MiB/s", True, f"'Max {op.title()}' line (IOR 3.x)")
+    for op in _OPS:
+        out |= {
+            f"{op}_max": Metric("MiB/s", True, f"summary: highest {op} bandwidth"),
+            f"{op}_min": Metric("MiB/s", True, f"summary: lowest {op} bandwidth"),
+            f"{op}_mean": Metric("MiB/s", True, f"summary: mean {op} bandwidth"),
+            f"{op}_std": Metric("MiB/s", None, f"summary: standard deviation of {op} bandwidth"),
+            f"{op}_ops_max": Metric("ops/s", True, f"summary: highest {op} operation rate"),
+            f"{op}_ops_min": Metric("ops/s", True, f"summary: lowest {op} operation rate"),
+            f"{op}_ops_mean": Metric("ops/s", True, f"summary: mean {op} operation rate"),
+            f"{op}_ops_std": Metric("ops/s", None, f"summary: std. deviation of {op} rate"),
+            f"{op}_time_mean": Metric("s", False, f"summary: mean time of the {op} phase"),
+        }
+    return out
+
+
+METRICS = metrics(
+    _op_metrics(),
+    {
+        "remove_total": _per_iteration("s", False, "time to remove the file(s), IOR 3.3"),
+        "iteration": _per_iteration("", None, "iteration number"),
+        "tasks": Metric("", None, "MPI tasks"),
+        "tasks_per_node": Metric("", None, "tasks per node"),
+        "repetitions": Metric("", None, "iterations asked for (-i)"),
+        "fpp": Metric("", None, "1 = file per process (-F), 0 = single shared file"),
+        "reorder": Metric("", None, "1 = tasks read what another node wrote (-C)"),
+        "segments": Metric("", None, "segment count (-s)"),
+        "block_size": Metric("B", None, "block size (-b)"),
+        "transfer_size": Metric("B", None, "transfer size (-t)"),
+        "aggregate_size": Metric("B", None, "data moved per iteration: block x segments x tasks"),
+        "api": Metric("", None, "I/O interface (-a)"),
+        "version": Metric("", None, "program and version from the header, e.g. IOR-4.1.0"),
+    },
+)
+
+
+def parse(text: str) -> ParseResult:
+    """Detect the format (JSON summary or text) and parse it."""
+    text = untag(text)
+    if text.lstrip().startswith("{"):
+        return _parse_json(text)
+    return _parse_text(text)
+
+
+class _TextState:
+    """Where the line-by-line parse is: which record, which table, what it saw so far."""
+
+    def __init__(self) -> None:
+        self.record = -1
+        self.test_ids: dict[int, int] = {}
+        self.table = ""
+        self.columns: list[str] = []
+        self.row_columns: list[tuple[int, str]] = []
+        self.options: dict[int, dict[str, str]] = {}
+        self.settings: dict[int, dict[str, object]] = {}
+        self.rows: dict[int, dict[str, set[int]]] = {}
+        self.finished = False
+
+    def current(self) -> int:
+        return max(self.record, 0)
+
+
+def _parse_text(text: str) -> ParseResult:
+    out = Collector(METRICS)
+    state = _TextState()
+    header = _header(text)
+    for line in text[header.start() if header else 0 :].splitlines():
+        _text_line(line.strip(), state, out)
+    for record in sorted(set(state.options) | set(state.settings)):
+        settings = {
+            **_option_settings(state.options.get(record, {})),
+            **state.settings.get(record, {}),
+        }
+        if header:
+            settings["version"] = f"{header[1]}-{header[2]}"
+        out.add_all(settings.items(), record)
+    reason = failure(text, _ERRORS, _CLUES)
+    if not reason and not header:
+        reason = "not IOR output: no 'IOR-x.y: MPI Coordinated Test of Parallel I/O' header"
+    if not reason:
+        reason = _incomplete(text, state)
+    return out.result(reason)
+
+
+def _header(text: str) -> re.Match[str] | None:
+    """The ``IOR-4.1.0: MPI Coordinated Test ...`` line (found by its text: faster than ``^``)."""
+    at = text.find(": MPI Coordinated Test of Parallel I/")
+    return _HEADER.match(text, text.rfind("\n", 0, at) + 1) if at >= 0 else None
+
+
+def _text_line(line: str, state: _TextState, out: Collector) -> None:
+    tokens = line.split()
+    if not tokens:
+        state.table = "" if state.table == "summary" else state.table
+        return
+    first = tokens[0]
+    test = _TEST.match(line) if first.startswith("Test") else None
+    if test:
+        state.record += 1
+        state.test_ids[int(test[1] or test[2])] = state.record
+    elif first == "access" and "bw(MiB/s)" in tokens:
+        state.table, state.columns = "results", tokens
+        state.row_columns = [
+            (i, _ROW_COLUMNS[c]) for i, c in enumerate(tokens) if c in _ROW_COLUMNS
+        ]
+    elif first == "Operation" and "Max(MiB)" in tokens:
+        state.table, state.columns = "summary", tokens
+    elif first.startswith("Finished"):
+        state.finished = True
+    elif first in ("write", "read", "remove") and len(tokens) == len(state.columns):
+        if state.table == "results":
+            _result_row(tokens, state, out)
+        elif state.table == "summary":
+            _summary_row(tokens, state, out)
+    elif first == "Max" and (match := _MAX.match(line)) is not None:
+        out.add(f"{match[1].lower()}_peak", float(match[2]), state.current())
+    elif first in _OPTION_WORDS and (match := _OPTION.match(line)) is not None:
+        state.options.setdefault(state.current(), {}).setdefault(match[1], match[2])
+
+
+def _result_row(tokens: list[str], state: _TextState, out: Collector) -> None:
+    record, op = state.current(), tokens[0]
+    iteration = int(tokens[state.columns.index("iter")]) if "iter" in state.columns else 0
+    seen = state.rows.setdefault(record, {})
+    if not any(iteration in its for its in seen.values()):
+        out.add("iteration", iteration, record)
+    seen.setdefault(op, set()).add(iteration)
+    for index, suffix in state.row_columns:
+        name = f"{op}_{suffix}"
+        if tokens[index] != "-" and name in METRICS:
+            out.add(name, float(tokens[index]), record)
+
+
+def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
+    op = tokens[0]
+    if op not in _OPS:
+        return
+    named: dict[str, str] = {}
+    stds = iter((f"{op}_std", f"{op}_ops_std"))
+    for column, value in zip(state.columns, tokens, strict=True):
+        if column == "StdDev":
+            named[next(stds)] = value
+        else:
+            named[column] = value
+    test = int(named.get("Test#", "0"))
+    record = state.test_ids.get(test, test)
+    stats = {
+        f"{op}_max": "Max(MiB)",
+        f"{op}_min": "Min(MiB)",
+        f"{op}_mean": "Mean(MiB)",
+        f"{op}_std": f"{op}_std",
+        f"{op}_ops_max": "Max(OPs)",
+        f"{op}_ops_min": "Min(OPs)",
+        f"{op}_ops_mean": "Mean(OPs)",
+        f"{op}_ops_std": f"{op}_ops_std",
+        f"{op}_time_mean": "Mean(s)",
+    }
+    out.add_all(((n, float(named[c])) for n, c in stats.items() if c in named), record)
+    settings = state.settings.setdefault(record, {})
+    for column, name in _SETTINGS.items():
+        if column in named:
+            settings[name] = named[column] if name == "api" else number(named[column])
+    if "aggs(MiB)" in named:
+        settings["aggregate_size"] = round(float(named["aggs(MiB)"]) * MiB)
+
+
+def _option_settings(options: dict[str, str]) -> dict[str, object]:
+    """Settings from the options block, for outputs without a summary table (IO500 phases)."""
+    out: dict[str, object] = {}
+    if "api" in options:
+        out["api"] = options["api"]
+    if "access" in options:
+        out["fpp"] = int(options["access"] == "file-per-process")
+    clients = re.match(r"(\d+) \((\d+) per node\)", options.get("clients", ""))
+    if clients:
+        out["tasks"], out["tasks_per_node"] = int(clients[1]), int(clients[2])
+    for key, name in (("tasks", "tasks"), ("clients per node", "tasks_per_node")):
+        if options.get(key, "").isdigit():
+            out[name] = int(options[key])
+    for key, name in (("repetitions", "repetitions"), ("segments", "segments")):
+        if options.get(key, "").isdigit():
+            out[name] = int(options[key])
+    for key, name in (("blocksize", "block_size"), ("xfersize", "transfer_size")):
+        size = _SIZE.match(options.get(key, ""))
+        if size:
+            out[name] = round(float(size[1]) * (1 if size[2] == "bytes" else _binary(size[2])))
+    if all(k in out for k in ("block_size", "segments", "tasks")):
+        out["aggregate_size"] = out["block_size"] * out["segments"] * out["tasks"]  # type: ignore[operator]
+    return out
+
+
+def _binary(unit: str) -> int:
+    return 1024 ** ("KMGTPE".index(unit[0]) + 1)
+
+
+def _incomplete(text: str, state: _TextState) -> str:
+    """Why a text output is not a complete run, or ``""``.
+
+    IOR prints ``Finished`` last; outputs without it (IO500 runs IOR as a library) count as
+    complete when every iteration has a row for every operation the command line asked for.
+    """
+    if not state.rows and not state.settings:
+        return "no results: IOR printed no result rows and no summary"
+    if state.finished:
+        return ""
+    command = _COMMAND.search(text)
+    args = command[1].split() if command else []
+    if "-f" in args:
+        return "output ends before IOR's 'Finished' line (truncated run?)"
+    ops = [op for flag, op in (("-w", "write"), ("-r", "read")) if flag in args] or list(_OPS)
+    for record, options in (state.options or {0: {}}).items():
+        reps = int(options.get("repetitions", "1"))
+        rows = state.rows.get(record, {})
+        for op in ops:
+            done = len(rows.get(op, ()))
+            if done < reps:
+                return (
+                    f"output ends before IOR's 'Finished' line: {done} of {reps} {op} "
+                    "iterations reported (truncated run?)"
+                )
+    return ""
+
+
+def _parse_json(text: str) -> ParseResult:
+    out = Collector(METRICS)
+    try:
+        document, end = json.JSONDecoder().raw_decode(text, text.index("{"))
+    except ValueError as exc:
+        reason = (
+            failure(text, _ERRORS, _CLUES)
+            or f"IOR JSON output is not valid JSON (truncated run?): {exc}"
+        )
+        return out.result(reason)
+    tests = document.get("tests", []) if isinstance(document, dict) else []
+    ids = {test.get("TestID", i): i for i, test in enumerate(tests)}
+    for record, test in enumerate(tests):
+        _json_results(test.get("Results", []), record, out)
+    settings: dict[int, dict[str, object]] = {}
+    for entry in document.get("summary", []) if isinstance(document, dict) else []:
+        record = ids.get(entry.get("TestID", 0), 0)
+        _json_summary(entry, record, out, settings.setdefault(record, {}))
+    version = document.get("Version") if isinstance(document, dict) else None
+    for record, values in sorted(settings.items()):
+        if version:
+            values["version"] = f"IOR-{version}"
+        out.add_all(values.items(), record)
+    reason = failure(text[end:], _ERRORS, _CLUES) or failure(
+        text[: text.index("{")], _ERRORS, _CLUES
+    )
+    if not reason and not tests:
+        reason = "no results: the IOR JSON output has no tests"
+    elif not reason and "Finished" not in document:
+        reason = "IOR JSON output has no 'Finished' entry (truncated run?)"
+    return out.result(reason)
+
+
+def _json_results(results: list[object], record: int, out: Collector) -> None:
+    keys = {"bwMiB": "bw", "iops": "iops", "latency": "latency", "openTime": "open"}
+    keys |= {"wrRdTime": "wrrd", "closeTime": "close", "totalTime": "total"}
+    count: dict[str, int] = {}
+    flat = [r for item in results for r in (item if isinstance(item, list) else [item])]
+    for row in flat:
+        op = row.get("access") if isinstance(row, dict) else None
+        if op not in _OPS:
+            continue
+        iteration = count[op] = count.get(op, -1) + 1
+        if iteration == max(count.values()) and list(count.values()).count(iteration) == 1:
+            out.add("iteration", iteration, record)
+        out.add_all(((f"{op}_{n}", float(row[k])) for k, n in keys.items() if k in row), record)
+
+
+def _json_summary(entry: dict[str, object], record: int, out: Collector, settings: dict) -> None:
+    op = entry.get("operation")
+    if op not in _OPS:
+        return
+    stats = {"bwMaxMIB": "max", "bwMinMIB": "min", "bwMeanMIB": "mean", "bwStdMIB": "std"}
+    stats |= {"OPsMax": "ops_max", "OPsMin": "ops_min", "OPsMean": "ops_mean", "OPsSD": "ops_std"}
+    stats["MeanTime"] = "time_mean"
+    out.add_all(((f"{op}_{n}", float(entry[k])) for k, n in stats.items() if k in entry), record)  # type: ignore[arg-type]
+    names = {"numTasks": "tasks", "tasksPerNode": "tasks_per_node", "repetitions": "repetitions"}
+    names |= {"filePerProc": "fpp", "reorderTasks": "reorder", "segmentCount": "segments"}
+    names |= {"blockSize": "block_size", "transferSize": "transfer_size", "API": "api"}
+    settings.update((n, entry[k]) for k, n in names.items() if k in entry)
+    if "xsizeMiB" in entry:
+        settings["aggregate_size"] = round(float(entry["xsizeMiB"]) * MiB)  # type: ignore[arg-type]
+
+
+ANALYSER = BuiltinAnalyser(
+    name="ior",
+    description="IOR 3.x/4.x text and JSON output (also jubex-bw, which prints IOR's layout)",
+    parse=parse,
+    metrics=METRICS,
+)

@@ -1,0 +1,432 @@
+"""Patterns: typed regular expressions over benchmark output, with JUBE's semantics.
+
+JUBE's rules are kept so that an existing patternset gives the same numbers here:
+
+* a regex runs with ``MULTILINE`` (plus ``DOTALL`` on request) over the whole file, and every
+  match counts; with one group the group is the value, with several groups every non-empty
+  group of every match is a value, in order (so alternatives ``(a)|(b)`` give one value per
+  match); a match that does not convert to the pattern's type is dropped;
+* the plain name is the first match; ``_std`` is the sample standard deviation (n - 1),
+  0 for a single match; min, max, avg, sum and std exist for numeric patterns only;
+* a pattern that never matches takes its ``default`` (count 0, std 0, the other statistics
+  the default), and without a default it is *missing*: ``None``, never a zero.
+
+jubex adds ``$jubex_pat_size`` (a size such as ``16 MiB``, typed as bytes), ``$jubex_pat_rate``
+(a rate such as ``1.5 GiB/s`` whose unit is captured and normalised), patterns that pick
+values from a JSON file (``json_path``) and derived patterns (``mode: expr``) computed by the
+safe expression language from other patterns and parameters.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from jubex.analysis import jsonpath, typed, units
+from jubex.analysis.measurement import Measurement
+from jubex.definition.model import STATISTICS, Pattern
+from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
+from jubex.space.expr import compile_expr
+from jubex.space.template import Template
+
+_FP = r"[+-]?(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
+_UFP = r"(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
+_SIZE_UNIT = r"(?:[kKMGTPE]i?B|[kKMGTPE]|B|bytes?)(?![\w/])"
+_RATE_UNIT = (
+    r"(?:(?:[kKMGTPE]i?)?B/(?:sec|s)|[kKMGTPE]?(?:ops|op|files|items)/(?:sec|s)"
+    r"|[kKMGTPE]?(?:IOPS|iops))(?![\w/])"
+)
+
+#: ``$name`` -> regex text; JUBE's seven with JUBE's exact regexes, then jubex's own
+BUILTIN_PATTERNS: dict[str, str] = {
+    "jube_pat_int": r"([+-]?\d+)",
+    "jube_pat_nint": r"(?:[+-]?\d+)",
+    "jube_pat_fp": rf"({_FP})",
+    "jube_pat_nfp": rf"(?:{_FP})",
+    "jube_pat_wrd": r"(\S+)",
+    "jube_pat_nwrd": r"(?:\S+)",
+    "jube_pat_bl": r"(?:\s+)",
+    "jubex_pat_size": rf"({_UFP} ?{_SIZE_UNIT})",
+    "jubex_pat_rate": rf"({_FP} ?{_RATE_UNIT})",
+}
+_BUILTIN_REF = re.compile(r"\$(?:\{(jubex?_pat_\w+)\}|(jubex?_pat_\w+))")
+_RATE_PARTS = re.compile(rf"^({_FP}) ?(\S+)$")
+_NUMERIC_TYPES = ("int", "float", "size", "duration")
+_BASE_UNIT = {"size": "B", "duration": "s"}
+_LITERAL_START = re.compile(r"\^[A-Za-z0-9_ :=,#/-]")
+
+
+@dataclass(slots=True)
+class Matches:
+    """The typed values one pattern matched, all in one unit (rates are converted into it)."""
+
+    values: list[object] = field(default_factory=list)
+    unit: str = ""
+
+    def extend(self, other: Matches) -> None:
+        """Add another file's matches, converting rates into this unit."""
+        if other.values and self.unit and other.unit and other.unit != self.unit:
+            other = Matches(_convert_all(other.values, other.unit, self.unit), self.unit)
+        self.values.extend(other.values)
+        self.unit = self.unit or other.unit
+
+
+def reductions(
+    name: str,
+    values: Sequence[object],
+    stats: Sequence[str] = STATISTICS,
+    numeric: bool | None = None,
+) -> dict[str, object]:
+    """``name`` (the first value) and ``name_<stat>``; all ``None`` but ``_cnt`` when empty.
+
+    ``numeric``: whether the values are numbers (min, max, avg, sum, std exist only then);
+    ``None`` looks at the values.
+    """
+    n = len(values)
+    if numeric is None:
+        numeric = bool(values) and all(_is_number(v) for v in values)
+    first, last = (values[0], values[-1]) if n else (None, None)
+    table: dict[str, object] = {"first": first, "last": last, "cnt": n}
+    if numeric and n:
+        total = _sum(values)
+        mean = total / n
+        std = _sample_std(values, mean) if n > 1 else 0.0  # type: ignore[arg-type]
+        table |= {"min": min(values), "max": max(values), "sum": total, "avg": mean, "std": std}  # type: ignore[type-var]
+    elif numeric:
+        table |= dict.fromkeys(("min", "max", "sum", "avg", "std"))
+    out: dict[str, object] = {name: first}
+    out.update((f"{name}_{stat}", table[stat]) for stat in stats if stat in table)
+    return out
+
+
+class PatternEngine:
+    """Patterns compiled once, applied to many outputs.
+
+    Regexes without parameters compile here; regexes with ``$param`` compile once per
+    distinct text after substitution. Derived patterns are ordered by their dependencies here.
+    """
+
+    def __init__(self, patterns: Sequence[Pattern], file: str = "") -> None:
+        self._file = file
+        self._scanners = [_Scanner(p, file) for p in patterns if p.mode != "expr"]
+        self._derived = _ordered([_Derived(p, file) for p in patterns if p.mode == "expr"])
+        self._regex_cache: dict[tuple[str, bool], _Regex] = {}
+
+    def scan(
+        self, text: str, params: Mapping[str, object], only: Collection[str] | None = None
+    ) -> dict[str, Matches]:
+        """Typed matches per (scanned) pattern name; ``only`` restricts to some names."""
+        found: dict[str, Matches] = {}
+        document: object = _UNPARSED
+        lined = ""
+        for scanner in self._scanners:
+            if only is not None and scanner.pattern.name not in only:
+                continue
+            if scanner.json_path is not None:
+                if document is _UNPARSED:
+                    document = jsonpath.load(text)
+                raw = jsonpath.pick(document, scanner.json_path)
+            else:
+                regex = self._regex(scanner, params)
+                if regex.lined and not lined:
+                    lined = "\n" + text
+                raw = _findall(regex.regex, lined if regex.lined else text)
+            found[scanner.pattern.name] = scanner.typed(raw)
+        return found
+
+    def measure(
+        self, matches: Mapping[str, Matches], params: Mapping[str, object]
+    ) -> list[Measurement]:
+        """Raw matches (one measurement each), their statistics, then derived patterns."""
+        out: list[Measurement] = []
+        values: dict[str, object] = {}
+        for scanner in self._scanners:
+            name = scanner.pattern.name
+            got = matches.get(name)
+            if got is None:
+                continue
+            unit = got.unit or scanner.unit
+            stats = scanner.statistics(got.values)
+            values.update(stats)
+            raw = got.values or [stats[name]]
+            out.extend([Measurement(name, v, unit) for v in raw])  # type: ignore[arg-type]
+            out.extend(
+                Measurement(key, v, "" if key.endswith("_cnt") else unit)  # type: ignore[arg-type]
+                for key, v in stats.items()
+                if key != name
+            )
+        env = {**params, **values}
+        for derived in self._derived:
+            value = derived.evaluate(env)
+            env[derived.pattern.name] = value
+            out.append(Measurement(derived.pattern.name, _plain(value), derived.pattern.unit))
+        return out
+
+    def _regex(self, scanner: _Scanner, params: Mapping[str, object]) -> _Regex:
+        if scanner.regex is not None:
+            return scanner.regex
+        text = scanner.render(params)
+        key = (text, scanner.pattern.dotall)
+        regex = self._regex_cache.get(key)
+        if regex is None:
+            regex = self._regex_cache[key] = _compile(text, scanner.pattern, self._file)
+        return regex
+
+
+class _Scanner:
+    """One regex or JSON pattern: its text with built-ins substituted, and how to type it."""
+
+    def __init__(self, pattern: Pattern, file: str) -> None:
+        self.pattern = pattern
+        self.loc = pattern.loc or Loc(file)
+        self.rate = _uses(pattern.regex, "jubex_pat_rate")
+        self.type = pattern.type
+        if self.type == "str" and _uses(pattern.regex, "jubex_pat_size"):
+            self.type = "size"
+        self.unit = pattern.unit or _BASE_UNIT.get(self.type, "")
+        self._check_unit()
+        # typed values are numbers by construction; JSON values of a str pattern may be too
+        numeric = self.rate or self.type in _NUMERIC_TYPES
+        self.numeric = True if numeric else (None if pattern.json_path else False)
+        self.default = self._typed_default()
+        self.json_path = _json_path(pattern, self.loc) if pattern.json_path else None
+        self.regex: _Regex | None = None
+        self._template: Template | None = None
+        if self.json_path is None:
+            text = _substitute_builtins(pattern.regex, self.loc)
+            self._template = Template(text, self.loc, shell=False)
+            if not self._template.names:
+                self.regex = _compile(self._template.render({}), pattern, file)
+
+    def render(self, params: Mapping[str, object]) -> str:
+        assert self._template is not None
+        try:
+            return self._template.render(params)
+        except JubexError as exc:
+            raise exc.at(self.loc) from None
+
+    def typed(self, raw: list[object]) -> Matches:
+        if self.rate:
+            return _typed_rates(raw, self.pattern.unit)
+        values = []
+        for item in raw:
+            try:
+                values.append(self._typed_value(item))
+            except (ValueError, OverflowError, JubexError):
+                continue
+        return Matches(values, self.unit)
+
+    def statistics(self, values: list[object]) -> dict[str, object]:
+        name, stats = self.pattern.name, self.pattern.reduce
+        if values or self.default is None:
+            return reductions(name, values, stats, self.numeric)
+        out = reductions(name, [self.default], stats, self.numeric)
+        if f"{name}_cnt" in out:
+            out[f"{name}_cnt"] = 0
+        return out
+
+    def _typed_value(self, item: object) -> object:
+        value = typed.convert(item, self.type)
+        if self.type in _BASE_UNIT and self.unit != _BASE_UNIT[self.type]:
+            return units.convert(float(value), _BASE_UNIT[self.type], self.unit)  # type: ignore[arg-type]
+        return value
+
+    def _typed_default(self) -> object:
+        if self.pattern.default is None:
+            return None
+        return _typed_default(self.pattern, self._convert_default, self.loc)
+
+    def _convert_default(self, item: object) -> object:
+        return float(item) if self.rate else self._typed_value(item)  # type: ignore[arg-type]
+
+    def _check_unit(self) -> None:
+        if not self.pattern.unit or not (self.rate or self.type in _BASE_UNIT):
+            return
+        try:
+            units.parse_unit(self.pattern.unit)
+            if self.type in _BASE_UNIT and not self.rate:
+                units.convert(1.0, _BASE_UNIT[self.type], self.pattern.unit)
+        except ValueError as exc:
+            raise DefinitionError(
+                f"pattern '{self.pattern.name}': {exc}; expected a unit of its type "
+                f"{'rate' if self.rate else self.type}",
+                self.loc,
+            ) from None
+
+
+class _Derived:
+    """A ``mode: expr`` pattern: an expression over other patterns and parameters."""
+
+    def __init__(self, pattern: Pattern, file: str) -> None:
+        self.pattern = pattern
+        self.loc = pattern.loc or Loc(file)
+        self.expr = compile_expr(pattern.regex, self.loc)
+        self.names = set(self.expr.names)
+        self.default = None
+        if pattern.default is not None:
+            self.default = _typed_default(
+                pattern, lambda v: typed.convert(v, pattern.type), self.loc
+            )
+
+    def evaluate(self, env: Mapping[str, object]) -> object:
+        if any(env.get(name) is None for name in self.names):
+            return self.default
+        try:
+            value = self.expr.evaluate(env)
+        except JubexError:
+            return self.default
+        if self.pattern.type == "str":
+            return value
+        try:
+            return typed.convert(value, self.pattern.type)
+        except (ValueError, OverflowError, JubexError):
+            return self.default
+
+
+def _typed_default(pattern: Pattern, convert: Callable[[object], object], loc: Loc) -> object:
+    """A pattern's default as its type, checked once: a bad default is a definition error."""
+    try:
+        return convert(pattern.default)
+    except (ValueError, OverflowError, JubexError):
+        raise DefinitionError(
+            f"default '{pattern.default}' of pattern '{pattern.name}' is not a {pattern.type}",
+            loc,
+        ) from None
+
+
+def _ordered(derived: list[_Derived]) -> list[_Derived]:
+    """Derived patterns so that each comes after the derived patterns it uses."""
+    by_name = {d.pattern.name: d for d in derived}
+    done: dict[str, _Derived] = {}
+    visiting: list[str] = []
+
+    def visit(item: _Derived) -> None:
+        name = item.pattern.name
+        if name in done:
+            return
+        if name in visiting:
+            cycle = " -> ".join([*visiting[visiting.index(name) :], name])
+            raise DefinitionError(
+                f"derived patterns depend on each other in a cycle: {cycle}", item.loc
+            )
+        visiting.append(name)
+        for used in sorted(item.names & by_name.keys()):
+            visit(by_name[used])
+        visiting.pop()
+        done[name] = item
+
+    for item in derived:
+        visit(item)
+    return list(done.values())
+
+
+def _uses(regex: str, builtin: str) -> bool:
+    return f"${builtin}" in regex or f"${{{builtin}}}" in regex
+
+
+def _substitute_builtins(regex: str, loc: Loc) -> str:
+    def replace(match: re.Match[str]) -> str:
+        name = match[1] or match[2]
+        if name not in BUILTIN_PATTERNS:
+            hint = did_you_mean(name, BUILTIN_PATTERNS)
+            raise DefinitionError(f"unknown built-in pattern '${name}'", loc, hint)
+        return BUILTIN_PATTERNS[name]
+
+    return _BUILTIN_REF.sub(replace, regex)
+
+
+class _Regex(NamedTuple):
+    """A compiled regex; ``lined``: it runs over the text with a newline put in front."""
+
+    regex: re.Pattern[str]
+    lined: bool
+
+
+def _compile(text: str, pattern: Pattern, file: str) -> _Regex:
+    """Compile once; ``^word...`` becomes ``\nword...`` over ``"\n" + text``.
+
+    Both find the same groups (``^`` matches after every newline, and the added one stands
+    for the start of the text), but Python's engine scans for a literal start several times
+    faster than it tries ``^`` at every position. Patterns without groups stay as written,
+    since their value is the whole match.
+    """
+    flags = re.MULTILINE | (re.DOTALL if pattern.dotall else 0)
+    try:
+        if _LITERAL_START.match(text):
+            lined = re.compile("\n" + text[1:], flags)
+            if lined.groups:
+                return _Regex(lined, True)
+        return _Regex(re.compile(text, flags), False)
+    except re.error as exc:
+        raise DefinitionError(
+            f"pattern '{pattern.name}' is not a valid regular expression ({exc}): {text}",
+            pattern.loc or Loc(file),
+        ) from None
+
+
+def _findall(regex: re.Pattern[str], text: str) -> list[object]:
+    found = regex.findall(text)
+    if regex.groups > 1:
+        return [group for groups in found for group in groups if group]
+    return [item for item in found if item]
+
+
+def _typed_rates(raw: list[object], unit: str) -> Matches:
+    out = Matches([], units.canonical(unit) if unit else "")
+    for item in raw:
+        match = _RATE_PARTS.match(str(item).strip())
+        if not match:
+            continue
+        value, matched_unit = float(match[1]), units.canonical(match[2])
+        if not out.unit:
+            out.unit = matched_unit
+        try:
+            out.values.append(units.convert(value, matched_unit, out.unit))
+        except ValueError:
+            continue
+    return out
+
+
+def _json_path(pattern: Pattern, loc: Loc) -> list[jsonpath.Step]:
+    try:
+        return jsonpath.parse_path(pattern.json_path or "")
+    except ValueError as exc:
+        raise DefinitionError(
+            f"json_path '{pattern.json_path}' of pattern '{pattern.name}' is not a dotted path "
+            f"({exc})",
+            loc,
+        ) from None
+
+
+_UNPARSED = object()
+
+
+def _convert_all(values: list[object], from_unit: str, to_unit: str) -> list[object]:
+    try:
+        return [units.convert(float(v), from_unit, to_unit) for v in values]  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return []
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _sum(values: Sequence[object]) -> float | int:
+    if all(isinstance(v, int) for v in values):
+        return sum(values)  # type: ignore[arg-type]
+    return math.fsum(values)  # type: ignore[arg-type]
+
+
+def _sample_std(values: Sequence[float], mean: float) -> float:
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def _plain(value: object) -> float | int | str | bool | None:
+    """A value a Measurement can hold (JSON strings stay strings, other objects become text)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)

@@ -1,0 +1,171 @@
+"""``jubex parse``: apply an analyser to any output file and show what it extracts.
+
+Without ``--definition`` the analyser is a built-in one (``ior``, ``mdtest``, ``fio``,
+``io500``); with it, also a patternset or an analyser of that definition. The exit status
+is 1 when a file is a failed run, after everything found in it has been printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from jubex.analysis import builtin
+from jubex.analysis.harvest import with_statistics
+from jubex.analysis.measurement import BuiltinAnalyser, Measurement, ParseResult
+from jubex.analysis.patterns import PatternEngine
+from jubex.definition.load import load
+from jubex.definition.model import Benchmark, Pattern
+from jubex.errors import JubexError, UsageError, did_you_mean
+
+#: output text -> what an analyser finds in it
+_Parse = Callable[[str], ParseResult]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "analyser",
+        metavar="ANALYSER",
+        help="a built-in analyser, or a patternset or analyser of the --definition",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="output files to read")
+    parser.add_argument(
+        "--format",
+        "-f",
+        choices=("table", "json"),
+        default="table",
+        help="a table per file and record, or one JSON document (default: table)",
+    )
+    parser.add_argument(
+        "--definition",
+        "-d",
+        metavar="FILE",
+        help="definition whose patternsets and analysers may be named",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    parse = _parser(args.analyser, args.definition)
+    results = [(name, parse(_read(name))) for name in args.files]
+    if args.format == "json":
+        json.dump(_document(results), sys.stdout, indent=2)
+        print()
+    else:
+        _tables(results)
+    return 0 if all(result.ok for _, result in results) else 1
+
+
+def _parser(name: str, definition: str | None) -> _Parse:
+    """A function from output text to ParseResult for the analyser named on the command line."""
+    if definition is None:
+        try:
+            return _builtin_parser(builtin.get(name))
+        except JubexError as exc:
+            raise UsageError(exc.message, hint=exc.hint) from None
+    benchmark = load(definition)
+    patterns = _patterns(benchmark, name)
+    analyser = benchmark.analysers.get(name)
+    if analyser is not None and analyser.builtin:
+        return _combined(_builtin_parser(builtin.get(analyser.builtin)), patterns)
+    if patterns is not None:
+        return _combined(None, patterns)
+    if builtin.is_builtin(name):
+        return _builtin_parser(builtin.get(name))
+    known = [*builtin.names(), *benchmark.patternsets, *benchmark.analysers]
+    raise UsageError(
+        f"'{name}' is neither a built-in analyser nor a patternset or analyser of {definition}",
+        hint=did_you_mean(name, known),
+    )
+
+
+def _patterns(benchmark: Benchmark, name: str) -> list[Pattern] | None:
+    """The patterns a patternset or an analyser (all its files' sets) brings, or None."""
+    if name in benchmark.patternsets:
+        sets = [name]
+    elif name in benchmark.analysers:
+        analyser = benchmark.analysers[name]
+        sets = [*analyser.use, *(s for f in analyser.files for s in f.use)]
+        if not sets:
+            return None
+    else:
+        return None
+    found: dict[str, Pattern] = {}
+    for set_name in sets:
+        if set_name not in benchmark.patternsets:
+            raise UsageError(f"analyser '{name}' uses an unknown patternset '{set_name}'")
+        found.update(benchmark.patternsets[set_name].patterns)
+    return list(found.values())
+
+
+def _builtin_parser(analyser: BuiltinAnalyser) -> _Parse:
+    def parse(text: str) -> ParseResult:
+        result = analyser.parse(text)
+        return ParseResult(with_statistics(analyser, result.measurements), result.ok, result.reason)
+
+    return parse
+
+
+def _combined(first: _Parse | None, patterns: list[Pattern] | None) -> _Parse:
+    engine = PatternEngine(patterns or [])
+
+    def parse(text: str) -> ParseResult:
+        result = first(text) if first is not None else ParseResult()
+        found = engine.measure(engine.scan(text, {}), {}) if patterns else []
+        return ParseResult(found + result.measurements, result.ok, result.reason)
+
+    return parse
+
+
+def _read(name: str) -> str:
+    try:
+        return Path(name).read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _document(results: list[tuple[str, ParseResult]]) -> dict[str, list[dict[str, object]]]:
+    return {
+        "measurements": [
+            {
+                "file": name,
+                "record": m.record,
+                "name": m.name,
+                "value": _plain(m.value),
+                "unit": m.unit,
+            }
+            for name, result in results
+            for m in result.measurements
+        ],
+        "files": [{"file": name, "ok": r.ok, "reason": r.reason} for name, r in results],
+    }
+
+
+def _tables(results: list[tuple[str, ParseResult]]) -> None:
+    console = Console(highlight=False)
+    for name, result in results:
+        records: dict[int, list[Measurement]] = {}
+        for m in result.measurements:
+            records.setdefault(m.record, []).append(m)
+        for record, measurements in sorted(records.items()):
+            title = name if len(records) == 1 else f"{name} (record {record})"
+            table = Table("name", "value", "unit", title=title, title_justify="left")
+            for m in measurements:
+                table.add_row(m.name, "missing" if m.value is None else str(m.value), m.unit)
+            console.print(table)
+        if not result.measurements:
+            console.print(f"{name}: nothing found")
+        if not result.ok:
+            console.print(f"{name}: failed run: {result.reason}")

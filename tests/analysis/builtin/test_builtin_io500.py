@@ -1,0 +1,120 @@
+"""The io500 analyser on a real (invalid, 2 s stonewall) IO500 run; values from its README."""
+
+from __future__ import annotations
+
+import pytest
+
+from jubex.analysis.builtin import io500
+
+PHASES = {  # phase -> (score, unit, time, valid), copied from run_np2_stdout.txt
+    "ior_easy_write": (0.931990, "GiB/s", 3.041, False),
+    "mdtest_easy_write": (49.342877, "kIOPS", 5.183, False),
+    "ior_hard_write": (0.645572, "GiB/s", 2.991, False),
+    "mdtest_hard_write": (40.873351, "kIOPS", 3.573, False),
+    "find": (2067.548401, "kIOPS", 0.151, True),
+    "ior_easy_read": (4.477966, "GiB/s", 0.634, True),
+    "mdtest_easy_stat": (797.064764, "kIOPS", 1.260, True),
+    "ior_hard_read": (3.146596, "GiB/s", 0.614, True),
+    "mdtest_hard_stat": (837.061524, "kIOPS", 1.126, True),
+    "mdtest_easy_delete": (206.996344, "kIOPS", 2.239, True),
+    "mdtest_hard_read": (239.639740, "kIOPS", 1.440, True),
+    "mdtest_hard_delete": (10.029171, "kIOPS", 11.544, True),
+    "ior_rnd4k_easy_read": (5.891576, "GiB/s", 2.086, True),
+}
+
+
+@pytest.mark.parametrize(
+    "relative", ["io500/run_np2_stdout.txt", "io500/run_np2/result_summary.txt"]
+)
+def test_every_phase_and_the_scores(parse, by_name, units_of, relative):
+    result = parse("io500", relative)
+    got, units = by_name(result), units_of(result)
+    assert result.ok, result.reason
+    for phase, (score, unit, time, valid) in PHASES.items():
+        assert got[phase] == [score], phase
+        assert units[phase] == unit
+        assert got[f"{phase}_time"] == [time]
+        assert got[f"{phase}_valid"] == [valid]
+    assert "timestamp" not in got  # a dummy phase, printed as 0.000000 kIOPS
+    assert got["score"] == [17.776944]
+    assert got["score_bw"] == [1.706355]
+    assert got["score_md"] == [185.201603]
+    assert (units["score_bw"], units["score_md"]) == ("GiB/s", "kIOPS")
+    assert got["valid"] == [False]
+    assert got["version"] == ["io500-isc26_v2-26-g02091cf254d8"]
+    assert got["mode"] == ["standard"]
+
+
+def test_invalid_reason_quotes_io500(parse, by_name):
+    reason = by_name(parse("io500", "io500/run_np2_stdout.txt"))["invalid_reason"][0]
+    assert "stonewall-time 2s != 300s" in reason
+    assert "Runtime is smaller than expected minimum runtime" in reason
+    assert "ior-easy-write, mdtest-easy-write, ior-hard-write, mdtest-hard-write" in reason
+
+
+def test_result_txt(parse, by_name):
+    result = parse("io500", "io500/run_np2/result.txt")
+    got = by_name(result)
+    assert result.ok, result.reason
+    assert got["score"] == [17.776944]
+    assert (got["score_md"], got["score_bw"]) == ([185.201603], [1.706355])
+    assert got["valid"] == [False]
+    assert got["tasks"] == [2]
+    assert got["config_hash"] == ["D603111B"]
+    assert got["score_hash"] == ["EF3C3F3A"]
+    assert got["ior_easy_write_stonewall"] == [1.41]
+    assert got["mdtest_easy_write_stonewall"] == [98.235872]
+    assert got["ior_hard_write_stonewall"] == [0.95]
+    assert got["mdtest_hard_write_stonewall"] == [52.318675]
+    assert (got["find_found"], got["find_total_files"]) == ([3080], [311507])
+    assert got["mdtest_hard_delete"] == [10.029171]
+    assert got["mdtest_hard_delete_time"] == [11.5439]
+    assert got["ior_easy_write_valid"] == [False]
+    assert got["find_valid"] == [True]
+    assert "stonewall-time 2s != 300s" in got["invalid_reason"][0]
+
+
+@pytest.mark.parametrize(
+    "relative", ["io500/verify_np2_stdout.txt", "io500/io500-verify_np2_stdout.txt"]
+)
+def test_verifier_output(parse, by_name, relative):
+    result = parse("io500", relative)
+    got = by_name(result)
+    assert result.ok
+    assert got["verified"] == [True]
+    assert got["valid"] == [False]
+    assert got["config_hash"] == ["D603111B"]
+    assert got["score_hash"] == ["EF3C3F3A"]
+    assert got["invalid_reason"] == ["the verifier says: But this is an invalid run!"]
+
+
+@pytest.mark.parametrize(
+    "relative", ["io500/io500_list.txt", "io500/run_np2/config.ini", "io500/run_np2/timestampfile"]
+)
+def test_files_that_are_no_run_output(parse, relative):
+    result = parse("io500", relative)
+    assert not result.ok
+    assert "not IO500 output" in result.reason
+
+
+def test_run_that_stopped_before_the_score(outputs):
+    text = (outputs / "io500/run_np2_stdout.txt").read_text()
+    result = io500.parse(text[: text.index("[RESULT]   mdtest-easy-delete")])
+    assert not result.ok
+    assert "no [SCORE ] line" in result.reason
+    assert [m.value for m in result.measurements if m.name == "find"] == [2067.548401]
+
+
+def test_valid_extended_run():
+    text = (
+        "IO500 version io500-sc23 (extended)\n"
+        "[RESULT]       ior-easy-write      120.500000 GiB/s : time 320.100 seconds\n"
+        "[SCORE ] Bandwidth 100.000000 GiB/s : IOPS 50.000000 kiops : TOTAL 70.710678\n"
+        "[SCOREX] Bandwidth 90.000000 GiB/s : IOPS 40.000000 kiops : TOTAL 60.000000\n"
+    )
+    result = io500.parse(text)
+    got = {m.name: m.value for m in result.measurements}
+    assert result.ok
+    assert (got["valid"], got["valid_x"], got["mode"]) == (True, True, "extended")
+    assert (got["score_x"], got["score_x_bw"], got["score_x_md"]) == (60.0, 90.0, 40.0)
+    assert "invalid_reason" not in got

@@ -1,0 +1,98 @@
+"""The registry, and properties every built-in analyser has on every captured output."""
+
+from __future__ import annotations
+
+import filecmp
+
+import pytest
+
+from jubex.analysis import builtin
+from jubex.errors import DefinitionError
+
+# Which analyser reads which captured file; every output file of tests/data/outputs is listed
+# (the test below checks that), inputs and per-rank CSVs are not benchmark output.
+READS = {
+    "ior/err_nonexistent_dir_np2.txt": "ior",
+    "ior/posix_fpp_json_t1m_b8m_np2.txt": "ior",
+    "ior/posix_fpp_t1m_b16m_np4.txt": "ior",
+    "ior/posix_ssf_t4k_b1m_np4.txt": "ior",
+    "ior/v3.3.0_posix_fpp_t1m_b16m_np2.txt": "ior",
+    "ior/seed_v3.0.0_rank_tagged_excerpt.txt": "ior",
+    "mdtest/dirs_and_files_n1000_np1.txt": "mdtest",
+    "mdtest/err_unknown_option_np1.txt": "mdtest",
+    "mdtest/files_only_n500_z0_np2.txt": "mdtest",
+    "mdtest/io500_hard_w3901_e3901_n1000_np4.txt": "mdtest",
+    "mdtest/v3.3.0_files_only_n500_np2.txt": "mdtest",
+    "fio/err_invalid_rw_value.txt": "fio",
+    "fio/seqwrite_1m_numjobs2_json.txt": "fio",
+    "fio/seqwrite_1m_numjobs2_normal.txt": "fio",
+    "io500/run_np2_stdout.txt": "io500",
+    "io500/verify_np2_stdout.txt": "io500",
+    "io500/io500-verify_np2_stdout.txt": "io500",
+    "io500/run_np2/result.txt": "io500",
+    "io500/run_np2/result_summary.txt": "io500",
+    **{f"io500/run_np2/{p}.txt": "ior" for p in ("ior-easy-write", "ior-easy-read")},
+    **{f"io500/run_np2/{p}.txt": "ior" for p in ("ior-hard-write", "ior-hard-read")},
+    "io500/run_np2/ior-rnd4K-easy-read.txt": "ior",
+    **{
+        f"io500/run_np2/mdtest-{p}.txt": "mdtest"
+        for p in ("easy-write", "easy-stat", "easy-delete", "hard-write", "hard-stat")
+    },
+    **{f"io500/run_np2/mdtest-{p}.txt": "mdtest" for p in ("hard-read", "hard-delete")},
+}
+NOT_OUTPUT = (".md", ".csv", ".ini", "timestampfile", "io500_list.txt")
+
+
+def test_names_and_aliases():
+    assert builtin.names() == ["fio", "io500", "ior", "jubex-bw", "jubex-md", "mdtest"]
+    assert builtin.get("jubex-bw") is builtin.get("ior")
+    assert builtin.get("jubex-md").name == "mdtest"
+    assert builtin.is_builtin("fio") and not builtin.is_builtin("stdout")
+
+
+def test_unknown_name_suggests_the_closest():
+    with pytest.raises(DefinitionError) as info:
+        builtin.get("mdtets")
+    assert "unknown built-in analyser 'mdtets'" in str(info.value)
+    assert "did you mean 'mdtest'?" in str(info.value)
+
+
+def test_every_captured_output_is_covered(outputs):
+    files = {
+        p.relative_to(outputs).as_posix()
+        for p in outputs.rglob("*")
+        if p.is_file() and not p.name.endswith(NOT_OUTPUT)
+    }
+    assert files == set(READS)
+
+
+@pytest.mark.parametrize("relative", sorted(READS))
+def test_failed_exactly_for_err_files_and_units_as_declared(parse, relative):
+    analyser = builtin.get(READS[relative])
+    result = parse(READS[relative], relative)
+    failed_run = relative.rsplit("/", 1)[-1].startswith("err_")
+    assert result.ok is not failed_run, result.reason
+    assert bool(result.reason) is failed_run
+    for m in result.measurements:
+        if m.name in analyser.metrics:
+            assert m.unit == analyser.metrics[m.name].unit, m.name
+        else:  # fio percentiles beyond the default list would land here
+            assert m.name.startswith(("read_", "write_", "trim_")), m.name
+        assert m.value is not None
+
+
+@pytest.mark.parametrize("name", ["fio", "io500", "ior", "mdtest"])
+def test_metric_names_do_not_collide_with_statistics(name):
+    metrics = builtin.get(name).metrics
+    for metric in metrics:
+        base, _, stat = metric.rpartition("_")
+        assert not (
+            stat in ("first", "last", "min", "max", "avg", "sum", "cnt", "std") and base in metrics
+        )
+
+
+def test_copies_match_the_shared_capture(outputs, shared_outputs):
+    for path in shared_outputs.rglob("*"):
+        if path.is_file():
+            copy = outputs / path.relative_to(shared_outputs)
+            assert filecmp.cmp(path, copy, shallow=False), copy
