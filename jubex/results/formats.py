@@ -133,8 +133,15 @@ def _pretty(table: ResultTable, grid: Grid, width: int) -> str:
     if body:
         lines = [[cell.replace("\n", " ") for cell in row] for row in body]
         out.add_row(*(Text("\n".join(column)) for column in zip(*lines, strict=True)))
+    natural = 4 + sum(
+        max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head)
+    )
     console = Console(
-        file=io.StringIO(), width=width, color_system=None, force_terminal=False, highlight=False
+        file=io.StringIO(),
+        width=max(width, natural, len(table.name)),
+        color_system=None,
+        force_terminal=False,
+        highlight=False,
     )
     console.print(out)
     text = console.file.getvalue()  # type: ignore[attr-defined]

@@ -38,7 +38,9 @@ _SETTINGS = {  # summary header -> setting
     "API": "api",
 }
 
-_HEADER = re.compile(r"^(\S+?)-(\d\S*): MPI Coordinated Test of Parallel I/[O0]", re.MULTILINE)
+_HEADER = re.compile(
+    r"^(\S+?)[- ](\d\S*): (?:MPI )?Coordinated Test of Parallel I/[O0]", re.MULTILINE
+)
 _TEST = re.compile(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started:)")
 _COMMAND = re.compile(r"^Command line(?: used)?\s*:\s*(.*)$", re.MULTILINE)
 _OPTION = re.compile(
@@ -158,7 +160,7 @@ def _parse_text(text: str) -> ParseResult:
 
 def _header(text: str) -> re.Match[str] | None:
     """The ``IOR-4.1.0: MPI Coordinated Test ...`` line (found by its text: faster than ``^``)."""
-    at = text.find(": MPI Coordinated Test of Parallel I/")
+    at = text.find("Coordinated Test of Parallel I/")
     return _HEADER.match(text, text.rfind("\n", 0, at) + 1) if at >= 0 else None
 
 
