@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,7 +21,7 @@ from jubex.engine.rundir import LOCK, Run, create_run
 from jubex.engine.runner import Engine, Policy
 from jubex.engine.store import CANCELLED, FAILED, PLANNED, SKIPPED, WorkpackageRow
 from jubex.engine.workpackages import constants_for
-from jubex.errors import JubexError
+from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
 from jubex.workdir.script import admin_dir, reset
 
@@ -66,11 +67,29 @@ def new_run(
     overrides: Mapping[str, Sequence[str]] | None = None,
 ) -> Run:
     """Create the run directory and plan every workpackage into its store."""
+    platform, overrides = apply_platform_overrides(platform, overrides)
     if overrides:
         check_overrides(benchmark, overrides)
     run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
     _plan_into(run, tags, overrides)
     return run
+
+
+def apply_platform_overrides(
+    platform: Platform, overrides: Mapping[str, Sequence[str]] | None
+) -> tuple[Platform, dict[str, Sequence[str]]]:
+    """``-p ior=/opt/ior/bin/ior`` sets a platform parameter (one value) for this run."""
+    rest = dict(overrides or {})
+    mine = {k: v for k, v in rest.items() if k in platform.parameters}
+    for name, values in mine.items():
+        if len(values) != 1:
+            raise UsageError(f"-p {name}=...: the platform parameter '{name}' takes one value")
+        del rest[name]
+    if mine:
+        platform = dataclasses.replace(
+            platform, parameters={**platform.parameters, **{k: v[0] for k, v in mine.items()}}
+        )
+    return platform, rest
 
 
 def _plan_into(

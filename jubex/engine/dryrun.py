@@ -7,6 +7,7 @@ from pathlib import Path
 
 from jubex.definition.model import Benchmark
 from jubex.engine.conditions import Condition
+from jubex.engine.driver import apply_platform_overrides
 from jubex.engine.plan import SHARED, check_overrides, plan
 from jubex.engine.workpackages import constants_for, wp_environment
 from jubex.platform.model import Platform
@@ -22,6 +23,7 @@ def dry_run(
     overrides: Mapping[str, Sequence[str]] | None = None,
     out=print,  # type: ignore[no-untyped-def]
 ) -> int:
+    platform, overrides = apply_platform_overrides(platform, overrides)
     if overrides:
         check_overrides(benchmark, overrides)
     run_dir = Path(benchmark.outpath) / "NEXT"
