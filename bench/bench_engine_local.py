@@ -48,8 +48,17 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
 def jubex_run(n: int, work: Path) -> tuple[float, float, int, int]:
     definition = work / "trivial.yaml"
     definition.write_text(DEFINITION.format(last=n - 1))
-    cmd = [sys.executable, "-m", "jubex", "run", str(definition), "--outpath", "runs", "-q",
-           "--no-result"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jubex",
+        "run",
+        str(definition),
+        "--outpath",
+        "runs",
+        "-q",
+        "--no-result",
+    ]
     wall, peak = timed(cmd, work)
     run = work / "runs" / "000000"
     files = sum(len(f) for _, _, f in os.walk(run))
@@ -70,9 +79,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
-          f"load {os.getloadavg()[0]:.1f}")
-    print("| N | jubex run (s) | xargs -P (s) | ratio | jubex peak RSS (MiB) | files/wp | bytes/wp |")
+    print(
+        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        "| N | jubex run (s) | xargs -P (s) | ratio | jubex peak RSS (MiB) | files/wp | bytes/wp |"
+    )
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in args.n:
         jubex_times, xargs_times, peaks = [], [], []
@@ -85,8 +98,11 @@ def main() -> None:
             with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
                 xargs_times.append(xargs_run(n, Path(tmp)))
         j, x = statistics.median(jubex_times), statistics.median(xargs_times)
-        print(f"| {n} | {j:.2f} | {x:.2f} | {j / x:.2f} | {max(peaks):.0f} "
-              f"| {files / n:.1f} | {size / n:.0f} |", flush=True)
+        print(
+            f"| {n} | {j:.2f} | {x:.2f} | {j / x:.2f} | {max(peaks):.0f} "
+            f"| {files / n:.1f} | {size / n:.0f} |",
+            flush=True,
+        )
     shutil.rmtree(Path(tempfile.gettempdir()) / "jubex-bench", ignore_errors=True)
 
 

@@ -13,15 +13,28 @@ FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 
 def add_definition_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "-t", "--tag", nargs="+", action="extend", default=[], metavar="TAG",
+        "-t",
+        "--tag",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="TAG",
         help="switch on the parts of the definition with these tags",
     )
     parser.add_argument(
-        "-p", "--parameter", action="append", default=[], metavar="NAME=V1,V2",
+        "-p",
+        "--parameter",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
         help="replace a parameter's values (repeatable)",
     )
     parser.add_argument(
-        "--include-path", nargs="+", action="extend", default=[], metavar="DIR",
+        "--include-path",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="DIR",
         help="directories searched for included files",
     )
 
@@ -39,7 +52,9 @@ def overrides(args: argparse.Namespace) -> dict[str, list[str]]:
 
 def add_run_selector(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "run", nargs="?", metavar="RUN",
+        "run",
+        nargs="?",
+        metavar="RUN",
         help="a run directory, an outpath, a run id, 'last' or -N (default: the latest run)",
     )
     parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
@@ -56,6 +71,12 @@ def selected_run(args: argparse.Namespace) -> Run:
 
 def add_format(parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str) -> None:
     parser.add_argument(
-        "-f", "--format", "-s", "--style", dest="format", choices=choices, default=default,
+        "-f",
+        "--format",
+        "-s",
+        "--style",
+        dest="format",
+        choices=choices,
+        default=default,
         help=f"output format (default: {default})",
     )

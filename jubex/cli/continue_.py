@@ -11,9 +11,7 @@ from jubex.engine.driver import drive
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)
-    parser.add_argument(
-        "--retry-failed", action="store_true", help="run failed workpackages again"
-    )
+    parser.add_argument("--retry-failed", action="store_true", help="run failed workpackages again")
     add_driving_options(parser)
 
 

@@ -22,12 +22,22 @@ SHOWN = 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", nargs="?", metavar="FILE|RUN",
-                        help="a definition file, or a run (default: the latest run)")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        metavar="FILE|RUN",
+        help="a definition file, or a run (default: the latest run)",
+    )
     parser.add_argument("--all", action="store_true", help="list every point, not the first 10")
     parser.add_argument("-f", "--format", choices=("pretty", "csv", "json"), default="pretty")
-    parser.add_argument("-P", "--parametrisation", "--parametrization", action="store_true",
-                        dest="parametrisation", help="a run's workpackages with their parameters")
+    parser.add_argument(
+        "-P",
+        "--parametrisation",
+        "--parametrization",
+        action="store_true",
+        dest="parametrisation",
+        help="a run's workpackages with their parameters",
+    )
     add_definition_options(parser)
 
 
@@ -44,17 +54,30 @@ def _definition_info(args: argparse.Namespace) -> int:
     values = overrides(args)
     if values:
         check_overrides(benchmark, values)
-    space = Space(list(benchmark.parametersets.values()), benchmark.where, overrides=values,
-                  tags=args.tag, file=benchmark.file)
+    space = Space(
+        list(benchmark.parametersets.values()),
+        benchmark.where,
+        overrides=values,
+        tags=args.tag,
+        file=benchmark.file,
+    )
     names = list(space.names)
     points = iter(space)
     rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
     total = len(rows) + (0 if args.all else sum(1 for _ in points))
     per_step = Counter(wp.step for wp in plan(benchmark, overrides=values, tags=args.tag))
     if args.format != "pretty":
-        _emit(args.format, names, rows, {"name": benchmark.name, "points": total,
-                                          "varying": list(space.varying),
-                                          "workpackages": dict(per_step)})
+        _emit(
+            args.format,
+            names,
+            rows,
+            {
+                "name": benchmark.name,
+                "points": total,
+                "varying": list(space.varying),
+                "workpackages": dict(per_step),
+            },
+        )
         return 0
     print(f"benchmark {benchmark.name}: {benchmark.comment}".rstrip(": "))
     print(f"parameter space: {total} point(s) of {space.upper_bound()} before constraints")
@@ -71,14 +94,26 @@ def _run_info(run, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
     meta = run.meta
     wps = run.store.workpackages()
     names = list(dict.fromkeys(n for wp in wps for n in wp.params))
-    rows = [[str(wp.id), wp.step, str(wp.iteration), wp.state, *(wp.params.get(n, "") for n in names)]
-            for wp in wps]
+    rows = [
+        [str(wp.id), wp.step, str(wp.iteration), wp.state, *(wp.params.get(n, "") for n in names)]
+        for wp in wps
+    ]
     header = ["id", "step", "iteration", "state", *names]
     if args.format != "pretty":
         _emit(args.format, header, rows, {"run": str(run.dir), **meta})
         return 0
-    for key in ("name", "comment", "platform", "created", "host", "user", "command",
-                "jubex_version", "tags", "overrides"):
+    for key in (
+        "name",
+        "comment",
+        "platform",
+        "created",
+        "host",
+        "user",
+        "command",
+        "jubex_version",
+        "tags",
+        "overrides",
+    ):
         if meta.get(key):
             print(f"{key}: {meta[key]}")
     if args.parametrisation or args.all:
@@ -90,7 +125,9 @@ def _run_info(run, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
 
 def _emit(fmt: str, header: Sequence[str], rows: Iterable[Sequence[str]], info: dict) -> None:
     if fmt == "json":
-        print(json.dumps({**info, "columns": list(header), "rows": [list(r) for r in rows]}, indent=1))
+        print(
+            json.dumps({**info, "columns": list(header), "rows": [list(r) for r in rows]}, indent=1)
+        )
         return
     buffer = io.StringIO()
     writer = csv.writer(buffer)
@@ -100,7 +137,9 @@ def _emit(fmt: str, header: Sequence[str], rows: Iterable[Sequence[str]], info: 
 
 
 def _print_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     for row in rows:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))

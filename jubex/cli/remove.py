@@ -13,8 +13,15 @@ from jubex.workdir.prepare import wp_dir_name
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)
-    parser.add_argument("-w", "--workpackage", type=int, action="append", default=[],
-                        metavar="ID", help="remove only these workpackages (repeatable)")
+    parser.add_argument(
+        "-w",
+        "--workpackage",
+        type=int,
+        action="append",
+        default=[],
+        metavar="ID",
+        help="remove only these workpackages (repeatable)",
+    )
     parser.add_argument("-y", "--yes", action="store_true", help="do not ask")
 
 

@@ -11,17 +11,23 @@ from jubex.engine.rundir import open_run, resolve_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("runs", nargs="*", metavar="RUN",
-                        help="run directories, ids, 'last' or -N (default: the latest run)")
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run directories, ids, 'last' or -N (default: the latest run)",
+    )
     parser.add_argument("--outpath", help="where runs live (default: where the latest run is)")
     parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
     parser.add_argument("-t", "--table", action="append", default=[], help="only this table")
     add_format(parser, FORMATS, "pretty")
     parser.add_argument("-o", "--output", help="write to this file instead of the terminal")
-    parser.add_argument("--include-failed", action="store_true",
-                        help="count failed workpackages' values too")
-    parser.add_argument("--no-analyse", action="store_true",
-                        help="do not read new outputs before tabulating")
+    parser.add_argument(
+        "--include-failed", action="store_true", help="count failed workpackages' values too"
+    )
+    parser.add_argument(
+        "--no-analyse", action="store_true", help="do not read new outputs before tabulating"
+    )
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -66,7 +66,9 @@ def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # typ
 def handle(args: argparse.Namespace) -> int:
     if args.no_wait and args.dry_run:
         raise UsageError("--dry-run and --no-wait exclude each other")
-    benchmark = load(args.definition, tags=args.tag, include_path=[Path(p) for p in args.include_path])
+    benchmark = load(
+        args.definition, tags=args.tag, include_path=[Path(p) for p in args.include_path]
+    )
     platform = load_platform(args.platform or benchmark.platform)
     values = overrides(args)
     if args.dry_run:

@@ -34,5 +34,6 @@ def handle(args: argparse.Namespace) -> int:
         if counts.get(FAILED):
             state += f", {counts[FAILED]} failed"
         created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(meta.get("created", 0))))
-        print(f"{run_dir.name:<8} {meta.get('name', ''):<24} {created:<19} {state:<22} {meta.get('comment', '')}")
+        name, comment = meta.get("name", ""), meta.get("comment", "")
+        print(f"{run_dir.name:<8} {name:<24} {created:<19} {state:<22} {comment}")
     return 0

@@ -37,14 +37,31 @@ def handle(args: argparse.Namespace) -> int:
     for wp in run.store.workpackages(states=[FAILED]):
         work = run.dir / wp_dir_name(wp.id, wp.step) / "work"
         failed.append(
-            {"id": wp.id, "step": wp.step, "exit_code": wp.exit_code, "reason": wp.reason,
-             "params": wp.params, "stderr": _tail(work / "stderr"), "workdir": str(work)}
+            {
+                "id": wp.id,
+                "step": wp.step,
+                "exit_code": wp.exit_code,
+                "reason": wp.reason,
+                "params": wp.params,
+                "stderr": _tail(work / "stderr"),
+                "workdir": str(work),
+            }
         )
     empty = [{"id": i, "reason": r} for i, r in missing_analysis(run)]
     meta = run.meta
     if args.format == "json":
-        print(json.dumps({"run": str(run.dir), "name": meta.get("name"), "steps": per_step,
-                          "failed": failed, "analysis_missing": empty}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "run": str(run.dir),
+                    "name": meta.get("name"),
+                    "steps": per_step,
+                    "failed": failed,
+                    "analysis_missing": empty,
+                },
+                indent=1,
+            )
+        )
         return 0
     print(f"run {run.dir} ({meta.get('name')}, platform {meta.get('platform')})")
     for step, states in per_step.items():

@@ -97,7 +97,9 @@ def result_rows(run: Run) -> Iterator[dict[str, object]]:
     for wp in run.store.workpackages(states=list(ANALYSABLE)):
         if wp.kind == SHARED or wp.step not in steps:
             continue
-        row: dict[str, object] = {k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()}
+        row: dict[str, object] = {
+            k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()
+        }
         row.update(
             {
                 "jube_wp_id": wp.id,
@@ -132,4 +134,3 @@ def missing_analysis(run: Run) -> list[tuple[int, str]]:
         for wp, (ok, reason, _sig) in run.store.analysed().items()
         if not measured.get(wp) or not ok
     ]
-

@@ -5,11 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from filelock import FileLock, Timeout
 
@@ -151,16 +150,18 @@ def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str
                 analysis.workpackages(list(wps))
 
         engine = Engine(
-            run, run.platform.scheduler_instance(), policy_for(run.platform, options), progress, finished
+            run,
+            run.platform.scheduler_instance(),
+            policy_for(run.platform, options),
+            progress,
+            finished,
         )
         return engine.go()
 
 
 def cancel(run: Run) -> int:
     with run_lock(run.dir):
-        engine = Engine(
-            run, run.platform.scheduler_instance(), Policy(), Progress("", "quiet")
-        )
+        engine = Engine(run, run.platform.scheduler_instance(), Policy(), Progress("", "quiet"))
         return engine.cancel()
 
 

@@ -34,13 +34,20 @@ def dry_run(
         steps[wp.id] = wp.step
         step = benchmark.steps[wp.step]
         parents = {steps[p]: p for p in wp.parents}
-        env, resolved = wp_environment(
-            step, platform, {**constants, **wp.point}, wp_id=wp.id, iteration=wp.iteration,
-            wp_dir=run_dir / wp_dir_name(wp.id, wp.step), parent_ids=parents,
+        env, _resolved = wp_environment(
+            step,
+            platform,
+            {**constants, **wp.point},
+            wp_id=wp.id,
+            iteration=wp.iteration,
+            wp_dir=run_dir / wp_dir_name(wp.id, wp.step),
+            parent_ids=parents,
         )
         shared = wp.kind == SHARED
         label = " ".join(f"{k}={v}" for k, v in wp.point.items())
-        out(f"wp {wp.id} {wp.step}{' (shared)' if shared else ''} iteration {wp.iteration}  {label}")
+        out(
+            f"wp {wp.id} {wp.step}{' (shared)' if shared else ''} iteration {wp.iteration}  {label}"
+        )
         for do in step.do:
             if do.shared == shared and Condition(do.active, do.loc).holds(env):
                 out("  $ " + Template(do.command, do.loc).render(env).replace("\n", "\n    "))

@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from jubex.definition.model import Benchmark, ParameterSet, Step
-from jubex.errors import DefinitionError
-from jubex.space.expand import Space
 from jubex.definition.tags import tag_matches
 from jubex.engine.conditions import Condition
-from jubex.errors import UsageError, did_you_mean
+from jubex.errors import DefinitionError, UsageError, did_you_mean
+from jubex.space.expand import Space
 
 SHARED = "shared"
 

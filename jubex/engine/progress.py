@@ -10,9 +10,11 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress as Bar,
     TextColumn,
     TimeElapsedColumn,
+)
+from rich.progress import (
+    Progress as Bar,
 )
 
 FINAL = ("done", "failed", "skipped", "cancelled")

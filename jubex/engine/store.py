@@ -167,7 +167,8 @@ class Store:
         now = time.time()
         with self.transaction() as db:
             db.executemany(
-                "INSERT INTO workpackage (id, step, kind, iteration, params, workdir, state, updated)"
+                "INSERT INTO workpackage"
+                " (id, step, kind, iteration, params, workdir, state, updated)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     (i, s, k, it, json.dumps(p, separators=(",", ":")), w, PLANNED, now)

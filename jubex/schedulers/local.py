@@ -7,6 +7,7 @@ outlives its submitter; ``continue`` then adopts it by pid. A job id is ``pid:st
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -70,7 +71,9 @@ class LocalScheduler(Scheduler):
                 code = self.ended.pop(job_id)
                 if code is not None:
                     state = JobState.COMPLETED if code == 0 else JobState.FAILED
-                    found[job_id] = JobStatus(job_id, JobState.CANCELLED if code < 0 else state, code)
+                    found[job_id] = JobStatus(
+                        job_id, JobState.CANCELLED if code < 0 else state, code
+                    )
                 continue
             if job_id in self.children or self._alive(job_id):
                 found[job_id] = JobStatus(job_id, JobState.RUNNING)
@@ -79,10 +82,8 @@ class LocalScheduler(Scheduler):
     def cancel(self, job_ids: Sequence[str]) -> None:
         for job_id in job_ids:
             if self._alive(job_id):
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(int(job_id.partition(":")[0]), signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
 
     def wait(self, timeout: float) -> None:
         """Sleep until a job ends (its pidfd becomes readable) or the timeout passes."""
@@ -113,7 +114,5 @@ class LocalScheduler(Scheduler):
     def _watch(self, job_id: str, pid: int) -> None:
         if job_id in self.pidfds.values():
             return
-        try:
+        with contextlib.suppress(OSError):
             self.pidfds[os.pidfd_open(pid)] = job_id
-        except OSError:
-            pass

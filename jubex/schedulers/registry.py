@@ -23,7 +23,8 @@ def get_scheduler(name: str, **options: Any) -> Scheduler:
     except KeyError:
         known = ", ".join(sorted(BACKENDS))
         raise JubexError(
-            f"unknown scheduler '{name}'; known schedulers: {known}", hint=did_you_mean(name, BACKENDS)
+            f"unknown scheduler '{name}'; known schedulers: {known}",
+            hint=did_you_mean(name, BACKENDS),
         ) from None
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)

@@ -52,7 +52,10 @@ class StepPreparer:
             for k, v in {**benchmark.environment, **step.environment}.items()
         ]
         self.exported = [
-            p.name for s in benchmark.parametersets.values() for p in s.parameters.values() if p.export
+            p.name
+            for s in benchmark.parametersets.values()
+            for p in s.parameters.values()
+            if p.export
         ]
         names = [*(step.use or ()), *getattr(step, "use_files", ())]
         self.filesets = [benchmark.filesets[n] for n in names if n in benchmark.filesets]
@@ -130,7 +133,9 @@ class StepPreparer:
         matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
         if not matches:
             raise DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc)
-        target_dir = workdir / Template(op.target_dir, op.loc).render(env) if op.target_dir else workdir
+        target_dir = (
+            workdir / Template(op.target_dir, op.loc).render(env) if op.target_dir else workdir
+        )
         if op.directory:
             target_dir = target_dir / Template(op.directory, op.loc).render(env)
         target_dir.mkdir(parents=True, exist_ok=True)

@@ -80,7 +80,10 @@ def wrapper(
         f"#!/bin/sh\n# jubex workpackage {wp_id} (step {step})\n"
         f"cd {q(str(workdir))} || exit 1\n"
         f"mkdir {q(str(admin / CLAIM))} 2>/dev/null || exit {ALREADY_CLAIMED}\n"
-        f'echo "${{SLURM_JOB_ID:-${{PBS_JOBID:-$$}}}}" > {q(str(admin / STARTED))}\n'
+        # a task of a Slurm array is known as <array id>_<index>, not by its own job id
+        "jubex_job=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID}\n"
+        'echo "${jubex_job:-${SLURM_JOB_ID:-${PBS_JOBID:-$$}}}"'
+        f" > {q(str(admin / STARTED))}\n"
         f"{exports}{run}\n"
         "jubex_rc=$?\n"
         f"echo $jubex_rc > {exit_tmp} && mv {exit_tmp} {exit_file}\n"

@@ -47,7 +47,9 @@ def test_steps_run_in_order_with_parent_links_and_iterations(tmp_path: Path) -> 
         steps={
             "build": Step("build", use=(), do=[Do("echo built > artefact")]),
             "run": Step(
-                "run", depend=("build",), iterations=2,
+                "run",
+                depend=("build",),
+                iterations=2,
                 do=[Do("cat build/artefact"), Do("echo n=$n it=$jube_wp_iteration")],
             ),
         },
@@ -85,7 +87,7 @@ def test_fail_fast_cancels_the_rest(tmp_path: Path) -> None:
         parametersets={"s": pset("s", n=[str(i) for i in range(20)])},
         steps={"a": Step("a", do=[Do('[ "$n" != 0 ] || exit 1; sleep 0.2')])},
     )
-    run, counts = run_benchmark(tmp_path, b, fail_fast=True, jobs=1)
+    _run, counts = run_benchmark(tmp_path, b, fail_fast=True, jobs=1)
     assert counts[FAILED] == 1
     assert counts["cancelled"] >= 15
 
@@ -100,7 +102,8 @@ def test_files_are_copied_linked_and_substituted(tmp_path: Path) -> None:
         filesets={"in": FileSet("in", [FileOp("copy", "input.tmpl"), FileOp("link", "data", "d")])},
         substitutesets={
             "sub": SubstituteSet(
-                "sub", [IOFile("input.tmpl", "input")],
+                "sub",
+                [IOFile("input.tmpl", "input")],
                 [Sub("#SIZE#", "$size"), Sub(r"nodes=\d+", "nodes=8", mode="regex")],
             )
         },
@@ -117,7 +120,9 @@ def test_shared_operation_runs_once_after_all(tmp_path: Path) -> None:
     b = Benchmark(
         "shared",
         parametersets={"s": pset("s", n=["1", "2", "3"])},
-        steps={"a": Step("a", do=[Do("echo $n >> shared/all"), Do("sort -n all > total", shared=True)])},
+        steps={
+            "a": Step("a", do=[Do("echo $n >> shared/all"), Do("sort -n all > total", shared=True)])
+        },
     )
     run, counts = run_benchmark(tmp_path, b)
     assert counts[DONE] == 4
@@ -131,7 +136,7 @@ def test_time_limit_kills_a_workpackage(tmp_path: Path) -> None:
         parametersets={},
         steps={"a": Step("a", time_limit="1s", do=[Do("sleep 30")])},
     )
-    run, counts = run_benchmark(tmp_path, b)
+    run, _counts = run_benchmark(tmp_path, b)
     (wp,) = run.store.workpackages()
     assert wp.state == FAILED
     assert "time limit" in wp.reason

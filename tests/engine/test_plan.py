@@ -76,7 +76,7 @@ def test_inactive_points_make_no_workpackage() -> None:
 
 def test_cycles_are_reported_by_name() -> None:
     b = bench(Step("a", depend=("b",)), Step("b", depend=("a",)))
-    with pytest.raises(DefinitionError, match="a -> b -> a|b -> a -> b"):
+    with pytest.raises(DefinitionError, match=r"a -> b -> a|b -> a -> b"):
         step_order(b)
 
 

@@ -43,15 +43,20 @@ def test_a_failed_batch_leaves_nothing_behind(tmp_path: Path) -> None:
     store = make(tmp_path)
     with pytest.raises(sqlite3.IntegrityError), store.transaction() as db:
         db.execute("UPDATE workpackage SET state = 'done' WHERE id = 0")
-        db.execute("INSERT INTO workpackage (id, step, params, workdir, state, updated)"
-                   " VALUES (1, 'x', '{}', '', 'planned', 0)")
+        db.execute(
+            "INSERT INTO workpackage (id, step, params, workdir, state, updated)"
+            " VALUES (1, 'x', '{}', '', 'planned', 0)"
+        )
     assert store.workpackages(ids=[0])[0].state == PLANNED
 
 
 def test_measurements_keep_units_and_missing(tmp_path: Path) -> None:
     store = make(tmp_path)
-    found = [Measurement("bw", 1.5, "MiB/s"), Measurement("bw", 2.5, "MiB/s"),
-             Measurement("lat", None, "s", 1)]
+    found = [
+        Measurement("bw", 1.5, "MiB/s"),
+        Measurement("bw", 2.5, "MiB/s"),
+        Measurement("lat", None, "s", 1),
+    ]
     store.store_analysis([(1, True, "", "sig", found)])
     assert store.measurements()[1] == found
     store.store_analysis([(1, False, "broken", "sig2", [])])
