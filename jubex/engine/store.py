@@ -133,6 +133,12 @@ class Store:
             raise JubexError(f"cannot write the run store {self.path}: {exc}") from None
         try:
             yield self.db
+        except sqlite3.Error as exc:
+            self.db.execute("ROLLBACK")
+            raise JubexError(
+                f"cannot write the run store {self.path}: {exc}",
+                hint="the last batch of changes was not recorded; `jubex continue` redoes it",
+            ) from None
         except BaseException:
             self.db.execute("ROLLBACK")
             raise

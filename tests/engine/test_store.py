@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -41,7 +40,7 @@ def test_requeue_forgets_the_old_job_id(tmp_path: Path) -> None:
 
 def test_a_failed_batch_leaves_nothing_behind(tmp_path: Path) -> None:
     store = make(tmp_path)
-    with pytest.raises(sqlite3.IntegrityError), store.transaction() as db:
+    with pytest.raises(JubexError, match="UNIQUE"), store.transaction() as db:
         db.execute("UPDATE workpackage SET state = 'done' WHERE id = 0")
         db.execute(
             "INSERT INTO workpackage (id, step, params, workdir, state, updated)"
