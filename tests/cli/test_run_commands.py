@@ -55,7 +55,7 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.Comp
 
 
 def test_run_reports_failures_and_prints_the_table(ran) -> None:  # type: ignore[no-untyped-def]
-    home, done = ran
+    _, done = ran
     assert "run runs/000000: 4 done, 2 failed" in done.stdout
     lines = [line.split() for line in done.stdout.splitlines()]
     assert ["1", "2", "1.5", "0"] in lines
