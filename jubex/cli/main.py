@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -28,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of the definition format"),
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),
+    "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
 }
 
 
@@ -73,3 +75,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        print(f"error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    except Exception as exc:  # the last guard: a bug must still not greet the user with a trace
+        if os.environ.get("JUBEX_DEBUG"):
+            raise
+        print(
+            f"internal error: {type(exc).__name__}: {exc} (this is a bug in jubex; run again with"
+            " JUBEX_DEBUG=1 to see where it happened, and report it)",
+            file=sys.stderr,
+        )
+        return 3

@@ -12,7 +12,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,22 +134,28 @@ class Store:
         try:
             yield self.db
         except sqlite3.Error as exc:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise JubexError(
                 f"cannot write the run store {self.path}: {exc}",
                 hint="the last batch of changes was not recorded; `jubex continue` redoes it",
             ) from None
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise JubexError(
                 f"cannot write the run store {self.path}: {exc}",
                 hint="the last batch of changes was not recorded; `jubex continue` redoes it",
             ) from None
+
+    def _rollback(self) -> None:
+        """Undo an open batch (SQLite may already have rolled it back itself)."""
+        if self.db.in_transaction:
+            with suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
 
     # -- meta ---------------------------------------------------------------------------
 
