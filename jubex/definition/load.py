@@ -117,12 +117,9 @@ def _load_jube(
     path: Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
 ) -> Benchmark:
     """The hook for JUBE's own spelling (XML ``<jube>`` and JUBE's YAML)."""
-    raise DefinitionError(
-        "this is a JUBE file; JUBE input is handled by a separate loader, "
-        "not by the jubex definition reader",
-        Loc(str(path)),
-        "write it in jubex's concise YAML (see docs/format.md)",
-    )
+    from jubex.definition.jube import load_jube
+
+    return load_jube(path, tags=tags, include_path=include_path)
 
 
 def _complete(

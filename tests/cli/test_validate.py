@@ -19,7 +19,7 @@ BROKEN = {
     "refs.yaml": "name: x\nsteps:\n  run: {depend: [biuld], use: [sizes]}\n",
     "syntax.xml": '<jubex name="x">\n  <step name="run">\n</jubex>\n',
     "entity.xml": '<!DOCTYPE jubex [<!ENTITY e "x">]>\n<jubex name="&e;"/>\n',
-    "jube.xml": '<jube>\n  <benchmark name="b" outpath="r"/>\n</jube>\n',
+    "jube.xml": '<jube>\n  <benchmark name="b"/>\n</jube>\n',
     "empty.yaml": "",
     "list.yaml": "- a\n- b\n",
 }
@@ -56,7 +56,7 @@ def test_broken_files_give_messages_with_file_line_and_expectation(broken: dict[
     assert f"{p['refs.yaml']}:3:3: error: step 'run' names unknown parameterset 'sizes'" in out
     assert f"{p['syntax.xml']}:3:" in out and "XML syntax" in out
     assert f"{p['entity.xml']}:1: error: a DOCTYPE with entity declarations is refused" in out
-    assert f"{p['jube.xml']}: error: this is a JUBE file" in out
+    assert f"{p['jube.xml']}:2: error: <benchmark> needs the outpath attribute" in out
     assert f"{p['empty.yaml']}:1:1: error: the file: missing key 'name'" in out
     assert f"{p['list.yaml']}:1:1: error: expected a mapping of definition keys" in out
     assert out.rstrip().endswith("8 file(s) invalid: 10 error(s), 0 warning(s)")

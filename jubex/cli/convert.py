@@ -1,0 +1,57 @@
+"""``jubex convert FILE [-o OUT]``: a JUBE file (XML or YAML) in jubex's concise YAML."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from jubex.definition.jube.convert import convert_file
+from jubex.definition.load import read_source
+from jubex.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file", metavar="FILE", help="a JUBE input file (<jube> XML or JUBE's YAML)"
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="OUT", help="write the YAML here (default: standard output)"
+    )
+    parser.add_argument(
+        "-t",
+        "--tag",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="TAG",
+        help="read the file for these tags, as jubex run --tag would",
+    )
+    parser.add_argument(
+        "--include-path",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="DIR",
+        help="directories searched for included files",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    source = Path(args.file)
+    if not source.is_file():
+        raise UsageError(f"'{args.file}' is not a file")
+    if read_source(source).shape != "jube":
+        raise UsageError(f"'{args.file}' is a jubex definition already; convert reads JUBE files")
+    text = convert_file(
+        source, args.output, tags=args.tag, include_path=[Path(p) for p in args.include_path]
+    )
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write '{args.output}': {exc.strerror or exc}") from None
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0

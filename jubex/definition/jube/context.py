@@ -1,0 +1,131 @@
+"""What every part of the JUBE reader shares: the problems found, notes for ``jubex convert``,
+and JUBE's attribute vocabulary, element by element, with what jubex cannot honour yet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.definition.jube.nodes import Node
+from jubex.definition.jube.source import JubeFile, Sources
+from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
+
+#: the attributes JUBE 2.7 knows, per element (``tag`` is allowed everywhere)
+ATTRIBUTES: dict[str, frozenset[str]] = {
+    tag: frozenset(names.split())
+    for tag, names in {
+        "jube": "version",
+        "benchmark": "name outpath",
+        "parameterset": "name init_with duplicate",
+        "parameter": "name type mode separator export unit update_mode duplicate",
+        "fileset": "name init_with",
+        "copy": "source_dir directory target_dir name rel_path_ref separator active",
+        "link": "source_dir directory target_dir name rel_path_ref separator active",
+        "prepare": "work_dir active",
+        "substituteset": "name init_with",
+        "iofile": "in out out_mode",
+        "sub": "source dest mode",
+        "patternset": "name init_with",
+        "pattern": "name mode type unit default dotall",
+        "step": "name depend iterations work_dir export max_async active suffix cycles procs "
+        "shared",
+        "do": "done_file error_file break_file stdout stderr active shared work_dir",
+        "use": "from",
+        "analyser": "name reduce",
+        "analyse": "step",
+        "file": "use",
+        "result": "",
+        "table": "name style sort separator transpose filter",
+        "column": "colw format title",
+        "database": "name primekeys file filter",
+        "key": "title format primekey",
+    }.items()
+}
+#: JUBE attributes and elements the model has no home for yet, with what to do instead
+UNSUPPORTED: dict[tuple[str, str], str] = {
+    ("benchmark", "file_path_ref"): "give paths relative to the file, or absolute",
+    ("copy", "file_path_ref"): "put the directory into source_dir",
+    ("link", "file_path_ref"): "put the directory into source_dir",
+    ("prepare", "stdout"): "redirect inside the command: cmd > file",
+    ("prepare", "stderr"): "redirect inside the command: cmd 2> file",
+    ("parameter", "selection"): "write the selected value as the parameter's value",
+    ("step", "do_log_file"): "jubex keeps every command and its environment in the run store",
+    ("result", "result_dir"): "jubex writes tables into the run; use jubex result -o FILE",
+    ("result", "syslog"): "jubex has no syslog output; export a table and send it on",
+    ("parameter", "perl"): 'rewrite the snippet with mode="python" or mode="shell"',
+    ("pattern", "perl"): 'rewrite the snippet with mode="python"',
+    ("pattern", "shell"): 'derive the value with mode="python" from other patterns',
+}
+
+
+@dataclass
+class Context:
+    """The file being read and what reading it has found so far."""
+
+    sources: Sources
+    jube: JubeFile
+    errors: list[JubexError] = field(default_factory=list)
+    #: (section, name, message): what ``jubex convert`` must flag at that element
+    notes: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.jube.path
+
+    def fail(self, message: str, loc: Loc | None, hint: str = "") -> None:
+        self.errors.append(DefinitionError(message, loc, hint))
+
+    def note(self, section: str, name: str, message: str) -> None:
+        self.notes.append((section, name, message))
+
+    def check(self, node: Node, children: tuple[str, ...] = ()) -> None:
+        """Unknown attributes and child elements are errors; unsupported ones say why."""
+        known = ATTRIBUTES.get(node.tag, frozenset())
+        for name in node.attrs:
+            if name == "tag" or name in known:
+                continue
+            self._refuse(node, name, f"attribute '{name}'", known, node.where(name))
+        for child in node.children:
+            if child.tag not in children:
+                self._refuse(node, child.tag, f"element <{child.tag}>", children, child.loc)
+
+    def unsupported(self, tag: str, name: str, what: str, loc: Loc) -> None:
+        """A JUBE feature jubex cannot honour yet: an error naming it and the way around."""
+        self.fail(f"<{tag}> {what} is not supported by jubex yet", loc, UNSUPPORTED[(tag, name)])
+
+    def _refuse(self, node: Node, name: str, what: str, known: object, loc: Loc) -> None:
+        if (node.tag, name) in UNSUPPORTED:
+            self.unsupported(node.tag, name, what, loc)
+        else:
+            choices = sorted(known)  # type: ignore[call-overload]
+            self.fail(
+                f"<{node.tag}> has no {what}",
+                loc,
+                did_you_mean(name, choices) or (f"known: {', '.join(choices)}" if choices else ""),
+            )
+
+    def required(self, node: Node, name: str) -> str:
+        value = node.get(name)
+        if not value:
+            self.fail(f"<{node.tag}> needs the {name} attribute", node.loc)
+            return ""
+        return value
+
+    def flag(self, node: Node, name: str, default: bool = False) -> bool:
+        """A true/false attribute as JUBE reads it (anything but ``true`` is false)."""
+        value = node.get(name)
+        return default if value is None else value.lower() == "true"
+
+    def integer(self, node: Node, name: str, default: int) -> int:
+        value = node.get(name)
+        if value is None:
+            return default
+        try:
+            return int(value)
+        except ValueError:
+            self.fail(
+                f'<{node.tag}> attribute {name}="{value}" must be a whole number',
+                node.where(name),
+                "jubex reads this attribute before any parameter is known",
+            )
+            return default

@@ -1,0 +1,129 @@
+"""Scripted parameters: JUBE's ``python`` mode, ``tag`` mode, and templates built by scripts.
+
+A python snippet becomes a derived parameter (``mode="expr"``) of the model. JUBE also
+lets a snippet *build a template*: when its result holds the separator, each piece is a
+value of its own (``",".join(str(2**i) for i in range(4))`` gives four points). jubex works
+such a snippet out while loading, when everything it reads is a plain value of the same
+set: the pieces become values, and the parameters it read are zipped with it so that each
+point keeps the combination JUBE would give it. ``tag`` mode is settled by the given tags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from itertools import product
+
+from jubex.definition.jube.context import Context
+from jubex.definition.jube.parameters import TYPES, RawParameter, RawSet, model_parameter
+from jubex.definition.jube.python_mode import Known, compile_snippet, evaluate, makes_list
+from jubex.definition.model import Parameter, ParameterSet
+from jubex.errors import DefinitionError
+from jubex.space.values import parse_value
+
+
+@dataclass
+class _Group:
+    """Parameters that vary together, and their rows of values (texts)."""
+
+    members: list[str]
+    rows: list[dict[str, str]]
+
+
+class SetConverter:
+    """Turns one resolved JUBE set into the model's set, scripts included."""
+
+    def __init__(self, ctx: Context, raw: RawSet, known: Known, tags: Collection[str]) -> None:
+        self.ctx, self.raw, self.known, self.tags = ctx, raw, known, tags
+        self.params: dict[str, Parameter] = {}
+        self.plain: dict[str, list[str]] = {}
+        self.groups: list[_Group] = []
+
+    def convert(self) -> ParameterSet:
+        for p in self.raw.parameters.values():
+            if p.mode == "python":
+                self.python(p)
+                continue
+            if p.mode == "tag":
+                value = p.text if p.text in self.tags else ""
+                self.params[p.name] = model_parameter(p, "text", (value,))
+            else:
+                self.params[p.name] = model_parameter(p, p.mode, tuple(p.values))
+            if p.mode in ("text", "tag") and not any("$" in v for v in self.params[p.name].values):
+                self.plain[p.name] = list(self.params[p.name].values)
+        result = ParameterSet(self.raw.name, {}, loc=self.raw.loc)
+        for group in self.groups:
+            for name in group.members:
+                values = tuple(row[name] for row in group.rows)
+                self.params[name] = replace(self.params[name], values=values, mode="text")
+            result.zips.append(tuple(n for n in self.params if n in group.members))
+        result.parameters = {n: self.params[n] for n in self.raw.parameters if n in self.params}
+        return result
+
+    def python(self, p: RawParameter) -> None:
+        what = f"parameter '{p.name}'"
+        try:
+            expression, expr = compile_snippet(p.text, self.known, p.loc, what)
+        except DefinitionError as exc:
+            self.ctx.errors.append(exc)
+            return
+        self.params[p.name] = model_parameter(p, "expr", (expression,))
+        names = {n for n in expr.names if self.known(n) and n != p.name}
+        if any(n not in self.plain and self._group(n) is None for n in names):
+            if makes_list(expression, p.separator):
+                self.ctx.fail(
+                    f"{what}: the python snippet builds several values from parameters that are "
+                    "not plain values of the same set, which jubex cannot work out in advance",
+                    p.loc,
+                    "move the parameters it reads into its set, or write its values out",
+                )
+            return
+        rows = self._rows(sorted(names))
+        try:
+            outputs = [evaluate(expr, self._typed(row), p.separator, p.loc) for row in rows]
+        except DefinitionError as exc:
+            self.ctx.errors.append(DefinitionError(f"{what}: {exc.message}", exc.loc, exc.hint))
+            return
+        if all(len(out) == 1 for out in outputs):
+            return
+        self.ctx.note(
+            "parametersets",
+            self.raw.name,
+            f"{p.name}: values worked out from the python snippet {p.text.strip()}",
+        )
+        if not names:
+            self.params[p.name] = model_parameter(p, "text", tuple(outputs[0]))
+            self.plain[p.name] = outputs[0]
+            return
+        self._expand(p.name, sorted(names), rows, outputs)
+
+    def _group(self, name: str) -> _Group | None:
+        return next((g for g in self.groups if name in g.members), None)
+
+    def _rows(self, names: list[str]) -> list[dict[str, str]]:
+        """Every combination of the values the names take (zipped ones together)."""
+        groups = list({id(g): g for g in map(self._group, names) if g is not None}.values())
+        loose = [n for n in names if self._group(n) is None]
+        choices = [g.rows for g in groups] + [[{n: v} for v in self.plain[n]] for n in loose]
+        return [{k: v for part in combo for k, v in part.items()} for combo in product(*choices)]
+
+    def _typed(self, row: dict[str, str]) -> dict[str, object]:
+        raw = self.raw.parameters
+        return {
+            n: parse_value(text, TYPES.get(raw[n].type, "auto"), raw[n].loc)
+            for n, text in row.items()
+        }
+
+    def _expand(
+        self, name: str, names: list[str], rows: list[dict[str, str]], outputs: list[list[str]]
+    ) -> None:
+        involved = [g for g in self.groups if set(g.members) & set(names)]
+        members = [m for g in involved for m in g.members]
+        members += [n for n in names if n not in members] + [name]
+        self.groups = [g for g in self.groups if g not in involved]
+        expanded = [
+            {**row, name: piece} for row, out in zip(rows, outputs, strict=True) for piece in out
+        ]
+        self.groups.append(_Group(members, expanded))
+        for n in names:
+            self.plain.pop(n, None)

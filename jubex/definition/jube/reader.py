@@ -1,0 +1,269 @@
+"""A JUBE input file (XML or YAML) into the model: one benchmark, every problem collected.
+
+The order is JUBE's: tags and includes first (:mod:`.source`), then ``<use from>`` turned
+into sets of their own, then the global and the benchmark's sets, steps, analysers and
+results. Names are checked as JUBE checks them (a used set, a ``depend`` step and an
+analysed step must exist; sets used together in a step must agree on shared parameters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.definition.jube.context import Context
+from jubex.definition.jube.derived import SetConverter
+from jubex.definition.jube.nodes import Node, split_list
+from jubex.definition.jube.parameters import read_parameterset
+from jubex.definition.jube.python_mode import Known
+from jubex.definition.jube.results import analysers, results
+from jubex.definition.jube.sets import fileset, patternset, substituteset
+from jubex.definition.jube.source import JubeFile, Sources
+from jubex.definition.jube.steps import step
+from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
+from jubex.definition.references import check_tags
+from jubex.engine.plan import step_order
+from jubex.errors import DefinitionError, ErrorList, Loc
+
+SET_KINDS = ("parameterset", "fileset", "substituteset", "patternset")
+_ROOT = ("selection", "include-path", "benchmark", "tags", "check_tags", *SET_KINDS)
+_BENCHMARK = ("comment", "step", "analyser", "analyzer", "result", *SET_KINDS)
+
+
+@dataclass
+class Loaded:
+    """The benchmark, the prepared file, and what ``jubex convert`` must flag."""
+
+    benchmark: Benchmark
+    jube: JubeFile
+    notes: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def load_jube(
+    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+) -> Benchmark:
+    """The benchmark of a JUBE file, read for the given tags (as JUBE applies them)."""
+    return read_jube(path, tags=tags, include_path=include_path).benchmark
+
+
+def read_jube(
+    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+) -> Loaded:
+    sources = Sources(tags, include_path)
+    ctx = Context(sources, sources.main(Path(path)))
+    benchmark = _Builder(ctx).benchmark()
+    if benchmark is not None and not ctx.errors:
+        ctx.errors += check_tags(benchmark, tags)
+    if ctx.errors:
+        raise ctx.errors[0] if len(ctx.errors) == 1 else ErrorList(ctx.errors)
+    assert benchmark is not None
+    return Loaded(benchmark, ctx.jube, ctx.notes)
+
+
+class _Builder:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.root = ctx.jube.root
+
+    def benchmark(self) -> Benchmark | None:
+        ctx = self.ctx
+        ctx.check(self.root, _ROOT)
+        node = self.selected()
+        if node is None:
+            return None
+        ctx.check(node, _BENCHMARK)
+        self.use_from(node)
+        sets = self.sets(node)
+        known_params = _known({n for raw in sets["parameterset"] for n in raw.parameters})
+        built = Benchmark(
+            name=ctx.required(node, "name"),
+            outpath=ctx.required(node, "outpath"),
+            comment=" ".join(" ".join(c.value for c in node.all("comment")).split()),
+            tags=tuple(sorted(ctx.jube.known_tags)),
+            file=str(ctx.path),
+            loc=node.loc,
+        )
+        known_values = self.fill(built, sets, known_params)
+        self.steps(node, built, known_params)
+        split = self.analysers(node, built)
+        for result in [*node.all("result")]:
+            for table in results(ctx, result, known_values, split):
+                self.unique(built.tables, table.name, "result", table.loc)
+                built.tables[table.name] = table
+        self.check_steps(built)
+        return built
+
+    def fill(self, built: Benchmark, sets: dict[str, list], known_params: Known) -> Known:
+        """The model's sets; what a pattern, a filter or a column may name is returned."""
+        ctx, tags = self.ctx, self.ctx.jube.tags
+        for raw in sets["parameterset"]:
+            built.parametersets[raw.name] = SetConverter(ctx, raw, known_params, tags).convert()
+        for item in sets["fileset"]:
+            built.filesets[item.get("name") or ""] = fileset(ctx, item, known_params)
+        for item in sets["substituteset"]:
+            built.substitutesets[item.get("name") or ""] = substituteset(ctx, item)
+        scratch = Context(ctx.sources, ctx.jube)
+        patterns = {
+            n for item in sets["patternset"] for n in patternset(scratch, item, _any).patterns
+        }
+        parameters = {n for raw in sets["parameterset"] for n in raw.parameters}
+        known = _known(parameters | patterns | {f"{p}_{s}" for p in patterns for s in STATISTICS})
+        for item in sets["patternset"]:
+            built.patternsets[item.get("name") or ""] = patternset(ctx, item, known)
+        return known
+
+    def selected(self) -> Node | None:
+        """The one benchmark ``<selection>`` leaves (JUBE runs them all; jubex runs one)."""
+        only, never = set(), set()
+        for selection in self.root.all("selection"):
+            self.ctx.check(selection, ("only", "not", "tag"))
+            for child in selection.children:
+                (only if child.tag == "only" else never if child.tag == "not" else set()).update(
+                    split_list(child.value)
+                )
+        found = self.root.all("benchmark")
+        chosen = [
+            b for b in found if (not only or b.get("name") in only) and b.get("name") not in never
+        ]
+        if len(chosen) == 1:
+            return chosen[0]
+        names = ", ".join(b.get("name") or "?" for b in chosen)
+        self.ctx.fail(
+            f"the file holds {len(chosen)} selected benchmarks{': ' + names if names else ''}; "
+            "jubex runs one benchmark per file",
+            self.root.loc,
+            "choose one with <selection><only>NAME</only></selection>" if chosen else "",
+        )
+        return None
+
+    def use_from(self, node: Node) -> None:
+        """``<use from="file[:name...]">`` as JUBE reads it: a new set initialised from the file."""
+        taken = {s.get("name") for s in [*self.root.children, *node.children] if s.tag in SET_KINDS}
+        for use in [n for n in node.walk() if n.tag == "use" and n.get("from")]:
+            names, loaded = split_list(use.value), []
+            for spec in split_list(use.get("from")):
+                file, *alternatives = [part.strip() for part in spec.split(":")]
+                file = file or use.loc.file
+                for name in alternatives or names:
+                    kind = self.kind_in(file, name, use.where("from"))
+                    label = name if name not in taken else f"{Path(file).stem}.{name}"
+                    taken.add(label)
+                    attrs = {"name": label, "init_with": f"{file}:{name}"}
+                    node.children.append(Node(kind or "parameterset", use.loc, attrs))
+                    loaded.append((name, label))
+                    self.ctx.note("sets", label, f"from {file} (<use from>)")
+            missing = [n for n in names if n not in dict(loaded)]
+            if missing:
+                self.ctx.fail(
+                    f"<use> names '{missing[0]}', which its from attribute does not load", use.loc
+                )
+            use.text = ",".join(dict(loaded).get(n, n) for n in names)
+            use.attrs.pop("from")
+
+    def kind_in(self, file: str, name: str, loc: Loc) -> str | None:
+        root, path = self.ctx.sources.external(file, loc, Path(loc.file).parent)
+        kinds = [n.tag for n in root.walk() if n.tag in SET_KINDS and n.get("name") == name]
+        if len(kinds) != 1:
+            what = "more than once" if kinds else "nowhere"
+            self.ctx.fail(f"a set named '{name}' is found {what} in {path}", loc)
+            return None
+        return kinds[0]
+
+    def sets(self, node: Node) -> dict[str, list]:
+        """Global sets (children of the root) and the benchmark's, each name once."""
+        found: dict[str, list] = {kind: [] for kind in SET_KINDS}
+        seen: dict[str, Loc] = {}
+        for item in [*self.root.children, *node.children]:
+            if item.tag not in SET_KINDS:
+                continue
+            name = item.get("name") or ""
+            if name in seen:
+                self.ctx.fail(f"set name '{name}' is not unique (first at {seen[name]})", item.loc)
+                continue
+            seen[name] = item.loc
+            found[item.tag].append(
+                read_parameterset(self.ctx, item) if item.tag == "parameterset" else item
+            )
+        return found
+
+    def steps(self, node: Node, built: Benchmark, known: Known) -> None:
+        def classify(name: str) -> str | None:
+            kinds = [
+                kind
+                for kind, sets in (
+                    ("parameterset", built.parametersets),
+                    ("fileset", built.filesets),
+                    ("substituteset", built.substitutesets),
+                )
+                if name in sets
+            ]
+            return kinds[0] if len(kinds) == 1 else None
+
+        for child in node.all("step"):
+            made = step(self.ctx, child, known, classify)
+            self.unique(built.steps, made.name, "step", made.loc)
+            built.steps[made.name] = made
+
+    def analysers(self, node: Node, built: Benchmark) -> dict[str, list[str]]:
+        split: dict[str, list[str]] = {}
+        for child in [*node.all("analyser"), *node.all("analyzer")]:
+            made: list[Analyser] = analysers(self.ctx, child)
+            if made:
+                self.unique(split, made[0].name, "analyser", made[0].loc)
+                split[made[0].name] = [a.name for a in made]
+            for analyser in made:
+                built.analysers[analyser.name] = analyser
+                self.check_analyser(built, analyser)
+        return split
+
+    def check_analyser(self, built: Benchmark, analyser: Analyser) -> None:
+        if analyser.step not in built.steps:
+            self.ctx.fail(
+                f"analyser '{analyser.name}' analyses unknown step '{analyser.step}'", analyser.loc
+            )
+        for name in [*analyser.use, *(n for f in analyser.files for n in f.use)]:
+            if name not in built.patternsets:
+                self.ctx.fail(
+                    f"analyser '{analyser.name}' uses '{name}', which is no patternset",
+                    analyser.loc,
+                )
+
+    def check_steps(self, built: Benchmark) -> None:
+        for made in built.steps.values():
+            for parent in made.depend:
+                if parent not in built.steps:
+                    self.ctx.fail(
+                        f"step '{made.name}' depends on unknown step '{parent}'", made.loc
+                    )
+            self.compatible(built, made)
+        try:
+            step_order(built)
+        except DefinitionError as exc:
+            self.ctx.errors.append(exc)
+
+    def compatible(self, built: Benchmark, made: Step) -> None:
+        """JUBE refuses a step whose sets define one parameter differently."""
+        first: dict[str, tuple[str, tuple[str, ...], str]] = {}
+        for name in made.use or ():
+            for p in built.parametersets[name].parameters.values():
+                seen = first.setdefault(p.name, (name, p.values, p.mode))
+                if seen[1:] != (p.values, p.mode):
+                    self.ctx.fail(
+                        f"step '{made.name}' cannot use parameterset '{name}': parameter "
+                        f"'{p.name}' is already defined differently by parameterset '{seen[0]}'",
+                        made.loc,
+                    )
+
+    def unique(self, holder: dict, name: str, what: str, loc: Loc | None) -> None:
+        if name in holder:
+            self.ctx.fail(f"{what} name '{name}' is not unique", loc)
+
+
+def _any(name: str) -> bool:
+    return True
+
+
+def _known(names: set[str]) -> Known:
+    """Names a ``$`` reference may mean: these, and JUBE's own ``jube_*`` variables."""
+    return lambda name: name in names or name.startswith("jube_")

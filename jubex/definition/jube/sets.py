@@ -1,0 +1,184 @@
+"""JUBE's filesets, substitutesets and patternsets into the model, ``init_with`` included.
+
+A set that starts from another file's set takes that set's entries first: files of a
+fileset keep pointing where they pointed from the other file; iofiles are replaced by
+``out``, subs by ``source``, patterns by name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jubex.definition.jube.context import Context
+from jubex.definition.jube.nodes import Node
+from jubex.definition.jube.parameters import TYPES, find_set
+from jubex.definition.jube.python_mode import Known, compile_snippet, rewrite, text_expression
+from jubex.definition.model import FileOp, FileSet, IOFile, Pattern, PatternSet, Sub, SubstituteSet
+from jubex.errors import DefinitionError
+
+
+def condition(text: str | None, known: Known) -> str:
+    """An ``active`` attribute as an expression of the safe language (``$n > 1`` → ``n > 1``)."""
+    text = (text or "true").strip()
+    return rewrite(text, known) if "$" in text else text
+
+
+def _base(ctx: Context, node: Node, kind: str, seen: frozenset[int]) -> Node | None:
+    """The set ``init_with`` names (searched in that file); a set met again is a cycle."""
+    reference = node.get("init_with")
+    if not reference:
+        return None
+    file, _, other = reference.partition(":")
+    loc = node.where("init_with")
+    root, _ = ctx.sources.external(file.strip(), loc, Path(node.loc.file).parent)
+    found = find_set(ctx, root, kind, (other or node.get("name") or "").strip(), loc)
+    if found is not None and (found is node or id(found) in seen):
+        ctx.fail(f'<{kind} name="{node.get("name")}"> is initialised from itself', loc)
+        return None
+    return found
+
+
+def fileset(ctx: Context, node: Node, known: Known, seen: frozenset[int] = frozenset()) -> FileSet:
+    ctx.check(node, ("copy", "link", "prepare"))
+    name = ctx.required(node, "name")
+    base = _base(ctx, node, "fileset", seen)
+    ops = fileset(ctx, base, known, seen | {id(node)}).ops if base is not None else []
+    home = Path(ctx.path).resolve().parent
+    for child in node.children:
+        if child.tag == "prepare":
+            ops.append(_prepare(ctx, child, known))
+        else:
+            ops += _copies(ctx, child, known, home)
+    return FileSet(name, ops, loc=node.loc)
+
+
+def _prepare(ctx: Context, node: Node, known: Known) -> FileOp:
+    ctx.check(node)
+    return FileOp(
+        "prepare",
+        node.value,
+        directory=node.get("work_dir"),
+        active=condition(node.get("active"), known),
+        loc=node.loc,
+    )
+
+
+def _copies(ctx: Context, node: Node, known: Known, home: Path) -> list[FileOp]:
+    """One operation per file of the list; relative sources re-based onto the main file."""
+    ctx.check(node)
+    separator = node.attrs.get("separator", ",")
+    files = [f.strip() for f in (node.value.split(separator) if separator else [node.value])]
+    if not node.value:
+        ctx.fail(f"<{node.tag}> names no file", node.loc)
+        return []
+    names = [n.strip() for n in node.get("name", "").split(",")] if node.get("name") else None
+    if names is not None and len(names) != len(files):
+        ctx.fail(f"<{node.tag}>: name lists {len(names)} names for {len(files)} files", node.loc)
+        names = None
+    internal = node.get("rel_path_ref", "external") == "internal"
+    source_dir = node.get("source_dir", node.get("directory"))
+    if not internal:
+        source_dir = _rebased(source_dir, Path(node.loc.file).resolve().parent, home)
+    return [
+        FileOp(
+            node.tag,
+            file,
+            target=names[i] if names else None,
+            rel_path_ref="workdir" if internal else "definition",
+            source_dir=source_dir or None,
+            target_dir=node.get("target_dir") or None,
+            active=condition(node.get("active"), known),
+            loc=node.loc,
+        )
+        for i, file in enumerate(files)
+    ]
+
+
+def _rebased(source_dir: str | None, where: Path, home: Path) -> str | None:
+    """A source directory of another file's fileset, seen from the main file's directory."""
+    if where == home or (source_dir and (source_dir.startswith(("/", "$", "~")))):
+        return source_dir
+    prefix = os.path.relpath(where, home)
+    return os.path.join(prefix, source_dir) if source_dir else prefix
+
+
+def substituteset(ctx: Context, node: Node, seen: frozenset[int] = frozenset()) -> SubstituteSet:
+    ctx.check(node, ("iofile", "sub"))
+    name = ctx.required(node, "name")
+    base = _base(ctx, node, "substituteset", seen)
+    result = substituteset(ctx, base, seen | {id(node)}) if base else SubstituteSet(name)
+    result.name, result.loc = name, node.loc
+    for child in node.children:
+        ctx.check(child)
+        if child.tag == "iofile":
+            mode = child.get("out_mode", "w") or "w"
+            if mode not in ("w", "a"):
+                ctx.fail("<iofile> out_mode must be w or a", child.where("out_mode"))
+            item = IOFile(ctx.required(child, "in"), ctx.required(child, "out"), mode, child.loc)
+            result.iofiles = [f for f in result.iofiles if f.target != item.target] + [item]
+            continue
+        mode = child.get("mode", "text") or "text"
+        if mode not in ("text", "regex"):
+            ctx.fail(f'<sub> mode "{mode}" is unknown; JUBE knows text and regex', child.loc)
+        dest = child.attrs["dest"].strip() if "dest" in child.attrs else child.value
+        sub = Sub(ctx.required(child, "source"), dest, mode, child.loc)
+        result.subs = [s for s in result.subs if s.source != sub.source] + [sub]
+    return result
+
+
+def patternset(
+    ctx: Context, node: Node, known: Known, seen: frozenset[int] = frozenset()
+) -> PatternSet:
+    ctx.check(node, ("pattern",))
+    name = ctx.required(node, "name")
+    base = _base(ctx, node, "patternset", seen)
+    result = patternset(ctx, base, known, seen | {id(node)}) if base else PatternSet(name)
+    result.name, result.loc = name, node.loc
+    for child in node.children:
+        pattern = _pattern(ctx, child, known)
+        if pattern is not None:
+            result.patterns[pattern.name] = pattern
+    return result
+
+
+def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
+    ctx.check(node)
+    name = ctx.required(node, "name")
+    mode = node.get("mode", "pattern") or "pattern"
+    kind = node.get("type", "string") or "string"
+    if kind not in TYPES:
+        ctx.fail(
+            f"pattern '{name}': type \"{kind}\" is unknown",
+            node.where("type"),
+            "JUBE knows string, int and float",
+        )
+    text, what = node.value, f"pattern '{name}'"
+    if mode in ("perl", "shell"):
+        ctx.unsupported("pattern", mode, f'mode "{mode}"', node.where("mode"))
+        return None
+    if mode == "text":
+        text = text_expression(text, known)
+    elif mode == "python":
+        try:
+            text = compile_snippet(text, known, node.loc, what)[0]
+        except DefinitionError as exc:
+            ctx.errors.append(exc)
+            return None
+    elif mode != "pattern":
+        ctx.fail(
+            f'{what}: mode "{mode}" is unknown',
+            node.where("mode"),
+            "JUBE knows pattern, text and python",
+        )
+        return None
+    return Pattern(
+        name,
+        text,
+        type="str" if TYPES.get(kind, "auto") == "auto" else TYPES[kind],
+        unit=node.get("unit", "") or "",
+        default=node.get("default"),
+        mode="pattern" if mode == "pattern" else "expr",
+        dotall=ctx.flag(node, "dotall"),
+        loc=node.loc,
+    )

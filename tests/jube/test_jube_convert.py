@@ -1,0 +1,144 @@
+"""``jubex convert``: the YAML it writes validates and spans the same workpackages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jubex.cli.main import main
+from jubex.definition.jube.convert import convert_file
+from jubex.definition.load import load, validate_files
+from jubex.engine.plan import plan
+from jubex.errors import DefinitionWarning
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+CONVERTIBLE = [
+    ("hello.xml", []),
+    ("space.xml", []),
+    ("space.yaml", []),
+    ("dependencies.xml", []),
+    ("scripts.xml", []),
+    ("tagging.xml", ["eng", "few", "many"]),
+    ("tagging.yaml", ["deu"]),
+    ("include/main.xml", []),
+    ("include/site.xml", ["site"]),
+    ("files_and_sub.xml", []),
+    ("jobsystem.yaml", []),
+    ("analysis.xml", []),
+    ("selection.xml", []),
+]
+
+
+def workpackages(path: Path, tags: list[str]) -> Counter:
+    benchmark = load(path, tags=tags)
+    return Counter(
+        (wp.step, json.dumps({k: str(v) for k, v in wp.point.items()}, sort_keys=True))
+        for wp in plan(benchmark, tags=tags)
+    )
+
+
+@pytest.mark.parametrize(("name", "tags"), CONVERTIBLE, ids=[n for n, _ in CONVERTIBLE])
+def test_converted_file_validates_and_plans_the_same(
+    name: str, tags: list[str], tmp_path: Path
+) -> None:
+    source = CORPUS / name
+    out = tmp_path / "converted.yaml"
+    out.write_text(convert_file(source, out, tags=tags))
+    problems = [p for p in validate_files([out], tags) if not isinstance(p, DefinitionWarning)]
+    assert problems == []
+    assert workpackages(out, tags) == workpackages(source, tags)
+
+
+def test_jubex_info_shows_the_same_space(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = CORPUS / "scripts.xml"
+    out = tmp_path / "scripts.yaml"
+    assert main(["convert", str(source), "-o", str(out)]) == 0
+    capsys.readouterr()
+
+    def info(path: Path) -> dict:
+        assert main(["info", str(path), "--all", "-f", "json"]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        rows = Counter(
+            json.dumps(dict(zip(shown["columns"], r, strict=True)), sort_keys=True)
+            for r in shown["rows"]
+        )
+        return {"points": shown["points"], "rows": rows, "workpackages": shown["workpackages"]}
+
+    assert info(out) == info(source)
+
+
+def test_what_cannot_be_said_is_flagged_where_it_happened(tmp_path: Path) -> None:
+    out = tmp_path / "tagging.yaml"
+    text = convert_file(CORPUS / "tagging.xml", out, tags=["eng"])
+    assert "read for tags: base, eng" in text.splitlines()[0]
+    assert '# jubex: left out for these tags: <parameter name="hello" tag="deu">' in text
+    assert "tagging.xml:10" in text
+    scripts = convert_file(CORPUS / "scripts.xml", out)
+    lines = scripts.splitlines()
+    flag = lines.index(next(line for line in lines if "values worked out from the python" in line))
+    assert lines[flag + 1].strip() == "calc:"
+    analysis = yaml.safe_load(convert_file(CORPUS / "analysis.xml", out))
+    assert analysis["results"]["results"]["database"] == "all_results.dat"
+    assert analysis["results"]["results"]["primekeys"] == ["number", "number_pat"]
+    assert analysis["patterns"]["pattern"]["double"] == {"expr": "number_pat * 2", "type": "int"}
+
+
+def test_relative_paths_are_rebased_onto_the_output_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "deep" / "er"
+    folder.mkdir(parents=True)
+    out = folder / "files.yaml"
+    data = yaml.safe_load(convert_file(CORPUS / "files_and_sub.xml", out))
+    back = Path("..", "..")
+    assert Path(data["outpath"]).parent.name == "corpus"
+    first = data["files"]["files"][0]
+    assert (folder / first["source_dir"] / first["copy"]).resolve() == CORPUS / "file.in"
+    assert data["files"]["files"][1]["source_dir"].endswith("corpus/data")
+    assert str(back) not in data["substitutions"]["substitute"]["files"][0]["in"]
+
+
+def test_cli_writes_stdout_or_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["convert", str(CORPUS / "hello.xml")]) == 0
+    printed = yaml.safe_load(capsys.readouterr().out)
+    assert printed["steps"] == {"say": {"use": ["greeting"], "do": ["echo $text"]}}
+    copy = tmp_path / "hello.xml"
+    shutil.copy(CORPUS / "hello.xml", copy)
+    assert main(["convert", str(copy), "-o", str(tmp_path / "hello.yaml")]) == 0
+    assert yaml.safe_load((tmp_path / "hello.yaml").read_text()) == printed
+
+
+def test_cli_refuses_a_jubex_file_and_a_missing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("name: x\nsteps: {run: {do: echo}}\n")
+    assert main(["convert", str(mine)]) == 2
+    assert "is a jubex definition already" in capsys.readouterr().err
+    assert main(["convert", str(tmp_path / "none.xml")]) == 2
+    assert "is not a file" in capsys.readouterr().err
+
+
+def test_names_the_concise_spelling_refuses_are_renamed_and_flagged(tmp_path: Path) -> None:
+    source = tmp_path / "odd.xml"
+    source.write_text(
+        '<jube><benchmark name="odd names" outpath="r">'
+        '<parameterset name="2nd set"><parameter name="x">1,2</parameter></parameterset>'
+        '<step name="run it"><use>2nd set</use><do>echo $x</do></step>'
+        '<step name="after" depend="run it"><do>echo</do></step>'
+        "</benchmark></jube>"
+    )
+    out = tmp_path / "odd.yaml"
+    text = convert_file(source, out)
+    out.write_text(text)
+    data = yaml.safe_load(text)
+    assert data["name"] == "odd_names"
+    assert set(data["parametersets"]) == {"_2nd_set"}
+    assert data["steps"]["after"]["depend"] == ["run_it"]
+    assert "# jubex: called '2nd set' in the JUBE file" in text
+    assert [p for p in validate_files([out]) if not isinstance(p, DefinitionWarning)] == []
