@@ -8,6 +8,7 @@ from pathlib import Path
 from jubex.cli.common import add_definition_options, overrides
 from jubex.cli.tables import print_tables
 from jubex.definition.load import load
+from jubex.definition.model import Benchmark
 from jubex.engine.driver import Options, drive, new_run
 from jubex.engine.dryrun import dry_run
 from jubex.engine.store import FAILED
@@ -36,10 +37,18 @@ def add_driving_options(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("definition", metavar="FILE", help="a definition (YAML or XML)")
     parser.add_argument("-P", "--platform", help="platform name or file (default: local)")
-    parser.add_argument("--outpath", help="where runs are made (default: the definition's outpath)")
+    parser.add_argument(
+        "--outpath", help="where runs are made (default: the definition's outpath, beside it)"
+    )
     parser.add_argument("--dry-run", action="store_true", help="show what would run; write nothing")
     add_definition_options(parser)
     add_driving_options(parser)
+
+
+def outpath_of(benchmark: Benchmark) -> Path:
+    """The definition's outpath, relative to the definition file (as in JUBE)."""
+    home = Path(benchmark.file).parent if benchmark.file else Path()
+    return home / benchmark.outpath
 
 
 def options_from(args: argparse.Namespace) -> Options:
@@ -73,6 +82,6 @@ def handle(args: argparse.Namespace) -> int:
     values = overrides(args)
     if args.dry_run:
         return dry_run(benchmark, platform, tags=args.tag, overrides=values)
-    outpath = Path(args.outpath or benchmark.outpath)
+    outpath = Path(args.outpath) if args.outpath else outpath_of(benchmark)
     run = new_run(benchmark, platform, outpath, tags=args.tag, overrides=values)
     return finish(run, drive(run, options_from(args)), args)

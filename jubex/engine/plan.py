@@ -4,6 +4,7 @@ JUBE's pairing rule: a dependent step spans the sets of its ancestors and its ow
 its points pairs with the parent workpackages whose parameters it shares (their points are
 the restriction of its point to the parent's names), once per parent iteration and per own
 iteration. A compile step used by a run step is therefore built once per compile point.
+A child's iteration number is ``parent iteration × own iterations + own iteration``.
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ def plan(
     """Every workpackage of the benchmark, parents before children, numbered from 0."""
     tags = tuple(tags)
     indexes: dict[str, _StepIndex] = {}
+    iterations: dict[int, int] = {}
     next_id = 0
     for step in step_order(benchmark):
         if step.tag and not tag_matches(step.tag, tags):
@@ -144,8 +146,10 @@ def plan(
             matches = [_matching(pi, point) for pi in parent_indexes]
             for combo in product(*matches):
                 parents = combo + shared_parents
-                for iteration in range(step.iterations):
-                    yield PlannedWorkpackage(next_id, step.name, iteration, point, parents)
+                base = iterations[combo[0]] * step.iterations if combo else 0
+                for own in range(step.iterations):
+                    iterations[next_id] = base + own
+                    yield PlannedWorkpackage(next_id, step.name, base + own, point, parents)
                     index.by_key.setdefault(_key(index.names, point), []).append(next_id)
                     own_ids.append(next_id)
                     next_id += 1

@@ -14,11 +14,12 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.engine.conditions import Condition
-from jubex.errors import DefinitionError, JubexError
+from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.space.template import Template
 from jubex.workdir.script import BODY, DO, Command, admin_dir, wrapper
 
@@ -95,9 +96,9 @@ class StepPreparer:
         except OSError as exc:
             raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
         commands = [
-            Command(t.render(env), d.stdout, d.stderr, d.work_dir)
-            for d, t, active in self.dos
-            if active.holds(env)
+            command
+            for cycle in range(max(1, self.step.cycles))
+            for command in self._commands({**env, "jube_wp_cycle": cycle}, workdir)
         ]
         environment = {k: t.render(env) for k, t in self.env}
         environment.update({n: str(env[n]) for n in self.exported if n in env})
@@ -119,6 +120,27 @@ class StepPreparer:
             raise JubexError(f"cannot write the job script {body}: {exc}") from None
         return Prepared(wp_dir, workdir, body)
 
+    def _commands(self, env: Mapping[str, object], workdir: Path) -> list[Command]:
+        """One cycle's active commands, rendered, with their marker files made absolute."""
+        found = []
+        for do, template, active in self.dos:
+            if not active.holds(env):
+                continue
+            where = workdir / Template(do.work_dir, do.loc).render(env) if do.work_dir else workdir
+            marker = partial(_marker, where=where, env=env, loc=do.loc)
+            found.append(
+                Command(
+                    template.render(env),
+                    do.stdout,
+                    do.stderr,
+                    str(where) if do.work_dir else None,
+                    marker(do.done_file),
+                    marker(do.error_file),
+                    marker(do.break_file),
+                )
+            )
+        return found
+
     def _file_op(self, op: FileOp, workdir: Path, env: Mapping[str, object]) -> None:
         if not Condition(op.active, op.loc).holds(env):
             return
@@ -126,7 +148,7 @@ class StepPreparer:
         if op.kind == "prepare":
             _run_prepare(source, workdir, op)
             return
-        base = self.home if op.rel_path_ref != "internal" else workdir
+        base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
         if op.source_dir:
             base = base / Template(op.source_dir, op.loc).render(env)
         pattern = source if os.path.isabs(source) else str(base / source)
@@ -148,6 +170,12 @@ class StepPreparer:
                 shutil.copytree(match, target, symlinks=True, dirs_exist_ok=True)
             else:
                 shutil.copy2(match, target)
+
+
+def _marker(
+    name: str | None, *, where: Path, env: Mapping[str, object], loc: Loc | None
+) -> str | None:
+    return str(where / Template(name, loc).render(env)) if name else None
 
 
 def _symlink(source: Path, link: Path) -> None:

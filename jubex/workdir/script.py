@@ -20,12 +20,25 @@ CLAIM, STARTED, EXIT, BODY, JOB, DO = "claim", "started", "exit", "body.sh", "jo
 
 @dataclass(frozen=True)
 class Command:
-    """A rendered ``do``: the shell text and where its output goes."""
+    """A rendered ``do``: the shell text, where its output goes, and JUBE's marker files.
+
+    ``done_file``: the command only started something (a batch job, a server); the
+    workpackage is done once that file appears. ``error_file``: the workpackage failed if it
+    appears. ``break_file``: once it exists, no further command or cycle runs. Marker paths
+    are absolute (the commands may change directory).
+    """
 
     text: str
     stdout: str | None = None
     stderr: str | None = None
     work_dir: str | None = None
+    done_file: str | None = None
+    error_file: str | None = None
+    break_file: str | None = None
+
+
+#: how often a wrapper looks for a done or error file, in seconds
+MARKER_POLL = 1
 
 
 def admin_dir(wp_dir: Path) -> Path:
@@ -33,22 +46,35 @@ def admin_dir(wp_dir: Path) -> Path:
     return wp_dir
 
 
+def _command(cmd: Command) -> str:
+    q = shlex.quote
+    text = cmd.text.rstrip("\n")
+    redirect = ""
+    if cmd.stdout:
+        redirect += f" >>{q(cmd.stdout)}"
+    if cmd.stderr:
+        redirect += f" 2>>{q(cmd.stderr)}"
+    if cmd.work_dir:
+        text = f"cd {q(cmd.work_dir)} || exit $?\n{text}"
+        lines = [f"(\n{text}\n){redirect} || exit $?"]
+    else:
+        lines = [f"{{\n{text}\n}}{redirect} || exit $?"]
+    error = q(cmd.error_file) if cmd.error_file else None
+    if cmd.done_file:
+        wait_for = f"[ ! -e {q(cmd.done_file)} ]" + (f" && [ ! -e {error} ]" if error else "")
+        lines.append(f"while {wait_for}; do sleep {MARKER_POLL}; done")
+    if error:
+        lines.append(
+            f'if [ -e {error} ]; then echo "error file {cmd.error_file} found" >&2; exit 1; fi'
+        )
+    if cmd.break_file:
+        lines.append(f"if [ -e {q(cmd.break_file)} ]; then exit 0; fi")
+    return "\n".join(lines)
+
+
 def commands_block(commands: Sequence[Command]) -> str:
     """The commands as one shell block: each runs only if all before it succeeded."""
-    lines = []
-    for cmd in commands:
-        text = cmd.text.rstrip("\n")
-        redirect = ""
-        if cmd.stdout:
-            redirect += f" >>{shlex.quote(cmd.stdout)}"
-        if cmd.stderr:
-            redirect += f" 2>>{shlex.quote(cmd.stderr)}"
-        if cmd.work_dir:
-            text = f"cd {shlex.quote(cmd.work_dir)} || exit $?\n{text}"
-            lines.append(f"(\n{text}\n){redirect} || exit $?")
-        else:
-            lines.append(f"{{\n{text}\n}}{redirect} || exit $?")
-    return "\n".join(lines) + "\n" if lines else ":\n"
+    return "\n".join(_command(c) for c in commands) + "\n" if commands else ":\n"
 
 
 def wrapper(

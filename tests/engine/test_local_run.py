@@ -156,3 +156,47 @@ def test_exported_parameters_and_environment_reach_the_commands(tmp_path: Path) 
     out = (work(run, wp) / "stdout").read_text().split()
     assert out[:3] == ["hello", "7", "7"]
     assert out[3] == "$HOME" and out[4] == "set"
+
+
+def test_cycles_and_break_file(tmp_path: Path) -> None:
+    b = Benchmark(
+        "cycles",
+        parametersets={},
+        steps={
+            "a": Step(
+                "a",
+                cycles=5,
+                do=[
+                    Do(
+                        "echo cycle $jube_wp_cycle; [ $jube_wp_cycle != 2 ] || touch stop",
+                        break_file="stop",
+                    )
+                ],
+            )
+        },
+    )
+    run, _ = run_benchmark(tmp_path, b)
+    (wp,) = run.store.workpackages()
+    assert wp.state == DONE
+    assert (work(run, wp) / "stdout").read_text() == "cycle 0\ncycle 1\ncycle 2\n"
+
+
+def test_done_file_waits_and_error_file_fails(tmp_path: Path) -> None:
+    b = Benchmark(
+        "async",
+        parametersets={"s": pset("s", outcome=["ready", "broken"])},
+        steps={
+            "a": Step(
+                "a",
+                do=[
+                    Do("(sleep 1; touch $outcome) &", done_file="ready", error_file="broken"),
+                    Do("echo after"),
+                ],
+            )
+        },
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert (counts[DONE], counts[FAILED]) == (1, 1)
+    for wp in run.store.workpackages():
+        out = (work(run, wp) / "stdout").read_text()
+        assert out == ("after\n" if wp.params["outcome"] == "ready" else "")

@@ -84,3 +84,9 @@ def test_unknown_parent_is_reported() -> None:
     b = bench(Step("a", depend=("nope",)))
     with pytest.raises(DefinitionError, match="unknown step 'nope'"):
         step_order(b)
+
+
+def test_child_iterations_are_numbered_across_parent_iterations() -> None:
+    b = bench(Step("a", iterations=2), Step("b", depend=("a",), iterations=3), s=pset("s", x=["1"]))
+    numbers = sorted(w.iteration for w in plan(b) if w.step == "b")
+    assert numbers == [0, 1, 2, 3, 4, 5]
