@@ -10,6 +10,7 @@ from jubex.definition.model import Column, Table
 from jubex.engine.analyse import result_rows, units_of
 from jubex.engine.rundir import Run
 from jubex.errors import UsageError, did_you_mean
+from jubex.results.database import write_database
 from jubex.results.formats import render
 from jubex.results.table import build_table
 
@@ -95,6 +96,10 @@ def render_tables(
     for table in tables:
         members = rows_for(table, rows, steps_of_analysers)
         result = build_table(members, table, units, directions, include_failed=include_failed)
+        if table.database:
+            target = runs[-1].dir / table.database
+            write_database(result, target, table.primekeys)
+            result.notes.append(f"written to the database {target}")
         out.append(render(result, fmt))
     return "\n".join(out)
 

@@ -1,0 +1,55 @@
+"""Result tables into SQLite files (JUBE's ``<database>``), for tools that read SQL.
+
+One row per combination of the primary keys: writing again replaces rows instead of
+duplicating them, so ``jubex result`` may run as often as it likes.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from jubex.errors import JubexError
+from jubex.results.columns import PlusMinus
+from jubex.results.table import ResultTable
+
+_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+def _ident(name: str) -> str:
+    return '"' + _NAME.sub("_", name) + '"'
+
+
+def _cell(value: object) -> object:
+    if value is None or isinstance(value, (int, float, str)):
+        return value if not isinstance(value, bool) else int(value)
+    if isinstance(value, PlusMinus):
+        return value.value
+    return str(value)
+
+
+def write_database(table: ResultTable, path: Path, primekeys: Sequence[str] = ()) -> int:
+    """Create or update the table ``table.name`` in the SQLite file; returns rows written."""
+    names = [h.name for h in table.headers]
+    unknown = [k for k in primekeys if k not in names]
+    if unknown:
+        raise JubexError(
+            f"database of table '{table.name}': primary key '{unknown[0]}' is not a column"
+            f" (columns: {', '.join(names)})"
+        )
+    columns = ", ".join(_ident(n) for n in names)
+    key = f", PRIMARY KEY ({', '.join(_ident(k) for k in primekeys)})" if primekeys else ""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(path) as db:
+            db.execute(f"CREATE TABLE IF NOT EXISTS {_ident(table.name)} ({columns}{key})")
+            marks = ", ".join("?" * len(names))
+            db.executemany(
+                f"INSERT OR REPLACE INTO {_ident(table.name)} ({columns}) VALUES ({marks})",
+                [[_cell(c) for c in row] for row in table.rows],
+            )
+    except (sqlite3.Error, OSError) as exc:
+        raise JubexError(f"cannot write the result database {path}: {exc}") from None
+    return len(table.rows)
