@@ -11,7 +11,10 @@ from jubex.errors import UsageError
 FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 
 
-def add_definition_options(parser: argparse.ArgumentParser) -> None:
+def add_definition_options(
+    parser: argparse.ArgumentParser, *, bare_parameter: str | None = None
+) -> None:
+    """--tag, -p and --include-path; with ``bare_parameter``, a lone ``-p`` means that."""
     parser.add_argument(
         "-t",
         "--tag",
@@ -21,13 +24,16 @@ def add_definition_options(parser: argparse.ArgumentParser) -> None:
         metavar="TAG",
         help="switch on the parts of the definition with these tags",
     )
+    extra = {"nargs": "?", "const": ""} if bare_parameter else {}
     parser.add_argument(
         "-p",
         "--parameter",
         action="append",
         default=[],
         metavar="NAME=V1,V2",
-        help="replace a parameter's values (repeatable)",
+        help="replace a parameter's values (repeatable)"
+        + (f"; a lone -p: {bare_parameter}" if bare_parameter else ""),
+        **extra,  # type: ignore[arg-type]
     )
     parser.add_argument(
         "--include-path",
@@ -43,6 +49,8 @@ def overrides(args: argparse.Namespace) -> dict[str, list[str]]:
     """``-p transfer=1m,4m`` as {"transfer": ["1m", "4m"]}."""
     found: dict[str, list[str]] = {}
     for item in args.parameter:
+        if item == "":
+            continue
         name, sep, values = item.partition("=")
         if not sep or not name.strip() or not values:
             raise UsageError(f"-p {item}: expected NAME=VALUE[,VALUE...], e.g. -p transfer=1m,4m")
@@ -69,7 +77,9 @@ def selected_run(args: argparse.Namespace) -> Run:
     return open_run(resolve_run(spec, outpath))
 
 
-def add_format(parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str) -> None:
+def add_format(
+    parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str | None
+) -> None:
     parser.add_argument(
         "-f",
         "--format",
@@ -78,5 +88,5 @@ def add_format(parser: argparse.ArgumentParser, choices: tuple[str, ...], defaul
         dest="format",
         choices=choices,
         default=default,
-        help=f"output format (default: {default})",
+        help=f"output format (default: {default or 'each table style'})",
     )

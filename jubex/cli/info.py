@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import islice
@@ -38,11 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="parametrisation",
         help="a run's workpackages with their parameters",
     )
-    add_definition_options(parser)
+    add_definition_options(parser, bare_parameter="list a run's parametrisation (as JUBE)")
 
 
 def handle(args: argparse.Namespace) -> int:
     target = args.target
+    if "" in args.parameter:
+        args.parametrisation = True
     if target and Path(target).is_file():
         return _definition_info(args)
     run = open_run(resolve_run(target))
@@ -114,8 +117,11 @@ def _run_info(run, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-
         "tags",
         "overrides",
     ):
-        if meta.get(key):
-            print(f"{key}: {meta[key]}")
+        if meta.get(key) and meta[key] not in ("[]", "{}"):
+            value = meta[key]
+            if key == "created":
+                value = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(value)))
+            print(f"{key}: {value}")
     if args.parametrisation or args.all:
         _print_table(header, rows)
     else:

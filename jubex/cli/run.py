@@ -68,7 +68,7 @@ def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # typ
     if pending:
         print(f"{pending} workpackage(s) still to finish: jubex continue {run.dir}")
     elif run.benchmark.tables and not args.no_result:
-        print_tables(run, None, "pretty", include_failed=False)
+        print_tables(run, None, None, include_failed=False)
     return 1 if counts.get(FAILED) else 0
 
 

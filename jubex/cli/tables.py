@@ -80,8 +80,13 @@ def tables_of(runs: Sequence[Run], names: Sequence[str] | None) -> list[Table]:
 
 
 def render_tables(
-    runs: Sequence[Run], names: Sequence[str] | None, fmt: str, *, include_failed: bool = False
+    runs: Sequence[Run],
+    names: Sequence[str] | None,
+    fmt: str | None,
+    *,
+    include_failed: bool = False,
 ) -> str:
+    """The tables of the runs; ``fmt`` None means each table's own ``style``."""
     rows = [row for run in runs for row in result_rows(run)]
     units: dict[str, str] = {}
     directions: dict[str, bool | None] = {}
@@ -100,11 +105,13 @@ def render_tables(
             target = runs[-1].dir / table.database
             write_database(result, target, table.primekeys)
             result.notes.append(f"written to the database {target}")
-        out.append(render(result, fmt))
+        out.append(render(result, fmt or table.style or "pretty"))
     return "\n".join(out)
 
 
-def print_tables(run: Run, names: Sequence[str] | None, fmt: str, *, include_failed: bool) -> None:
+def print_tables(
+    run: Run, names: Sequence[str] | None, fmt: str | None, *, include_failed: bool
+) -> None:
     print(render_tables([run], names, fmt, include_failed=include_failed), end="")
 
 
