@@ -68,8 +68,10 @@ def main() -> None:
             runs.append(timed([*jubex, "run", "sweep.xml", "-q", "--no-result"], work))
             results.append(timed([*jubex, "result", "runs/000000", "-f", "csv"], work))
     print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
-    print(f"N = {args.n}: jubex run {statistics.median(runs):.2f} s, "
-          f"jubex result {statistics.median(results):.2f} s (median of {args.runs})")
+    print(
+        f"N = {args.n}: jubex run {statistics.median(runs):.2f} s, "
+        f"jubex result {statistics.median(results):.2f} s (median of {args.runs})"
+    )
 
 
 if __name__ == "__main__":
