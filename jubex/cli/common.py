@@ -12,18 +12,12 @@ FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 
 
 def add_definition_options(
-    parser: argparse.ArgumentParser, *, bare_parameter: str | None = None
+    parser: argparse.ArgumentParser,
+    *,
+    bare_parameter: str | None = None,
 ) -> None:
     """--tag, -p and --include-path; with ``bare_parameter``, a lone ``-p`` means that."""
-    parser.add_argument(
-        "-t",
-        "--tag",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="TAG",
-        help="switch on the parts of the definition with these tags",
-    )
+    add_reading_options(parser)
     extra = {"nargs": "?", "const": ""} if bare_parameter else {}
     parser.add_argument(
         "-p",
@@ -34,6 +28,19 @@ def add_definition_options(
         help="replace a parameter's values (repeatable)"
         + (f"; a lone -p: {bare_parameter}" if bare_parameter else ""),
         **extra,  # type: ignore[arg-type]
+    )
+
+
+def add_reading_options(parser: argparse.ArgumentParser) -> None:
+    """How a definition is read: its tags and where its includes are found."""
+    parser.add_argument(
+        "-t",
+        "--tag",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="TAG",
+        help="switch on the parts of the definition with these tags",
     )
     parser.add_argument(
         "--include-path",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from jubex.cli.common import add_reading_options
 from jubex.definition.jube.convert import convert_file
 from jubex.definition.load import read_source
 from jubex.errors import UsageError
@@ -18,23 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", metavar="OUT", help="write the YAML here (default: standard output)"
     )
-    parser.add_argument(
-        "-t",
-        "--tag",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="TAG",
-        help="read the file for these tags, as jubex run --tag would",
-    )
-    parser.add_argument(
-        "--include-path",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="DIR",
-        help="directories searched for included files",
-    )
+    add_reading_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
