@@ -21,7 +21,7 @@ from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.engine.conditions import Condition
 from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.space.template import Template
-from jubex.workdir.script import BODY, DO, Command, admin_dir, wrapper
+from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
 
 
 @dataclass
@@ -102,6 +102,11 @@ class StepPreparer:
         ]
         environment = {k: t.render(env) for k, t in self.env}
         environment.update({n: str(env[n]) for n in self.exported if n in env})
+        inherit = [
+            work.parent / ENVIRONMENT
+            for parent_step, work in parents
+            if self.benchmark.steps.get(parent_step) and self.benchmark.steps[parent_step].export
+        ]
         text, do_script = wrapper(
             wp_id=wp_id,
             step=self.step.name,
@@ -110,6 +115,8 @@ class StepPreparer:
             commands=commands,
             environment=environment,
             time_limit_s=time_limit_s,
+            inherit=inherit,
+            export=self.step.export,
         )
         body = admin / BODY
         try:

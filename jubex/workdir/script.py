@@ -16,6 +16,8 @@ from pathlib import Path
 #: exit status of a wrapper that found its workpackage already claimed
 ALREADY_CLAIMED = 97
 CLAIM, STARTED, EXIT, BODY, JOB, DO = "claim", "started", "exit", "body.sh", "job.sh", "do.sh"
+#: where an exporting step leaves its environment for the steps that depend on it
+ENVIRONMENT = "environment"
 
 
 @dataclass(frozen=True)
@@ -88,11 +90,20 @@ def wrapper(
     stdout: str = "stdout",
     stderr: str = "stderr",
     time_limit_s: float | None = None,
+    inherit: Sequence[Path] = (),
+    export: bool = False,
 ) -> tuple[str, str | None]:
-    """The wrapper's text, and the text of a separate do-script when a time limit applies."""
+    """The wrapper's text, and the text of a separate do-script when a time limit applies.
+
+    ``inherit`` lists the environment files of exporting parents, read first; with
+    ``export`` the environment the commands leave behind is saved for dependent steps.
+    """
     q = shlex.quote
-    exports = "".join(f"export {k}={q(str(v))}\n" for k, v in environment.items())
+    sources = "".join(f". {q(str(path))}\n" for path in inherit)
+    exports = sources + "".join(f"export {k}={q(str(v))}\n" for k, v in environment.items())
     block = commands_block(commands)
+    if export:
+        block += f"export -p > {q(str(admin / ENVIRONMENT))}\n"
     out = f">>{q(stdout)} 2>>{q(stderr)} </dev/null"
     if time_limit_s:
         limit = max(1, round(time_limit_s))

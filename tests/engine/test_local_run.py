@@ -200,3 +200,17 @@ def test_done_file_waits_and_error_file_fails(tmp_path: Path) -> None:
     for wp in run.store.workpackages():
         out = (work(run, wp) / "stdout").read_text()
         assert out == ("after\n" if wp.params["outcome"] == "ready" else "")
+
+
+def test_an_exporting_step_passes_its_environment_to_dependent_steps(tmp_path: Path) -> None:
+    b = Benchmark(
+        "export",
+        parametersets={},
+        steps={
+            "setup": Step("setup", export=True, do=[Do("export TOOL_HOME=/opt/tool-1.2")]),
+            "use": Step("use", depend=("setup",), do=[Do('echo "tool at $TOOL_HOME"')]),
+        },
+    )
+    run, _ = run_benchmark(tmp_path, b)
+    (wp,) = [w for w in run.store.workpackages() if w.step == "use"]
+    assert (work(run, wp) / "stdout").read_text() == "tool at /opt/tool-1.2\n"
