@@ -13,6 +13,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from jubex.definition.model import Benchmark
+from jubex.definition.tags import tag_matches
 from jubex.engine.analyse import RunAnalysis
 from jubex.engine.plan import check_overrides, plan
 from jubex.engine.progress import Progress
@@ -66,7 +67,7 @@ def new_run(
     overrides: Mapping[str, Sequence[str]] | None = None,
 ) -> Run:
     """Create the run directory and plan every workpackage into its store."""
-    platform, overrides = apply_platform_overrides(platform, overrides)
+    platform, overrides = apply_platform_overrides(platform, overrides, benchmark, tags)
     if overrides:
         check_overrides(benchmark, overrides)
     run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
@@ -75,11 +76,26 @@ def new_run(
 
 
 def apply_platform_overrides(
-    platform: Platform, overrides: Mapping[str, Sequence[str]] | None
+    platform: Platform,
+    overrides: Mapping[str, Sequence[str]] | None,
+    benchmark: Benchmark | None = None,
+    tags: Iterable[str] = (),
 ) -> tuple[Platform, dict[str, Sequence[str]]]:
-    """``-p ior=/opt/ior/bin/ior`` sets a platform parameter (one value) for this run."""
+    """``-p ior=/opt/ior/bin/ior`` sets a platform parameter (one value) for this run.
+
+    A parameter the definition defines itself (under these tags) shadows the platform's, so
+    ``-p`` changes the definition's then; otherwise the override would reach a value no
+    command sees.
+    """
     rest = dict(overrides or {})
-    mine = {k: v for k, v in rest.items() if k in platform.parameters}
+    tags = tuple(tags)
+    own = {
+        p.name
+        for s in (benchmark.parametersets.values() if benchmark else ())
+        for p in s.parameters.values()
+        if not p.tag or tag_matches(p.tag, tags)
+    }
+    mine = {k: v for k, v in rest.items() if k in platform.parameters and k not in own}
     for name, values in mine.items():
         if len(values) != 1:
             raise UsageError(f"-p {name}=...: the platform parameter '{name}' takes one value")

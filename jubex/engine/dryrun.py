@@ -23,7 +23,7 @@ def dry_run(
     overrides: Mapping[str, Sequence[str]] | None = None,
     out=print,  # type: ignore[no-untyped-def]
 ) -> int:
-    platform, overrides = apply_platform_overrides(platform, overrides)
+    platform, overrides = apply_platform_overrides(platform, overrides, benchmark, tags)
     if overrides:
         check_overrides(benchmark, overrides)
     run_dir = Path(benchmark.outpath) / "NEXT"

@@ -1,0 +1,187 @@
+"""The walk-throughs' commands, run as written, in a copy of the repository's files.
+
+A walk-through marks what runs on any machine as a ```bash block: those blocks run for real,
+in order, in one shell, with the installed ``jubex`` (the kernels, tiny sizes). Blocks marked
+```sh are commands for a site (Slurm, the site's IOR); each ``jubex run`` among them is
+checked with ``--dry-run`` and each ``jubex info`` is run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+#: what a fresh clone holds that the walk-throughs use
+COPIED = ["examples", "benchmarks", "tests/data/outputs/io500"]
+DOCUMENTS = [
+    *sorted(EXAMPLES.glob("*.md")),
+    REPO / "benchmarks/README.md",
+    REPO / "docs/benchmarks.md",
+]
+
+needs_cc = pytest.mark.skipif(
+    shutil.which("make") is None or shutil.which("cc") is None,
+    reason="the kernels need make and a C compiler",
+)
+
+
+def blocks(path: Path, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", path.read_text(), re.MULTILINE | re.DOTALL)
+
+
+def command_lines(block: str) -> list[str]:
+    """Lines of a block with ``\\`` continuations joined and comments dropped."""
+    joined = re.sub(r"\\\n\s*", "", block)
+    return [re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("clone")
+    for name in COPIED:
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("runs"))
+    return root
+
+
+def shell(clone: Path, script: str, timeout: float = 240) -> str:
+    """Run a script as a user would in the clone; its output, after asserting success."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {"USER": "user", "HOME": str(clone), **os.environ, "PATH": path}
+    proc = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + script],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert proc.returncode == 0, f"{script}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    return proc.stdout
+
+
+def walk(clone: Path, name: str) -> str:
+    script = "\n".join(blocks(EXAMPLES / name, "bash"))
+    assert script, f"{name} has no ```bash block"
+    return shell(clone, script)
+
+
+def test_every_walkthrough_shows_commands_to_run_here() -> None:
+    assert {p.name for p in EXAMPLES.glob("*.md")} >= {
+        "ska-sdp.md",
+        "cori-ior.md",
+        "lustre-clio.md",
+        "io500.md",
+    }
+    assert all(blocks(p, "bash") for p in EXAMPLES.glob("*.md"))
+
+
+@needs_cc
+@pytest.mark.slow
+def test_ska_sdp_runs_both_sweeps_scaled_down(clone: Path) -> None:
+    out = walk(clone, "ska-sdp.md")
+    assert "run runs/ska/000000: 25 done" in out  # build + 24 IOR points
+    assert "run runs/ska/000001: 13 done" in out  # build + 12 mdtest points
+    markdown = [line for line in out.splitlines() if line.startswith("| ")]
+    assert markdown[0].startswith("| tasks | ppn | files | depth | creates n |")
+    assert len(markdown) == 2 + 12
+    assert not any("| — | — |" in row for row in markdown[2:])
+
+
+@needs_cc
+def test_cori_reads_follow_their_writes(clone: Path) -> None:
+    out = walk(clone, "cori-ior.md")
+    assert "run runs/cori/000000: 5 done" in out
+    rows = re.findall(r"^ POSIX +(\d) +([wr]) +\d+ +\d+ +(\S+) +(\S+)$", out, re.MULTILINE)
+    assert [(ppn, phase) for ppn, phase, _, _ in rows] == [
+        ("2", "w"),
+        ("2", "r"),
+        ("4", "w"),
+        ("4", "r"),
+    ]
+    for _, phase, write, read in rows:
+        assert (write != "—", read != "—") == (phase == "w", phase == "r")
+
+
+@needs_cc
+@pytest.mark.slow
+def test_lustre_clio_gate_catches_the_fsync_regression(clone: Path) -> None:
+    out = walk(clone, "lustre-clio.md")
+    assert "exit status 1: the candidate fails the gate" in out
+    # the candidate: write_bw worse at both points, read_bw compared too
+    gate = out[: out.index("exit status 1: the candidate fails the gate")]
+    assert re.findall(r"^ +1 +(ssf|fpp) +write_bw .* worse *$", gate, re.MULTILINE) == [
+        "ssf",
+        "fpp",
+    ]
+    assert len(re.findall(r"^ +1 +(?:ssf|fpp) +read_bw ", gate, re.MULTILINE)) == 2
+    assert "baseline runs/clio/000000, candidate runs/clio/000001" in gate
+    # the metadata side: 8 metrics at 2 points, as Markdown, whatever this machine's drift
+    metadata = re.findall(r"^\| 1 \| (ssf|fpp) \| (\w+) \|", out, re.MULTILINE)
+    assert len(metadata) == 2 * 8
+    # baseline against a second baseline: one metric at two points
+    assert "baseline runs/clio/000000, candidate runs/clio/000002" in out
+    assert len(re.findall(r"^ +1 +(?:ssf|fpp) +write_bw ", out[len(gate) :], re.MULTILINE)) == 2
+
+
+@needs_cc
+def test_io500_scores_with_the_kernels_and_reads_the_harness(clone: Path) -> None:
+    out = walk(clone, "io500.md")
+    score = re.search(
+        r"^ +2 +no: jubex kernels, not IOR and mdtest +3 +([\d.]+) ± [\d.]+ +([\d.]+) ± [\d.]+"
+        r" +([\d.]+) ± [\d.]+",
+        out,
+        re.MULTILINE,
+    )
+    assert score, out
+    bw, md, total = map(float, score.groups())
+    assert bw > 0 and md > 0 and total > 0
+    assert "ior-easy-write mean±std [GiB/s]," in out  # the phases table as CSV
+    assert re.search(r"│ score +│ 17\.776944 +│", out)
+    assert re.search(r"│ score_bw +│ 1\.706355 +│ GiB/s │", out)
+    assert '"name": "score_hash"' in out
+
+
+SITE_COMMANDS = [
+    (doc, line)
+    for doc in DOCUMENTS
+    for block in blocks(doc, "sh")
+    for line in command_lines(block)
+    if line.startswith(("jubex run ", "jubex info "))
+]
+
+
+def test_the_site_commands_are_found() -> None:
+    assert len(SITE_COMMANDS) >= 12
+    assert {doc.name for doc, _ in SITE_COMMANDS} == {p.name for p in DOCUMENTS}
+
+
+@pytest.mark.parametrize(
+    ("doc", "line"), SITE_COMMANDS, ids=[f"{d.name}:{i}" for i, (d, _) in enumerate(SITE_COMMANDS)]
+)
+def test_site_commands_plan_cleanly(clone: Path, doc: Path, line: str) -> None:
+    dry = " --dry-run" if line.startswith("jubex run ") else ""
+    out = shell(clone, line + dry, timeout=60)
+    if dry:
+        assert "would run on platform" in out
+        assert re.search(r"^  \$ ", out, re.MULTILINE), f"{doc.name}: {line} plans nothing"
+    assert shlex.split(line)[0] == "jubex"
+
+
+def test_p_names_the_program_where_the_definition_defines_it_too(clone: Path) -> None:
+    """cori-ior.yaml defines ``ior: IOR`` itself: ``-p ior=`` must reach that, not the platform."""
+    out = shell(
+        clone, "jubex run examples/cori-ior.yaml -P slurm -p ior=/opt/ior/bin/ior --dry-run"
+    )
+    runs = re.findall(r"^  \$ srun .*$", out, re.MULTILINE)
+    assert len(runs) == 4
+    assert all(" /opt/ior/bin/ior -" in line for line in runs)
