@@ -15,6 +15,7 @@ from pathlib import Path
 
 from jubex.cli.common import add_definition_options, overrides
 from jubex.definition.load import load
+from jubex.definition.tags import apply_tags
 from jubex.engine.plan import check_overrides, plan
 from jubex.engine.rundir import open_run, resolve_run
 from jubex.space.expand import Space
@@ -68,7 +69,8 @@ def _definition_info(args: argparse.Namespace) -> int:
     points = iter(space)
     rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
     total = len(rows) + (0 if args.all else sum(1 for _ in points))
-    per_step = Counter(wp.step for wp in plan(benchmark, overrides=values, tags=args.tag))
+    selected = apply_tags(benchmark, args.tag)
+    per_step = Counter(wp.step for wp in plan(selected, overrides=values, tags=args.tag))
     if args.format != "pretty":
         _emit(
             args.format,

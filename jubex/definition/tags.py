@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from jubex.definition.model import Benchmark
 from jubex.errors import DefinitionError, Loc
 
 _TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_.\-]+)|(.))")
@@ -69,4 +71,29 @@ def _compile(expr: str, loc: Loc | None):  # type: ignore[no-untyped-def]
     result = disjunction()
     if pos != len(tokens):
         raise error(f"unexpected '{tokens[pos][0] or tokens[pos][1]}'")
+    return result
+
+
+def apply_tags(benchmark: Benchmark, tags: Iterable[str]) -> Benchmark:
+    """The benchmark as the tags select it: tagged-off steps, operations, files, analysers
+    and tables are gone (and so are dependencies on steps that are gone).
+
+    Parameters and constraints keep their tags: the space decides about them, since a
+    tagged parameter may replace another of the same name.
+    """
+    tags = frozenset(tags)
+
+    def on(element: object) -> bool:
+        tag = getattr(element, "tag", None)
+        return not tag or tag_matches(tag, tags, getattr(element, "loc", None))
+
+    result = copy.deepcopy(benchmark)
+    result.steps = {name: step for name, step in result.steps.items() if on(step)}
+    for step in result.steps.values():
+        step.depend = tuple(d for d in step.depend if d in result.steps or d not in benchmark.steps)
+        step.do = [do for do in step.do if on(do)]
+    for fileset in result.filesets.values():
+        fileset.ops = [op for op in fileset.ops if on(op)]
+    result.analysers = {k: a for k, a in result.analysers.items() if on(a)}
+    result.tables = {k: t for k, t in result.tables.items() if on(t)}
     return result

@@ -13,7 +13,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from jubex.definition.model import Benchmark
-from jubex.definition.tags import tag_matches
+from jubex.definition.tags import apply_tags, tag_matches
 from jubex.engine.analyse import RunAnalysis
 from jubex.engine.plan import check_overrides, plan
 from jubex.engine.progress import Progress
@@ -70,6 +70,7 @@ def new_run(
     platform, overrides = apply_platform_overrides(platform, overrides, benchmark, tags)
     if overrides:
         check_overrides(benchmark, overrides)
+    benchmark = apply_tags(benchmark, tags)
     run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
     _plan_into(run, tags, overrides)
     return run

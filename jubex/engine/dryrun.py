@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from jubex.definition.model import Benchmark
+from jubex.definition.tags import apply_tags
 from jubex.engine.conditions import Condition
 from jubex.engine.driver import apply_platform_overrides
 from jubex.engine.plan import SHARED, check_overrides, plan
@@ -26,6 +27,7 @@ def dry_run(
     platform, overrides = apply_platform_overrides(platform, overrides, benchmark, tags)
     if overrides:
         check_overrides(benchmark, overrides)
+    benchmark = apply_tags(benchmark, tags)
     run_dir = Path(benchmark.outpath) / "NEXT"
     constants = constants_for(run_dir, benchmark, platform.parameters)
     steps: dict[int, str] = {}

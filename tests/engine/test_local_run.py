@@ -214,3 +214,27 @@ def test_an_exporting_step_passes_its_environment_to_dependent_steps(tmp_path: P
     run, _ = run_benchmark(tmp_path, b)
     (wp,) = [w for w in run.store.workpackages() if w.step == "use"]
     assert (work(run, wp) / "stdout").read_text() == "tool at /opt/tool-1.2\n"
+
+
+def test_tags_select_operations_and_drop_dependencies_on_steps_tagged_off(tmp_path: Path) -> None:
+    b = Benchmark(
+        "tags",
+        parametersets={},
+        steps={
+            "build": Step("build", tag="kernels", do=[Do("echo built > artefact")]),
+            "run": Step(
+                "run",
+                depend=("build",),
+                do=[Do("echo kernels", tag="kernels"), Do("echo site", tag="!kernels")],
+            ),
+        },
+    )
+    benchmark_file = tmp_path / "def.yaml"
+    benchmark_file.write_text("# built in the test\n")
+    b.file = str(benchmark_file)
+    for tags, expected in (((), "site\n"), (("kernels",), "kernels\n")):
+        run = new_run(b, load_platform("local"), tmp_path / "runs", tags=tags)
+        drive(run, Options(progress="quiet"))
+        (wp,) = [w for w in run.store.workpackages() if w.step == "run"]
+        assert (work(run, wp) / "stdout").read_text() == expected
+        assert len(run.store.workpackages()) == (2 if tags else 1)
