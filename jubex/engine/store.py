@@ -322,7 +322,9 @@ class Store:
 
 
 def _sql_value(value: object) -> object:
-    """SQLite keeps ints, floats and text; bools become ints, anything else its text."""
+    """SQLite keeps ints, floats and text; a bool keeps its word (``True``), not 1."""
+    if isinstance(value, bool):
+        return str(value)
     if value is None or isinstance(value, (int, float, str)):
-        return value if not isinstance(value, bool) else int(value)
+        return value
     return str(value)
