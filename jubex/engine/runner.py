@@ -6,6 +6,9 @@ backend only submits one job and polls or cancels many with one call each.
 
 Order of every submission: record ``queued`` (the intent) → call the scheduler → record
 ``submitted`` with the job id. ``reconcile`` resolves what a crash left between those steps.
+On a batch platform, children of submitted parents are submitted at once with a dependency
+(the scheduler holds them until their parents succeed), and the ready workpackages of an
+``array: true`` step go in as one array job (see :mod:`jubex.engine.arrays`).
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from __future__ import annotations
 import random
 import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 
+from jubex.engine import arrays
 from jubex.engine.progress import Progress
 from jubex.engine.rundir import Run
 from jubex.engine.store import (
@@ -30,14 +34,16 @@ from jubex.engine.store import (
     SUBMITTED,
     WorkpackageRow,
 )
-from jubex.engine.workpackages import Workpackages
+from jubex.engine.workpackages import Ready, Workpackages
 from jubex.errors import JubexError
-from jubex.schedulers.base import JobState, Scheduler, SchedulerError
+from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
 from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_started, reset
 
 TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: how long a finished job may take to show its exit-status file (shared file systems lag)
 EXIT_FILE_GRACE = {True: 0.5, False: 10.0}
+
+Change = tuple[int, str, str | None, int | None, str]
 
 
 @dataclass
@@ -93,7 +99,13 @@ class Engine:
         return self.wps.counts()
 
     def cancel(self) -> int:
-        """Cancel every queued or submitted job with one scheduler call."""
+        """Cancel every queued or submitted job with one scheduler call.
+
+        Jobs that already wrote their exit status keep it; a crash's leftovers are settled
+        first, so that a job that reached the scheduler unrecorded is cancelled too.
+        """
+        self.reconcile()
+        self._record(self._exits(self.wps.in_states(QUEUED, SUBMITTED)))
         active = self.wps.in_states(QUEUED, SUBMITTED)
         ids = [wp.job_id for wp in active if wp.job_id]
         if ids:
@@ -106,6 +118,8 @@ class Engine:
 
     def _loop(self) -> None:
         interval = self.policy.interval
+        # what ended while no jubex watched, before any child is submitted behind it
+        self._collect(self.wps.in_states(QUEUED, SUBMITTED))
         while not self.stopping:
             submitted = self._submit_ready()
             active = self.wps.in_states(QUEUED, SUBMITTED)
@@ -121,7 +135,7 @@ class Engine:
             else:
                 interval = min(interval * 1.5, self.policy.max_interval)
                 interval *= random.uniform(0.9, 1.1)
-            if self.policy.fail_fast and self.wps.in_states(FAILED):
+            if self.policy.fail_fast and self.wps.count(FAILED):
                 self.cancel()
                 break
 
@@ -130,73 +144,134 @@ class Engine:
         raise KeyboardInterrupt
 
     def _submit_ready(self) -> int:
-        self._skip_orphans()
-        room = self.policy.capacity - len(self.wps.in_states(QUEUED, SUBMITTED))
-        if room <= 0:
-            return 0
-        ready = self.wps.ready(room, self.policy.use_dependencies)
-        if not ready:
-            return 0
+        """Submit what is ready; with scheduler dependencies, its children right behind it."""
+        total = 0
+        while True:
+            self._skip_orphans()
+            room = self.policy.capacity - self.wps.count(QUEUED, SUBMITTED)
+            ready = self.wps.ready(room, self.policy.use_dependencies) if room > 0 else []
+            if not ready:
+                return total
+            self._submit(ready)
+            total += len(ready)
+            if not self.policy.use_dependencies:
+                return total
+
+    def _submit(self, ready: list[WorkpackageRow]) -> None:
+        """Intent first (all ``queued`` in one transaction), then the scheduler, then the ids."""
         self._change([(wp.id, QUEUED, None, None, "") for wp in ready])
-        changes = []
-        failures = []
+        changes: list[Change] = []
+        prepared: list[Ready] = []
         for wp in ready:
             try:
-                spec = self.wps.job_spec(wp, f"jx{self.uid}-{wp.id}")
+                prepared.append(self.wps.prepare(wp))
             except JubexError as exc:
-                failures.append((wp.id, FAILED, None, None, exc.message))
-                continue
+                changes.append((wp.id, FAILED, None, None, exc.message))
+        in_array = [r for r in prepared if self.wps.in_array(r.wp)]
+        for item in prepared:
+            if not self.wps.in_array(item.wp):
+                changes += self._submit_job([item], array=False)
+        for members in arrays.groups(in_array):
+            changes += self._submit_job(members, array=True)
+        self._record(changes)
+
+    def _submit_job(self, members: Sequence[Ready], *, array: bool) -> list[Change]:
+        """One job for one workpackage, or one array job for several: their state changes."""
+        try:
+            if array:
+                name = arrays.array_name(self.uid, members)
+                spec = arrays.write_array(self.wps.run_dir, self.run.platform, name, members)
+            else:
+                spec = self.wps.job_spec(members[0], f"jx{self.uid}-{members[0].wp.id}")
+            job_id = self._submit_spec(spec, members)
+        except JubexError as exc:
+            return [(m.wp.id, FAILED, None, None, exc.message) for m in members]
+        except SchedulerError as exc:
+            return [(m.wp.id, FAILED, None, None, f"submission failed: {exc}") for m in members]
+        if not array:
+            return [(members[0].wp.id, SUBMITTED, job_id, None, "")]
+        return [
+            (m.wp.id, SUBMITTED, self.scheduler.array_task_id(job_id, i), None, "")
+            for i, m in enumerate(members)
+        ]
+
+    def _submit_spec(self, spec: JobSpec, members: Sequence[Ready]) -> str:
+        """Submit, retrying transient errors; a retry first asks whether the job got in anyway.
+
+        A submission that timed out may still have reached the scheduler: asking by name
+        before trying again keeps the job from being queued twice. A job of that name that
+        already ended counts only if one of its workpackages shows it ran (an older attempt
+        left no files behind, see ``--retry-failed``).
+        """
+        for delay in (*TRANSIENT_RETRIES, None):
             try:
-                job_id = self._call(self.scheduler.submit, spec)
+                return self.scheduler.submit(spec)
             except SchedulerError as exc:
-                failures.append((wp.id, FAILED, None, None, f"submission failed: {exc}"))
-                continue
-            changes.append((wp.id, SUBMITTED, job_id, None, ""))
-        self._change(changes + failures)
-        if failures:
-            self._finished([f[0] for f in failures])
-        return len(ready)
+                if not exc.transient or delay is None:
+                    raise
+                self.progress.note(f"scheduler busy ({exc}); retrying in {delay:.0f} s")
+                time.sleep(delay)
+            found = self._found([spec.name]).get(spec.name)
+            if found and (not found[1] or any(map(self._ran, members))):
+                return found[0]
+        raise AssertionError("unreachable")
+
+    def _ran(self, item: Ready) -> bool:
+        admin = admin_dir(item.prepared.wp_dir)
+        return read_started(admin) is not None or read_exit(admin) is not None
 
     def _skip_orphans(self) -> None:
         orphans = self.wps.orphans()
         if orphans:
             self._change([(i, SKIPPED, None, None, reason) for i, reason in orphans])
 
+    # -- collecting ---------------------------------------------------------------------
+
     def _collect(self, active: list[WorkpackageRow]) -> bool:
         """Read exit files, poll the rest with one call, record what finished."""
+        exited = self._exits(active)
+        self._record(exited)
+        unknown = [wp for wp in active if wp.state in (QUEUED, SUBMITTED) and wp.job_id]
+        polled = self._polled(unknown) if unknown else []
+        self._record(polled)
+        return bool(exited or polled)
+
+    def _exits(self, active: Iterable[WorkpackageRow]) -> list[Change]:
+        """The exit-status files written so far: the first source of truth."""
         changes = []
-        unknown = []
         for wp in active:
             code = read_exit(admin_dir(self.wps.wp_dir(wp)))
             if code is not None:
                 changes.append(self._final(wp, code))
-            elif wp.job_id:
-                unknown.append(wp)
-        if unknown:
-            states = self._call(self.scheduler.poll, [wp.job_id for wp in unknown])
-            now = time.monotonic()
-            for wp in unknown:
-                status = states.get(wp.job_id)  # type: ignore[arg-type]
-                if status is not None and not status.state.finished:
-                    continue
-                if status is not None and status.exit_code == ALREADY_CLAIMED:
-                    adopted = self._adopt(wp)
-                    if adopted:
-                        changes.append(adopted)
-                    continue
-                code = read_exit(admin_dir(self.wps.wp_dir(wp)))
-                if code is not None:
-                    changes.append(self._final(wp, code))
-                    continue
-                first = self.active.since_finished.setdefault(wp.id, now)
-                if now - first >= EXIT_FILE_GRACE[self.scheduler.local]:
-                    changes.append(self._vanished(wp, status.state if status else None))
-        self._change(changes)
-        finished = [c[0] for c in changes if c[1] in FINAL_STATES]
-        self._finished(finished)
-        return bool(changes)
+        return changes
 
-    def _final(self, wp: WorkpackageRow, code: int) -> tuple[int, str, None, int, str]:
+    def _polled(self, unknown: list[WorkpackageRow]) -> list[Change]:
+        """What one scheduler call says about the jobs that wrote no exit status yet."""
+        states = self._call(self.scheduler.poll, [wp.job_id for wp in unknown])
+        now = time.monotonic()
+        grace = EXIT_FILE_GRACE[self.scheduler.local]
+        changes: list[Change] = []
+        for wp in unknown:
+            status = states.get(wp.job_id)  # type: ignore[arg-type]
+            if status is not None and not status.state.finished:
+                continue
+            if status is not None and status.exit_code == ALREADY_CLAIMED:
+                changes.append(self._adopt(wp))
+                continue
+            admin = admin_dir(self.wps.wp_dir(wp))
+            code = read_exit(admin)
+            failed_parent = self.wps.failed_parent(wp)
+            if code is not None:
+                changes.append(self._final(wp, code))
+            elif failed_parent and read_started(admin) is None:
+                # submitted behind its parent, which failed: the scheduler dropped it unrun
+                self.active.since_finished.pop(wp.id, None)
+                changes.append((wp.id, SKIPPED, None, None, failed_parent))
+            elif now - self.active.since_finished.setdefault(wp.id, now) >= grace:
+                changes.append(self._vanished(wp, status))
+        return changes
+
+    def _final(self, wp: WorkpackageRow, code: int) -> Change:
         self.active.since_finished.pop(wp.id, None)
         if code == 0:
             return (wp.id, DONE, None, 0, "")
@@ -205,23 +280,30 @@ class Engine:
             reason = f"time limit of {self.wps.time_limit(wp):.0f} s exceeded"
         return (wp.id, FAILED, None, code, reason)
 
-    def _vanished(self, wp: WorkpackageRow, state: JobState | None) -> tuple:
+    def _vanished(self, wp: WorkpackageRow, status: JobStatus | None) -> Change:
         self.active.since_finished.pop(wp.id, None)
+        state = status.state if status else None
         if state is JobState.CANCELLED:
             return (wp.id, CANCELLED, None, None, "cancelled by the scheduler")
+        if state is JobState.TIMEOUT:
+            reason = f"time limit exceeded: the scheduler killed job {wp.job_id}"
+            return (wp.id, FAILED, None, None, reason)
         what = f"ended as {state.value}" if state else "vanished from the scheduler"
         return (wp.id, FAILED, None, None, f"job {wp.job_id} {what} without writing an exit status")
 
-    def _adopt(self, wp: WorkpackageRow) -> tuple | None:
+    def _adopt(self, wp: WorkpackageRow) -> Change:
         """A second copy found the workpackage claimed: follow the copy that runs it."""
         owner = read_started(admin_dir(self.wps.wp_dir(wp)))
         if owner is None:
             return (wp.id, FAILED, None, None, "claimed by a copy that left no trace")
         return (wp.id, SUBMITTED, self.wps.owner_job_id(owner), None, "adopted a running copy")
 
-    def _finished(self, ids: list[int]) -> None:
-        if ids:
-            self.on_finished(self.wps.rows_of(ids))
+    def _record(self, changes: list[Change]) -> None:
+        """Record changes; analyse the workpackages they finished."""
+        self._change(changes)
+        finished = [c[0] for c in changes if c[1] in FINAL_STATES]
+        if finished:
+            self.on_finished(self.wps.rows_of(finished))
 
     # -- after a crash ------------------------------------------------------------------
 
@@ -230,28 +312,46 @@ class Engine:
         queued = [wp for wp in self.wps.in_states(QUEUED) if not wp.job_id]
         if not queued:
             return
-        names = {f"jx{self.uid}-{wp.id}": wp for wp in queued}
-        known = self._call(self.scheduler.find, list(names)) if not self.scheduler.local else {}
-        changes = []
-        for name, wp in names.items():
+        tasks = arrays.manifests(self.wps.run_dir) if any(map(self.wps.in_array, queued)) else {}
+        names = {
+            wp.id: tasks[wp.id][0] if wp.id in tasks else f"jx{self.uid}-{wp.id}" for wp in queued
+        }
+        # a job of the name that ended is an earlier attempt, or one whose files tell more
+        found = self._found(sorted(set(names.values())))
+        alive = {name: job_id for name, (job_id, ended) in found.items() if not ended}
+        changes: list[Change] = []
+        for wp in queued:
             admin = admin_dir(self.wps.wp_dir(wp))
             code = read_exit(admin)
+            owner = read_started(admin)
+            job_id = alive.get(names[wp.id])
             if code is not None:
                 changes.append(self._final(wp, code))
-            elif name in known:
-                changes.append((wp.id, SUBMITTED, known[name], None, "found in the queue"))
-            elif read_started(admin) is not None:
-                owner = read_started(admin) or ""
+            elif job_id is not None:
+                if wp.id in tasks:
+                    job_id = self.scheduler.array_task_id(job_id, tasks[wp.id][1])
+                changes.append((wp.id, SUBMITTED, job_id, None, "found in the queue"))
+            elif owner is not None:
                 changes.append((wp.id, SUBMITTED, self.wps.owner_job_id(owner), None, "adopted"))
             else:
                 reset(admin)
                 changes.append((wp.id, PLANNED, None, None, "never reached the scheduler"))
-        self._change(changes)
-        self._finished([c[0] for c in changes if c[1] in FINAL_STATES])
+        self._record(changes)
+
+    def _found(self, names: list[str]) -> dict[str, tuple[str, bool]]:
+        """Jobs of these names the scheduler knows: name -> (job id, whether it ended)."""
+        if self.scheduler.local or not names:
+            return {}
+        known = self._call(self.scheduler.find, names)
+        states = self._call(self.scheduler.poll, list(known.values())) if known else {}
+        return {
+            name: (job_id, job_id in states and states[job_id].state.finished)
+            for name, job_id in known.items()
+        }
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _change(self, changes: list[tuple]) -> None:
+    def _change(self, changes: list[Change]) -> None:
         if changes:
             self.store.set_states(changes)
             self.wps.apply(changes)
@@ -263,7 +363,10 @@ class Engine:
                 return fn(*args)
             except SchedulerError as exc:
                 if not exc.transient or delay is None:
-                    raise
+                    raise JubexError(
+                        f"the {self.scheduler.name} scheduler failed: {exc}",
+                        hint="nothing is lost; `jubex continue` picks the run up again",
+                    ) from None
                 self.progress.note(f"scheduler busy ({exc}); retrying in {delay:.0f} s")
                 time.sleep(delay)
         raise AssertionError("unreachable")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, Step
 from jubex.engine.plan import SHARED
 from jubex.engine.rundir import Run
-from jubex.platform.model import Platform
 from jubex.engine.store import (
     DONE,
     FINAL_STATES,
@@ -23,13 +23,14 @@ from jubex.engine.store import (
     SUBMITTED,
     WorkpackageRow,
 )
+from jubex.errors import JubexError
+from jubex.platform.model import Platform
 from jubex.schedulers.base import JobSpec
 from jubex.schedulers.local import job_id_of
 from jubex.space.template import Template
 from jubex.space.values import parse_value
-from jubex.workdir.prepare import StepPreparer, wp_dir_name
+from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_name
 from jubex.workdir.script import JOB, admin_dir
-
 
 KERNELS = Path(__file__).resolve().parent.parent / "data" / "kernels"
 
@@ -118,6 +119,9 @@ class Workpackages:
     def in_states(self, *states: str) -> list[WorkpackageRow]:
         return [self.rows[i] for s in states for i in sorted(self.by_state[s])]
 
+    def count(self, *states: str) -> int:
+        return sum(len(self.by_state[s]) for s in states)
+
     def rows_of(self, ids: Iterable[int]) -> list[WorkpackageRow]:
         return [self.rows[i] for i in ids]
 
@@ -146,12 +150,18 @@ class Workpackages:
         """Planned workpackages that can never run because a parent did not succeed."""
         found = []
         for i in self.by_state[PLANNED]:
-            for p in self.parents.get(i, ()):
-                parent = self.rows[p]
-                if parent.state in FINAL_STATES and parent.state != DONE:
-                    found.append((i, f"parent {p} ({parent.step}) {parent.state}"))
-                    break
+            reason = self.failed_parent(self.rows[i])
+            if reason:
+                found.append((i, reason))
         return found
+
+    def failed_parent(self, wp: WorkpackageRow) -> str | None:
+        """Why a workpackage cannot run any more: a parent that ended without success."""
+        for p in self.parents.get(wp.id, ()):
+            parent = self.rows[p]
+            if parent.state in FINAL_STATES and parent.state != DONE:
+                return f"parent {p} ({parent.step}) {parent.state}"
+        return None
 
     def wp_dir(self, wp: WorkpackageRow) -> Path:
         return self.run_dir / wp_dir_name(wp.id, wp.step)
@@ -168,7 +178,9 @@ class Workpackages:
 
     def owner_job_id(self, owner: str) -> str:
         """The job id of the copy that claimed a workpackage (a pid on the local platform)."""
-        return job_id_of(int(owner)) if self.run.platform.scheduler == "local" else owner
+        if self.run.platform.scheduler == "local" and owner.isdigit():
+            return job_id_of(int(owner))
+        return owner
 
     def point(self, wp: WorkpackageRow) -> dict[str, object]:
         return {k: parse_value(v, self.types.get(k, "auto")) for k, v in wp.params.items()}
@@ -186,9 +198,8 @@ class Workpackages:
                 wp.job_id = job_id
             if state in (PLANNED, QUEUED):
                 wp.job_id = job_id
-            if state == PLANNED:
-                if self.waiting.get(wp_id, 0) == 0:
-                    heapq.heappush(self.ready_heap, wp_id)
+            if state == PLANNED and self.waiting.get(wp_id, 0) == 0:
+                heapq.heappush(self.ready_heap, wp_id)
             if state == DONE and not was_done:
                 for child in self.children.get(wp_id, ()):
                     if child in self.waiting:
@@ -198,8 +209,18 @@ class Workpackages:
 
     # -- preparation --------------------------------------------------------------------
 
-    def job_spec(self, wp: WorkpackageRow, name: str) -> JobSpec:
-        """Prepare the work directory and scripts of a workpackage; the spec to submit."""
+    def in_array(self, wp: WorkpackageRow) -> bool:
+        """Whether a workpackage goes into a job array: its step asks, a batch platform allows."""
+        platform = self.run.platform
+        return (
+            self.run.benchmark.steps[wp.step].array
+            and wp.kind != SHARED
+            and platform.scheduler != "local"
+            and bool(platform.scheduler_options.get("array", True))
+        )
+
+    def prepare(self, wp: WorkpackageRow) -> Ready:
+        """Prepare the work directory and wrapper of a workpackage for submission."""
         step = self.run.benchmark.steps[wp.step]
         shared = wp.kind == SHARED
         preparer = self.preparers.get((wp.step, shared))
@@ -233,31 +254,55 @@ class Workpackages:
             time_limit_s=self.time_limit(wp) if platform.scheduler == "local" else None,
             shared_dir=shared_dir,
         )
-        admin = admin_dir(prepared.wp_dir)
-        script = prepared.body
-        if platform.scheduler != "local":
-            script = admin / JOB
-            script.write_text(
-                platform.job_script(
-                    name=name,
-                    body=f"exec /bin/sh {prepared.body}",
-                    resolved=resolved,
-                    workdir=prepared.workdir,
-                    stdout=admin / "job.out",
-                    stderr=admin / "job.err",
-                )
-            )
         depends = tuple(
             self.rows[p].job_id  # type: ignore[misc]
             for p in self.parents.get(wp.id, ())
             if self.rows[p].state == SUBMITTED and self.rows[p].job_id
         )
+        return Ready(wp, prepared, resolved, depends)
+
+    def job_spec(self, ready: Ready, name: str) -> JobSpec:
+        """The spec of one workpackage's own job (a batch platform gets a job script)."""
+        platform = self.run.platform
+        prepared = ready.prepared
+        admin = admin_dir(prepared.wp_dir)
+        script = prepared.body
+        if platform.scheduler != "local":
+            script = admin / JOB
+            text = platform.job_script(
+                name=name,
+                body=f"exec /bin/sh {prepared.body}",
+                resolved=ready.resolved,
+                workdir=prepared.workdir,
+                stdout=admin / "job.out",
+                stderr=admin / "job.err",
+            )
+            try:
+                script.write_text(text)
+            except OSError as exc:
+                raise JubexError(f"cannot write the job script {script}: {exc.strerror}") from None
         return JobSpec(
             name=name,
             script=script,
             workdir=prepared.workdir,
             stdout=admin / "job.out",
             stderr=admin / "job.err",
-            depends_on=depends,
-            time_limit_s=float(resolved["time"]) if resolved.get("time") else None,
+            depends_on=ready.depends,
+            time_limit_s=ready.time_limit_s,
         )
+
+
+@dataclass
+class Ready:
+    """A prepared workpackage, about to be submitted alone or as one task of an array."""
+
+    wp: WorkpackageRow
+    prepared: Prepared
+    resolved: dict[str, object]
+    #: job ids of parents still in the queue: the scheduler holds the job until they succeed
+    depends: tuple[str, ...]
+
+    @property
+    def time_limit_s(self) -> float | None:
+        time = self.resolved.get("time")
+        return float(time) if time else None  # type: ignore[arg-type]

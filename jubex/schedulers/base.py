@@ -82,6 +82,10 @@ class Scheduler(ABC):
     def cancel(self, job_ids: Sequence[str]) -> None:
         """Cancel all given jobs with a single scheduler call."""
 
+    def array_task_id(self, array_id: str, index: int) -> str:
+        """The id of one task of an array job, as :meth:`poll` reports it."""
+        return f"{array_id}_{index}"
+
     def find(self, names: Sequence[str]) -> dict[str, str]:
         """Job ids of jobs the scheduler still knows by name (reconciliation after a crash)."""
         return {}

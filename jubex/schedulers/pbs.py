@@ -105,6 +105,10 @@ class PBSScheduler(Scheduler):
         if result.returncode != 0 and not all(_GONE.search(line) for line in lines):
             raise failure(argv, result, TRANSIENT)
 
+    def array_task_id(self, array_id: str, index: int) -> str:
+        """``1234[].server`` -> ``1234[5].server`` (PBS Pro and Torque spell subjobs alike)."""
+        return array_id.replace("[]", f"[{index}]", 1)
+
     def find(self, names: Sequence[str]) -> dict[str, str]:
         """Two calls whatever the count: ``qselect`` the user's jobs, one ``qstat`` of them."""
         if not names:

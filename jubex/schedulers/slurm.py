@@ -110,7 +110,7 @@ class SlurmScheduler(Scheduler):
             "-t",
             "all",
             "-j",
-            ",".join(job_ids),
+            ",".join(_query_ids(job_ids)),
             "-O",
             _SQUEUE_FIELDS,
         ]
@@ -252,6 +252,15 @@ def _expand(job_id: str) -> list[str]:
         if first.isdigit() and (not last or last.isdigit()):
             ids += [f"{base}_{i}" for i in range(int(first), int(last or first) + 1)]
     return ids
+
+
+def _query_ids(job_ids: Sequence[str]) -> list[str]:
+    """The ids to ask squeue for: an array's id once instead of each of its tasks (``12_3``).
+
+    squeue answers an array's id with every task, so the command line stays short however
+    many tasks the engine tracks.
+    """
+    return list(dict.fromkeys(job_id.split("_")[0] for job_id in job_ids))
 
 
 def _wait_status(raw: str) -> int | None:
