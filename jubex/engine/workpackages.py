@@ -107,6 +107,8 @@ class Workpackages:
         }
         self.ready_heap = [i for i, n in self.waiting.items() if n == 0]
         heapq.heapify(self.ready_heap)
+        #: planned workpackages with a parent that ended without success (kept up to date)
+        self.doomed = {i for i in self.by_state[PLANNED] if self.failed_parent(self.rows[i])}
         self.types = parameter_types(run.benchmark)
         self.constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
         self.preparers: dict[tuple[str, bool], StepPreparer] = {}
@@ -126,7 +128,9 @@ class Workpackages:
         return [self.rows[i] for i in ids]
 
     def has_ready(self) -> bool:
-        return any(self.rows[i].state == PLANNED for i in self.ready_heap) or bool(self.orphans())
+        while self.ready_heap and self.rows[self.ready_heap[0]].state != PLANNED:
+            heapq.heappop(self.ready_heap)
+        return bool(self.ready_heap) or bool(self.orphans())
 
     def ready(self, limit: int, use_dependencies: bool = False) -> list[WorkpackageRow]:
         """Up to ``limit`` planned workpackages whose parents are done (or queued, with deps)."""
@@ -148,12 +152,8 @@ class Workpackages:
 
     def orphans(self) -> list[tuple[int, str]]:
         """Planned workpackages that can never run because a parent did not succeed."""
-        found = []
-        for i in self.by_state[PLANNED]:
-            reason = self.failed_parent(self.rows[i])
-            if reason:
-                found.append((i, reason))
-        return found
+        self.doomed &= self.by_state[PLANNED]
+        return [(i, self.failed_parent(self.rows[i]) or "") for i in sorted(self.doomed)]
 
     def failed_parent(self, wp: WorkpackageRow) -> str | None:
         """Why a workpackage cannot run any more: a parent that ended without success."""
@@ -200,6 +200,10 @@ class Workpackages:
                 wp.job_id = job_id
             if state == PLANNED and self.waiting.get(wp_id, 0) == 0:
                 heapq.heappush(self.ready_heap, wp_id)
+            if state in FINAL_STATES and state != DONE:
+                self.doomed.update(
+                    c for c in self.children.get(wp_id, ()) if self.rows[c].state == PLANNED
+                )
             if state == DONE and not was_done:
                 for child in self.children.get(wp_id, ()):
                     if child in self.waiting:

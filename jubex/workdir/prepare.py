@@ -81,8 +81,7 @@ class StepPreparer:
             workdir = shared_dir
         admin = admin_dir(wp_dir)
         try:
-            workdir.mkdir(parents=True, exist_ok=True)
-            admin.mkdir(exist_ok=True)
+            _make_dirs(admin, workdir)
             for parent_step, parent_work in parents:
                 _symlink(parent_work, workdir / parent_step)
             if shared_dir is not None and not self.shared:
@@ -177,6 +176,17 @@ class StepPreparer:
                 shutil.copytree(match, target, symlinks=True, dirs_exist_ok=True)
             else:
                 shutil.copy2(match, target)
+
+
+def _make_dirs(*dirs: Path) -> None:
+    """Create directories with as few system calls as the common case needs."""
+    for path in dirs:
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            path.mkdir(parents=True, exist_ok=True)
 
 
 def _marker(
