@@ -135,10 +135,21 @@ class Workpackages:
     def ready(self, limit: int, use_dependencies: bool = False) -> list[WorkpackageRow]:
         """Up to ``limit`` planned workpackages whose parents are done (or queued, with deps)."""
         found: list[WorkpackageRow] = []
+        room = self._step_room()
+        deferred = []
         while self.ready_heap and len(found) < limit:
             i = heapq.heappop(self.ready_heap)
-            if self.rows[i].state == PLANNED:
-                found.append(self.rows[i])
+            wp = self.rows[i]
+            if wp.state != PLANNED:
+                continue
+            if room.get(wp.step, 1) <= 0:
+                deferred.append(i)
+                continue
+            if wp.step in room:
+                room[wp.step] -= 1
+            found.append(wp)
+        for i in deferred:
+            heapq.heappush(self.ready_heap, i)
         if use_dependencies and len(found) < limit:
             for i in sorted(self.by_state[PLANNED]):
                 if len(found) >= limit:
@@ -149,6 +160,25 @@ class Workpackages:
                 ):
                     found.append(self.rows[i])
         return found
+
+    def _step_room(self) -> dict[str, int]:
+        """How many more workpackages each capped step may have queued or running.
+
+        A step's ``max_async`` (JUBE) or ``procs`` above 1 caps it; 0 and 1 leave it to
+        the run's capacity (``--jobs`` or the platform's ``max_queued``).
+        """
+        caps = {}
+        for name, step in self.run.benchmark.steps.items():
+            limits = [n for n in (step.max_async, step.procs if step.procs > 1 else 0) if n > 0]
+            if limits:
+                caps[name] = min(limits)
+        if not caps:
+            return {}
+        for i in self.by_state[QUEUED] | self.by_state[SUBMITTED]:
+            step = self.rows[i].step
+            if step in caps:
+                caps[step] -= 1
+        return caps
 
     def orphans(self) -> list[tuple[int, str]]:
         """Planned workpackages that can never run because a parent did not succeed."""

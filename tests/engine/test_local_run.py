@@ -238,3 +238,21 @@ def test_tags_select_operations_and_drop_dependencies_on_steps_tagged_off(tmp_pa
         (wp,) = [w for w in run.store.workpackages() if w.step == "run"]
         assert (work(run, wp) / "stdout").read_text() == expected
         assert len(run.store.workpackages()) == (2 if tags else 1)
+
+
+def test_max_async_caps_a_step(tmp_path: Path) -> None:
+    log = tmp_path / "concurrency.log"
+    b = Benchmark(
+        "cap",
+        parametersets={"s": pset("s", n=[str(i) for i in range(6)])},
+        steps={
+            "a": Step(
+                "a",
+                max_async=1,
+                do=[Do(f"echo start >> {log}; sleep 0.2; echo end >> {log}")],
+            )
+        },
+    )
+    _, counts = run_benchmark(tmp_path, b, jobs=4)
+    assert counts[DONE] == 6
+    assert log.read_text().split() == ["start", "end"] * 6
