@@ -85,7 +85,21 @@ def wp_environment(
             **{f"jube_wp_parent_{name}_id": i for name, i in parent_ids.items()},
         }
     )
+    for name, value in list(env.items()):
+        if isinstance(value, str) and "$" in value and "jube_" in value:
+            env[name] = _late(value, env, step)
     return env, resolved
+
+
+def _late(value: str, env: Mapping[str, object], step: Step) -> str:
+    """Values that name a workpackage's own ``$jube_*`` variables, known only now (as JUBE,
+    up to five passes, for values that refer to such values)."""
+    for _ in range(5):
+        rendered = Template(value, step.loc).render(env)
+        if rendered == value:
+            break
+        value = rendered
+    return value
 
 
 class Workpackages:

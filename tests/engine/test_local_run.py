@@ -256,3 +256,14 @@ def test_max_async_caps_a_step(tmp_path: Path) -> None:
     _, counts = run_benchmark(tmp_path, b, jobs=4)
     assert counts[DONE] == 6
     assert log.read_text().split() == ["start", "end"] * 6
+
+
+def test_parameters_may_name_the_workpackage_variables(tmp_path: Path) -> None:
+    b = Benchmark(
+        "late",
+        parametersets={"s": pset("s", out=["result_${jube_wp_id}_$jube_wp_iteration.txt"])},
+        steps={"a": Step("a", iterations=2, do=[Do("echo $out")])},
+    )
+    run, _ = run_benchmark(tmp_path, b)
+    outs = sorted((work(run, wp) / "stdout").read_text() for wp in run.store.workpackages())
+    assert outs == ["result_0_0.txt\n", "result_1_1.txt\n"]
