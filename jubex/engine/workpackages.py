@@ -126,6 +126,7 @@ class Workpackages:
         self.types = parameter_types(run.benchmark)
         self.constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
         self.preparers: dict[tuple[str, bool], StepPreparer] = {}
+        self.platform_envs: dict[tuple, dict[str, str]] = {}
 
     # -- queries ------------------------------------------------------------------------
 
@@ -257,6 +258,16 @@ class Workpackages:
 
     # -- preparation --------------------------------------------------------------------
 
+    def _platform_environment(self, resolved: Mapping[str, object]) -> dict[str, str]:
+        """Locally the wrapper runs without the job template, so it exports these itself."""
+        if self.run.platform.scheduler != "local" or not self.run.platform.environment:
+            return {}
+        key = tuple(sorted((k, str(v)) for k, v in resolved.items()))
+        found = self.platform_envs.get(key)
+        if found is None:
+            found = self.platform_envs[key] = self.run.platform.environment_for(resolved)
+        return found
+
     def in_array(self, wp: WorkpackageRow) -> bool:
         """Whether a workpackage goes into a job array: its step asks, a batch platform allows."""
         platform = self.run.platform
@@ -301,6 +312,7 @@ class Workpackages:
             parents,
             time_limit_s=self.time_limit(wp) if platform.scheduler == "local" else None,
             shared_dir=shared_dir,
+            platform_environment=self._platform_environment(resolved),
         )
         depends = tuple(
             self.rows[p].job_id  # type: ignore[misc]

@@ -167,6 +167,10 @@ class Platform:
                 self.where("scheduler_options"),
             ) from None
 
+    def environment_for(self, resolved: Mapping[str, object]) -> dict[str, str]:
+        """The platform's environment lines, rendered for these resources."""
+        return dict(self._context(resolved)["environment"])  # type: ignore[arg-type]
+
     def _context(self, resolved: Mapping[str, object]) -> dict[str, object]:
         from jubex.platform.render import render
 

@@ -72,6 +72,7 @@ class StepPreparer:
         *,
         time_limit_s: float | None = None,
         shared_dir: Path | None = None,
+        platform_environment: Mapping[str, str] | None = None,
     ) -> Prepared:
         wp_dir = run_dir / wp_dir_name(wp_id, self.step.name)
         workdir = wp_dir / "work"
@@ -99,7 +100,8 @@ class StepPreparer:
             for cycle in range(max(1, self.step.cycles))
             for command in self._commands({**env, "jube_wp_cycle": cycle}, workdir)
         ]
-        environment = {k: t.render(env) for k, t in self.env}
+        environment = dict(platform_environment or {})
+        environment.update({k: t.render(env) for k, t in self.env})
         environment.update({n: str(env[n]) for n in self.exported if n in env})
         inherit = [
             work.parent / ENVIRONMENT

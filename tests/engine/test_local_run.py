@@ -267,3 +267,14 @@ def test_parameters_may_name_the_workpackage_variables(tmp_path: Path) -> None:
     run, _ = run_benchmark(tmp_path, b)
     outs = sorted((work(run, wp) / "stdout").read_text() for wp in run.store.workpackages())
     assert outs == ["result_0_0.txt\n", "result_1_1.txt\n"]
+
+
+def test_the_local_platform_environment_reaches_the_commands(tmp_path: Path) -> None:
+    b = Benchmark(
+        "platform-env",
+        parametersets={},
+        steps={"a": Step("a", do=[Do('echo "$OMP_NUM_THREADS $OMPI_ALLOW_RUN_AS_ROOT"')])},
+    )
+    run, _ = run_benchmark(tmp_path, b)
+    (wp,) = run.store.workpackages()
+    assert (work(run, wp) / "stdout").read_text() == "1 1\n"
