@@ -20,6 +20,7 @@ from jubex.engine.progress import Progress
 from jubex.engine.rundir import LOCK, Run, create_run
 from jubex.engine.runner import Engine, Policy
 from jubex.engine.store import CANCELLED, FAILED, PLANNED, SKIPPED, WorkpackageRow
+from jubex.engine.support import check_supported
 from jubex.engine.workpackages import constants_for
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
@@ -71,6 +72,7 @@ def new_run(
     if overrides:
         check_overrides(benchmark, overrides)
     benchmark = apply_tags(benchmark, tags)
+    check_supported(benchmark)
     run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
     _plan_into(run, tags, overrides)
     return run

@@ -10,6 +10,7 @@ from jubex.definition.tags import apply_tags
 from jubex.engine.conditions import Condition
 from jubex.engine.driver import apply_platform_overrides
 from jubex.engine.plan import SHARED, check_overrides, plan
+from jubex.engine.support import check_supported
 from jubex.engine.workpackages import constants_for, wp_environment
 from jubex.platform.model import Platform
 from jubex.space.template import Template
@@ -28,6 +29,7 @@ def dry_run(
     if overrides:
         check_overrides(benchmark, overrides)
     benchmark = apply_tags(benchmark, tags)
+    check_supported(benchmark)
     run_dir = Path(benchmark.outpath) / "NEXT"
     constants = constants_for(run_dir, benchmark, platform.parameters)
     steps: dict[int, str] = {}

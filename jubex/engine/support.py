@@ -1,0 +1,44 @@
+"""Definition features the engine does not carry out yet: refused by name, never ignored."""
+
+from __future__ import annotations
+
+from jubex.definition.model import Benchmark
+from jubex.errors import DefinitionError, ErrorList
+
+
+def check_supported(benchmark: Benchmark) -> None:
+    """Raise one error per use of a feature that would otherwise be silently ignored."""
+    problems = []
+    for step in benchmark.steps.values():
+        if step.suffix:
+            problems.append(
+                DefinitionError(
+                    f"step '{step.name}': suffix is not supported yet",
+                    step.loc,
+                    hint="leave it out; workpackage directories are <id>_<step>",
+                )
+            )
+    for pset in benchmark.parametersets.values():
+        for p in pset.parameters.values():
+            if p.update_mode in ("cycle", "always"):
+                problems.append(
+                    DefinitionError(
+                        f"parameter '{p.name}': update_mode \"{p.update_mode}\" is not supported"
+                        " yet",
+                        p.loc,
+                        hint="values are evaluated once per workpackage (as 'step')",
+                    )
+                )
+    for analyser in benchmark.analysers.values():
+        if not analyser.reduce:
+            problems.append(
+                DefinitionError(
+                    f"analyser '{analyser.name}': reduce=false is not supported yet",
+                    analyser.loc,
+                    hint="each workpackage is one row; group_by in a table combines iterations",
+                )
+            )
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise ErrorList(problems)

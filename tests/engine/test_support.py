@@ -1,0 +1,31 @@
+"""Features the engine does not carry out yet are refused by name, with their place."""
+
+from __future__ import annotations
+
+import pytest
+
+from jubex.definition.model import Analyser, Benchmark, Parameter, ParameterSet, Step
+from jubex.engine.support import check_supported
+from jubex.errors import DefinitionError, ErrorList, Loc
+
+
+def test_suffix_is_refused_with_its_place() -> None:
+    b = Benchmark("b", steps={"s": Step("s", suffix="_x", loc=Loc("b.xml", 7))})
+    with pytest.raises(DefinitionError, match="suffix is not supported") as err:
+        check_supported(b)
+    assert str(err.value).startswith("b.xml:7:")
+
+
+def test_every_unsupported_use_is_listed() -> None:
+    b = Benchmark(
+        "b",
+        parametersets={"p": ParameterSet("p", {"x": Parameter("x", ("1",), update_mode="cycle")})},
+        analysers={"a": Analyser("a", reduce=False)},
+    )
+    with pytest.raises(ErrorList) as err:
+        check_supported(b)
+    assert len(err.value.errors) == 2
+
+
+def test_a_plain_benchmark_passes() -> None:
+    check_supported(Benchmark("b", steps={"s": Step("s")}))
