@@ -9,10 +9,11 @@ from jubex.analysis import builtin
 from jubex.definition.model import Column, Table
 from jubex.engine.analyse import result_rows, units_of
 from jubex.engine.rundir import Run
-from jubex.errors import UsageError, did_you_mean
+from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.results.database import write_database
 from jubex.results.formats import render
 from jubex.results.table import build_table
+from jubex.space.expr import compile_expr
 
 META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
 
@@ -65,6 +66,30 @@ def rows_for(
     return [r for r in rows if r["jube_step_name"] in steps]
 
 
+def names_used(tables: Sequence[Table]) -> set[str]:
+    """Every name the tables may read: columns, their expressions, filters and sorting.
+
+    A column with statistics reads its base name; a JUBE-style ``x_avg`` is stored as such
+    but may also be a statistic of ``x``, so both are read.
+    """
+    found: set[str] = set()
+    texts = []
+    for table in tables:
+        found.update(table.group_by)
+        found.update(s.lstrip("-") for s in table.sort)
+        texts += [table.filter] if table.filter else []
+        for column in table.columns:
+            found.add(column.name)
+            texts += [column.expr] if column.expr else []
+    for text in texts:
+        try:
+            found |= compile_expr(text).names
+        except JubexError:
+            continue
+    found |= {n.rpartition("_")[0] for n in found if "_" in n}
+    return found
+
+
 def tables_of(runs: Sequence[Run], names: Sequence[str] | None) -> list[Table]:
     tables = runs[0].benchmark.tables
     if not names:
@@ -87,13 +112,15 @@ def render_tables(
     include_failed: bool = False,
 ) -> str:
     """The tables of the runs; ``fmt`` None means each table's own ``style``."""
-    rows = [row for run in runs for row in result_rows(run)]
+    tables = tables_of(runs, names)
+    reads = names_used(tables) if tables else None
+    rows = [row for run in runs for row in result_rows(run, reads)]
     units: dict[str, str] = {}
     directions: dict[str, bool | None] = {}
     for run in runs:
         units.update(units_of(run))
         directions.update(directions_of(run))
-    tables = tables_of(runs, names) or ([default_table(rows)] if rows else [])
+    tables = tables or ([default_table(rows)] if rows else [])
     steps_of_analysers = {a.name: a.step for a in runs[0].benchmark.analysers.values()}
     if not tables:
         return "no analysed workpackages yet\n"

@@ -7,7 +7,7 @@ signature is its exit-status file's size and modification time, and the state), 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
@@ -82,17 +82,17 @@ def analyse_run(run: Run, *, force: bool = False) -> int:
     return RunAnalysis(run).workpackages(wps, force=force)
 
 
-def result_rows(run: Run) -> Iterator[dict[str, object]]:
+def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
     """One row per analysed workpackage: parameters, values, and JUBE's meta names.
 
     A value matched several times appears under its name as the first match (JUBE's
     representative value); its reductions (``_max``, ``_avg``, ...) come from the analyser.
     Values of different records of one output (several IOR tests) get ``_<record>`` suffixes
-    beyond the first record.
+    beyond the first record. ``names`` limits the values read to those a table needs.
     """
     types = parameter_types(run.benchmark)
     analysed = run.store.analysed()
-    measurements = run.store.measurements()
+    values = run.store.representatives(_stored_names(names) if names is not None else None)
     steps = analysed_steps(run.benchmark)
     for wp in run.store.workpackages(states=list(ANALYSABLE)):
         if wp.kind == SHARED or wp.step not in steps:
@@ -100,37 +100,41 @@ def result_rows(run: Run) -> Iterator[dict[str, object]]:
         row: dict[str, object] = {
             k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()
         }
+        ok, reason, _ = analysed.get(wp.id, (False, wp.reason, ""))
         row.update(
             {
                 "jube_wp_id": wp.id,
                 "jube_step_name": wp.step,
                 "jube_wp_iteration": wp.iteration,
                 "run": run.id,
-                "ok": analysed.get(wp.id, (False,))[0],
-                "reason": analysed.get(wp.id, (False, wp.reason))[1] or wp.reason,
+                "ok": ok,
+                "reason": reason or wp.reason,
             }
         )
-        for m in measurements.get(wp.id, ()):
-            name = m.name if m.record == 0 else f"{m.name}_{m.record}"
-            if name not in row:
-                row[name] = m.value
+        for name, record, value in values.get(wp.id, ()):
+            row.setdefault(name if record == 0 else f"{name}_{record}", value)
         yield row
 
 
+def _stored_names(names: Collection[str]) -> set[str]:
+    """The stored names a table's names may come from: ``x_3`` is record 3 of ``x``."""
+    found = set(names)
+    for name in names:
+        base, _, suffix = name.rpartition("_")
+        if base and suffix.isdigit():
+            found.add(base)
+    return found
+
+
 def units_of(run: Run) -> dict[str, str]:
-    units: dict[str, str] = {}
-    for ms in run.store.measurements().values():
-        for m in ms:
-            if m.unit:
-                units.setdefault(m.name, m.unit)
-    return units
+    return run.store.units()
 
 
 def missing_analysis(run: Run) -> list[tuple[int, str]]:
     """Finished workpackages whose analysers found nothing (for ``jubex status``)."""
-    measured = run.store.measurements()
+    found = run.store.found_counts()
     return [
         (wp, reason or "no value found")
         for wp, (ok, reason, _sig) in run.store.analysed().items()
-        if not measured.get(wp) or not ok
+        if not found.get(wp) or not ok
     ]

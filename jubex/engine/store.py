@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,11 +47,15 @@ CREATE TABLE IF NOT EXISTS event (
 CREATE INDEX IF NOT EXISTS event_wp ON event(wp);
 CREATE TABLE IF NOT EXISTS measurement (
     wp INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, record INTEGER NOT NULL,
-    value, unit TEXT NOT NULL DEFAULT '', PRIMARY KEY (wp, seq)
+    value, unit TEXT NOT NULL DEFAULT '', first INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (wp, seq)
 );
+CREATE INDEX IF NOT EXISTS measurement_first ON measurement(name, first);
+CREATE TABLE IF NOT EXISTS unit (name TEXT PRIMARY KEY, unit TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS analysed (
     wp INTEGER PRIMARY KEY, time REAL NOT NULL, ok INTEGER NOT NULL,
-    reason TEXT NOT NULL DEFAULT '', signature TEXT NOT NULL DEFAULT ''
+    reason TEXT NOT NULL DEFAULT '', signature TEXT NOT NULL DEFAULT '',
+    found INTEGER NOT NULL DEFAULT 0
 );
 """
 
@@ -293,32 +297,78 @@ class Store:
     def store_analysis(
         self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement]]]
     ) -> None:
-        """Replace the measurements of each (wp, ok, reason, signature, measurements)."""
+        """Replace the measurements of each (wp, ok, reason, signature, measurements).
+
+        The first value of each name in each record is flagged: it is what tables show
+        (JUBE's representative value), and what they read without touching the rest.
+        """
         now = time.time()
+        rows: list[tuple] = []
+        done: list[tuple] = []
+        units: dict[str, str] = {}
+        for wp, ok, reason, signature, measurements in results:
+            seen: set[tuple[str, int]] = set()
+            for seq, m in enumerate(measurements):
+                key = (m.name, m.record)
+                rows.append(
+                    (wp, seq, m.name, m.record, _sql_value(m.value), m.unit, key not in seen)
+                )
+                seen.add(key)
+                if m.unit:
+                    units.setdefault(m.name, m.unit)
+            done.append((wp, now, int(ok), reason, signature, len(measurements)))
         with self.transaction() as db:
-            for wp, ok, reason, signature, measurements in results:
-                db.execute("DELETE FROM measurement WHERE wp = ?", (wp,))
-                db.executemany(
-                    "INSERT INTO measurement (wp, seq, name, record, value, unit)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        (wp, seq, m.name, m.record, _sql_value(m.value), m.unit)
-                        for seq, m in enumerate(measurements)
-                    ),
-                )
-                db.execute(
-                    "INSERT OR REPLACE INTO analysed (wp, time, ok, reason, signature)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (wp, now, int(ok), reason, signature),
-                )
+            db.executemany("DELETE FROM measurement WHERE wp = ?", ((d[0],) for d in done))
+            db.executemany(
+                "INSERT INTO measurement (wp, seq, name, record, value, unit, first)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO analysed (wp, time, ok, reason, signature, found)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                done,
+            )
+            db.executemany("INSERT OR IGNORE INTO unit (name, unit) VALUES (?, ?)", units.items())
 
     def measurements(self) -> dict[int, list[Measurement]]:
+        """Every value of every workpackage, in order (all matches, all statistics)."""
         found: dict[int, list[Measurement]] = {}
         for wp, name, record, value, unit in self.db.execute(
             "SELECT wp, name, record, value, unit FROM measurement ORDER BY wp, seq"
         ):
             found.setdefault(wp, []).append(Measurement(name, value, unit, record))
         return found
+
+    def representatives(
+        self, names: Collection[str] | None = None
+    ) -> dict[int, list[tuple[str, int, object]]]:
+        """(name, record, value) of the first value of each name, per workpackage.
+
+        With ``names``, only those are read (through an index), so a table over 10,000
+        workpackages reads its few columns, not millions of values.
+        """
+        sql = "SELECT wp, name, record, value FROM measurement WHERE first = 1"
+        args: list[str] = []
+        if names is not None:
+            if not names:
+                return {}
+            args = sorted(names)
+            sql = (
+                "SELECT wp, name, record, value FROM measurement"
+                f" WHERE name IN ({','.join('?' * len(args))}) AND first = 1"
+            )
+        found: dict[int, list[tuple[str, int, object]]] = {}
+        for wp, name, record, value in self.db.execute(sql + " ORDER BY wp, seq", args):
+            found.setdefault(wp, []).append((name, record, value))
+        return found
+
+    def units(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT name, unit FROM unit"))
+
+    def found_counts(self) -> dict[int, int]:
+        """How many values the analysers found, per analysed workpackage."""
+        return dict(self.db.execute("SELECT wp, found FROM analysed"))
 
 
 def _sql_value(value: object) -> object:

@@ -1,0 +1,90 @@
+"""`jubex analyse` and `jubex result` on a run of N finished workpackages with IOR output.
+
+The run is made by jubex's own planner; instead of executing N copies of IOR, each work
+directory gets a real IOR 4 output (~5 kB: two captured runs of IOR in one file, 6 iterations)
+and its workpackage is marked done with an exit-status file, as the wrapper would leave it.
+Then, each in a fresh process: `jubex analyse --force` (read everything) and `jubex result`
+(a grouped table with mean, std, min, max of two values). Median of RUNS.
+
+    python bench/bench_analyse_result.py --n 10000 --runs 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from jubex.definition.load import load
+from jubex.engine.driver import new_run
+from jubex.engine.store import DONE
+from jubex.platform.load import load_platform
+from jubex.workdir.prepare import wp_dir_name
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "tests/data/outputs/ior/posix_fpp_t1m_b16m_np4.txt"
+DEFINITION = """
+name: ior-analysis
+parameters:
+  transfer: [4KiB, 64KiB, 1MiB, 4MiB]
+  tasks: [1, 2, 4, 8, 16]
+  rep: {{range: {{start: 1, stop: {reps}, step: 1}}}}
+steps:
+  ior:
+    do: ior
+    analyse: [ior]
+results:
+  bandwidth:
+    group_by: [transfer, tasks]
+    columns: [transfer, tasks, {{name: write_bw, stats: [n, mean, std, min, max]}},
+              {{name: read_bw, stats: [mean, std]}}]
+"""
+
+
+def make_run(work: Path, n: int) -> Path:
+    definition = work / "ior.yaml"
+    definition.write_text(DEFINITION.format(reps=n // 20))
+    run = new_run(load(definition), load_platform("local"), work / "runs")
+    text = SAMPLE.read_text() * 2
+    wps = run.store.workpackages()
+    for wp in wps:
+        wp_dir = run.dir / wp_dir_name(wp.id, wp.step)
+        (wp_dir / "work").mkdir(parents=True)
+        (wp_dir / "work" / "stdout").write_text(text)
+        (wp_dir / "exit").write_text("0\n")
+    run.store.set_states((wp.id, DONE, None, 0, "") for wp in wps)
+    return run.dir
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=10000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    jubex = [sys.executable, "-m", "jubex"]
+    analyse, result = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = make_run(Path(tmp), args.n)
+        for _ in range(args.runs):
+            analyse.append(timed([*jubex, "analyse", str(run_dir), "--force"], Path(tmp)))
+            result.append(timed([*jubex, "result", str(run_dir), "--no-analyse"], Path(tmp)))
+    print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"N = {args.n}: jubex analyse {statistics.median(analyse):.2f} s, "
+        f"jubex result {statistics.median(result):.2f} s (median of {args.runs})"
+    )
+
+
+if __name__ == "__main__":
+    main()
