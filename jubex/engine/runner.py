@@ -128,6 +128,8 @@ class Engine:
             if not self.policy.wait and not self.scheduler.local:
                 break
             self.progress.update(self.wps.counts())
+            if self.scheduler.local:
+                self.wps.prefetch(self.policy.capacity)
             self.scheduler.wait(min(interval, 0.5) if self.scheduler.local else interval)
             changed = self._collect(active) or submitted
             if changed or self.scheduler.local:
@@ -164,7 +166,7 @@ class Engine:
         prepared: list[Ready] = []
         for wp in ready:
             try:
-                prepared.append(self.wps.prepare(wp))
+                prepared.append(self.wps.take_prepared(wp))
             except JubexError as exc:
                 changes.append((wp.id, FAILED, None, None, exc.message))
         in_array = [r for r in prepared if self.wps.in_array(r.wp)]

@@ -126,6 +126,7 @@ class Workpackages:
         self.types = parameter_types(run.benchmark)
         self.constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
         self.preparers: dict[tuple[str, bool], StepPreparer] = {}
+        self.staged: dict[int, Ready] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
 
     # -- queries ------------------------------------------------------------------------
@@ -145,17 +146,42 @@ class Workpackages:
     def has_ready(self) -> bool:
         while self.ready_heap and self.rows[self.ready_heap[0]].state != PLANNED:
             heapq.heappop(self.ready_heap)
-        return bool(self.ready_heap) or bool(self.orphans())
+        for i in [i for i in self.staged if self.rows[i].state != PLANNED]:
+            del self.staged[i]
+        return bool(self.ready_heap) or bool(self.staged) or bool(self.orphans())
+
+    def prefetch(self, limit: int) -> None:
+        """Prepare the next ready workpackages while jobs run, so that a finished job is
+        followed by the next one at once (what the local platform spends its time on).
+
+        Only files in the run directory are written; the workpackages stay planned until
+        they are submitted, so a crash meanwhile just prepares them again."""
+        while len(self.staged) < limit and self.ready_heap:
+            i = heapq.heappop(self.ready_heap)
+            if self.rows[i].state != PLANNED or i in self.staged:
+                continue
+            try:
+                self.staged[i] = self.prepare(self.rows[i])
+            except JubexError:
+                heapq.heappush(self.ready_heap, i)
+                return
+
+    def take_prepared(self, wp: WorkpackageRow) -> Ready:
+        """The workpackage prepared ahead, or prepared now."""
+        staged = self.staged.pop(wp.id, None)
+        return staged if staged is not None else self.prepare(wp)
 
     def ready(self, limit: int, use_dependencies: bool = False) -> list[WorkpackageRow]:
         """Up to ``limit`` planned workpackages whose parents are done (or queued, with deps)."""
         found: list[WorkpackageRow] = []
         room = self._step_room()
         deferred = []
-        while self.ready_heap and len(found) < limit:
-            i = heapq.heappop(self.ready_heap)
+        staged = sorted(self.staged)
+        while (staged or self.ready_heap) and len(found) < limit:
+            i = staged.pop(0) if staged else heapq.heappop(self.ready_heap)
             wp = self.rows[i]
             if wp.state != PLANNED:
+                self.staged.pop(i, None)
                 continue
             if room.get(wp.step, 1) <= 0:
                 deferred.append(i)
@@ -164,7 +190,8 @@ class Workpackages:
                 room[wp.step] -= 1
             found.append(wp)
         for i in deferred:
-            heapq.heappush(self.ready_heap, i)
+            if i not in self.staged:
+                heapq.heappush(self.ready_heap, i)
         if use_dependencies and len(found) < limit:
             for i in sorted(self.by_state[PLANNED]):
                 if len(found) >= limit:
