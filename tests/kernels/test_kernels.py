@@ -19,7 +19,7 @@ from jubex.analysis.builtin import get
 from jubex.analysis.measurement import ParseResult
 
 KERNELS = Path(str(files("jubex") / "data" / "kernels"))
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[1] / "data" / "outputs"
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 STRICT = ["-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror"]
 
