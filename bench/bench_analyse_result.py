@@ -6,7 +6,7 @@ and its workpackage is marked done with an exit-status file, as the wrapper woul
 Then, each in a fresh process: `jubex analyse --force` (read everything) and `jubex result`
 (a grouped table with mean, std, min, max of two values). Median of RUNS.
 
-    python bench/bench_analyse_result.py --n 10000 --runs 3
+    python bench/bench_analyse_result.py --n 10000 --runs 3 [--analyser bw]
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import JUBEX, timed
 
 from jubex.definition.load import load
 from jubex.engine.driver import new_run
@@ -34,10 +34,15 @@ parameters:
   transfer: [4KiB, 64KiB, 1MiB, 4MiB]
   tasks: [1, 2, 4, 8, 16]
   rep: {{range: {{start: 1, stop: {reps}, step: 1}}}}
+patterns:
+  bw:
+    write_bw: {{regex: "^write +$jube_pat_fp", type: float, unit: MiB/s}}
+    read_bw: {{regex: "^read +$jube_pat_fp", type: float, unit: MiB/s}}
+    max_write: {{regex: "Max Write: $jube_pat_fp MiB/sec", type: float, unit: MiB/s}}
 steps:
   ior:
     do: ior
-    analyse: [ior]
+    analyse: [{analyser}]
 results:
   bandwidth:
     group_by: [transfer, tasks]
@@ -46,9 +51,9 @@ results:
 """
 
 
-def make_run(work: Path, n: int) -> Path:
+def make_run(work: Path, n: int, analyser: str) -> Path:
     definition = work / "ior.yaml"
-    definition.write_text(DEFINITION.format(reps=n // 20))
+    definition.write_text(DEFINITION.format(reps=n // 20, analyser=analyser))
     run = new_run(load(definition), load_platform("local"), work / "runs")
     text = SAMPLE.read_text() * 2
     wps = run.store.workpackages()
@@ -61,27 +66,27 @@ def make_run(work: Path, n: int) -> Path:
     return run.dir
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--analyser",
+        choices=("ior", "bw"),
+        default="ior",
+        help="the built-in IOR analyser (every IOR value), or a patternset of three patterns",
+    )
     args = parser.parse_args()
-    jubex = [sys.executable, "-m", "jubex"]
+    jubex = JUBEX
     analyse, result = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        run_dir = make_run(Path(tmp), args.n)
+        run_dir = make_run(Path(tmp), args.n, args.analyser)
         for _ in range(args.runs):
             analyse.append(timed([*jubex, "analyse", str(run_dir), "--force"], Path(tmp)))
             result.append(timed([*jubex, "result", str(run_dir), "--no-analyse"], Path(tmp)))
     print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
     print(
-        f"N = {args.n}: jubex analyse {statistics.median(analyse):.2f} s, "
+        f"N = {args.n}, {args.analyser}: jubex analyse {statistics.median(analyse):.2f} s, "
         f"jubex result {statistics.median(result):.2f} s (median of {args.runs})"
     )
 

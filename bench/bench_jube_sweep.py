@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import JUBEX, timed
 
 SWEEP = """<?xml version="1.0" encoding="UTF-8"?>
 <jube>
@@ -48,18 +48,12 @@ SWEEP = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    jubex = [sys.executable, "-m", "jubex"]
+    jubex = JUBEX
     runs, results = [], []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:

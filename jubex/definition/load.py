@@ -61,14 +61,20 @@ class Source:
     errors: list[DefinitionError] = field(default_factory=list)
 
 
-def read_source(path: Path) -> Source:
-    """Read a file and tell its shape by content: XML root element or YAML top-level keys."""
-    file = str(path)
+def read_bytes(path: Path) -> tuple[bytes, bool]:
+    """A definition file's bytes, and whether it is XML (told by content, as JUBE does)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise DefinitionError(f"cannot read '{file}': {exc.strerror or exc}") from None
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        raise DefinitionError(f"cannot read '{path}': {exc.strerror or exc}") from None
+    return data, data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
+
+
+def read_source(path: Path) -> Source:
+    """Read a file and tell its shape by content: XML root element or YAML top-level keys."""
+    file = str(path)
+    data, is_xml = read_bytes(path)
+    if is_xml:
         root = parse_xml(data, file)
         if root.tag == "jube":
             return Source(path, "jube")

@@ -18,6 +18,7 @@ from jubex.definition.jube.nodes import Node, check_tag_expression, prune, selec
 from jubex.definition.jube.nodes import tag_names as mentioned_tags
 from jubex.definition.jube.xml_reader import read_xml
 from jubex.definition.jube.yaml_reader import read_yaml
+from jubex.definition.load import read_bytes
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError
 
@@ -28,11 +29,8 @@ _TAG = re.compile(r"[\w.\-]+")
 def read_tree(path: Path, include_path: Sequence[Path] = ()) -> Node:
     """The raw element tree of a JUBE file, XML or YAML told apart by content as JUBE does."""
     file = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DefinitionError(f"cannot read '{file}': {exc.strerror or exc}") from None
-    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+    data, is_xml = read_bytes(path)
+    if is_xml:
         return read_xml(data, file)
     try:
         text = data.decode("utf-8-sig")
