@@ -29,15 +29,6 @@ def check_supported(benchmark: Benchmark) -> None:
                         hint="values are evaluated once per workpackage (as 'step')",
                     )
                 )
-    for analyser in benchmark.analysers.values():
-        if not analyser.reduce:
-            problems.append(
-                DefinitionError(
-                    f"analyser '{analyser.name}': reduce=false is not supported yet",
-                    analyser.loc,
-                    hint="each workpackage is one row; group_by in a table combines iterations",
-                )
-            )
     if len(problems) == 1:
         raise problems[0]
     if problems:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jubex.definition.model import Analyser, Benchmark, Parameter, ParameterSet, Step
+from jubex.definition.model import Benchmark, Parameter, ParameterSet, Step
 from jubex.engine.support import check_supported
 from jubex.errors import DefinitionError, ErrorList, Loc
 
@@ -19,8 +19,15 @@ def test_suffix_is_refused_with_its_place() -> None:
 def test_every_unsupported_use_is_listed() -> None:
     b = Benchmark(
         "b",
-        parametersets={"p": ParameterSet("p", {"x": Parameter("x", ("1",), update_mode="cycle")})},
-        analysers={"a": Analyser("a", reduce=False)},
+        parametersets={
+            "p": ParameterSet(
+                "p",
+                {
+                    "x": Parameter("x", ("1",), update_mode="cycle"),
+                    "y": Parameter("y", ("1",), update_mode="always"),
+                },
+            )
+        },
     )
     with pytest.raises(ErrorList) as err:
         check_supported(b)
