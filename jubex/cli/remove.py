@@ -8,7 +8,7 @@ import shutil
 from jubex.cli.common import add_run_selector, selected_run
 from jubex.engine.driver import run_lock
 from jubex.errors import UsageError
-from jubex.workdir.prepare import wp_dir_name
+from jubex.workdir.prepare import wp_dir_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +45,6 @@ def handle(args: argparse.Namespace) -> int:
             raise UsageError(f"run {run.dir} has no workpackage {sorted(unknown)}")
         run.store.delete_workpackages(list(rows))
         for wp in rows.values():
-            shutil.rmtree(run.dir / wp_dir_name(wp.id, wp.step), ignore_errors=True)
+            shutil.rmtree(wp_dir_of(run.dir, wp), ignore_errors=True)
         print(f"removed {len(rows)} workpackage(s) from {run.dir}")
     return 0

@@ -10,7 +10,7 @@ from pathlib import Path
 from jubex.cli.common import add_run_selector, selected_run
 from jubex.engine.analyse import missing_analysis
 from jubex.engine.store import FAILED, STATES
-from jubex.workdir.prepare import wp_dir_name
+from jubex.workdir.prepare import wp_dir_of
 
 TAIL = 5
 
@@ -35,7 +35,7 @@ def handle(args: argparse.Namespace) -> int:
         per_step[step][state] = n
     failed = []
     for wp in run.store.workpackages(states=[FAILED]):
-        work = run.dir / wp_dir_name(wp.id, wp.step) / "work"
+        work = wp_dir_of(run.dir, wp) / "work"
         failed.append(
             {
                 "id": wp.id,

@@ -18,7 +18,7 @@ from jubex.engine.rundir import Run
 from jubex.engine.store import DONE, FAILED, WorkpackageRow
 from jubex.engine.workpackages import parameter_types
 from jubex.space.values import parse_value
-from jubex.workdir.prepare import wp_dir_name
+from jubex.workdir.prepare import wp_dir_of
 from jubex.workdir.script import EXIT, admin_dir
 
 ANALYSABLE = (DONE, FAILED)
@@ -26,7 +26,7 @@ ANALYSABLE = (DONE, FAILED)
 
 def _signature(run_dir: Path, wp: WorkpackageRow) -> str:
     try:
-        st = (admin_dir(run_dir / wp_dir_name(wp.id, wp.step)) / EXIT).stat()
+        st = (admin_dir(wp_dir_of(run_dir, wp)) / EXIT).stat()
     except OSError:
         return wp.state
     return f"{wp.state}:{st.st_size}:{st.st_mtime_ns}"
@@ -67,7 +67,7 @@ class RunAnalysis:
             if not force and known.get(wp.id, (None, None, None))[2] == signature:
                 continue
             params = {k: parse_value(v, self.types.get(k, "auto")) for k, v in wp.params.items()}
-            workdir = self.run.dir / wp_dir_name(wp.id, wp.step) / "work"
+            workdir = wp_dir_of(self.run.dir, wp) / "work"
             found: ParseResult = self.harvester(wp.step).harvest(workdir, params)
             ok = found.ok and wp.state == DONE
             reason = found.reason if wp.state == DONE else (wp.reason or "failed")

@@ -24,6 +24,8 @@ from jubex.engine.support import check_supported
 from jubex.engine.workpackages import constants_for
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
+from jubex.space.template import Template
+from jubex.workdir.prepare import wp_dir_name, wp_dir_of
 from jubex.workdir.script import admin_dir, reset
 
 PLAN_BATCH = 5000
@@ -115,11 +117,13 @@ def _plan_into(
 ) -> None:
     """Plan in batches; the run counts as planned only once the last batch is in."""
     constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
+    suffixes = {n: Template(s.suffix, s.loc, shell=False) for n, s in run.benchmark.steps.items()}
     rows: list[tuple] = []
     edges: list[tuple[int, int]] = []
     for wp in plan(run.benchmark, overrides=overrides, tags=tags, constants=constants):
         params = {k: str(v) for k, v in wp.point.items()}
-        rows.append((wp.id, wp.step, wp.kind, wp.iteration, params, ""))
+        name = wp_dir_name(wp.id, wp.step, suffixes[wp.step].render({**constants, **wp.point}))
+        rows.append((wp.id, wp.step, wp.kind, wp.iteration, params, name))
         edges += [(wp.id, p) for p in wp.parents]
         if len(rows) >= PLAN_BATCH:
             run.store.add_workpackages(rows, edges)
@@ -188,5 +192,5 @@ def _reset_failed(run: Run) -> None:
     """Failed, cancelled and skipped workpackages go back to planned; the rest stays."""
     again = run.store.workpackages(states=[FAILED, CANCELLED, SKIPPED])
     for wp in again:
-        reset(admin_dir(run.dir / f"{wp.id:06d}_{wp.step}"))
+        reset(admin_dir(wp_dir_of(run.dir, wp)))
     run.store.set_states((wp.id, PLANNED, None, None, "retry") for wp in again)

@@ -44,7 +44,7 @@ def dry_run(
             {**constants, **wp.point},
             wp_id=wp.id,
             iteration=wp.iteration,
-            wp_dir=run_dir / wp_dir_name(wp.id, wp.step),
+            wp_dir=run_dir / wp_dir_name(wp.id, wp.step, step.suffix),
             parent_ids=parents,
         )
         shared = wp.kind == SHARED

@@ -9,15 +9,6 @@ from jubex.errors import DefinitionError, ErrorList
 def check_supported(benchmark: Benchmark) -> None:
     """Raise one error per use of a feature that would otherwise be silently ignored."""
     problems = []
-    for step in benchmark.steps.values():
-        if step.suffix:
-            problems.append(
-                DefinitionError(
-                    f"step '{step.name}': suffix is not supported yet",
-                    step.loc,
-                    hint="leave it out; workpackage directories are <id>_<step>",
-                )
-            )
     for pset in benchmark.parametersets.values():
         for p in pset.parameters.values():
             if p.update_mode in ("cycle", "always"):

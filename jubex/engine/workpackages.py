@@ -29,7 +29,7 @@ from jubex.schedulers.base import JobSpec
 from jubex.schedulers.local import job_id_of
 from jubex.space.template import Template
 from jubex.space.values import parse_value
-from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_name
+from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_of
 from jubex.workdir.script import JOB, admin_dir
 
 KERNELS = Path(__file__).resolve().parent.parent / "data" / "kernels"
@@ -236,7 +236,7 @@ class Workpackages:
         return None
 
     def wp_dir(self, wp: WorkpackageRow) -> Path:
-        return self.run_dir / wp_dir_name(wp.id, wp.step)
+        return wp_dir_of(self.run_dir, wp)
 
     def time_limit(self, wp: WorkpackageRow) -> float | None:
         step = self.run.benchmark.steps[wp.step]
@@ -335,6 +335,7 @@ class Workpackages:
         prepared = preparer.prepare(
             wp.id,
             self.run_dir,
+            wp_dir,
             env,
             parents,
             time_limit_s=self.time_limit(wp) if platform.scheduler == "local" else None,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.engine.conditions import Condition
+from jubex.engine.store import WorkpackageRow
 from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.space.template import Template
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
@@ -34,8 +35,14 @@ class Prepared:
     resources: dict[str, object] = field(default_factory=dict)
 
 
-def wp_dir_name(wp_id: int, step: str) -> str:
-    return f"{wp_id:06d}_{step}"
+def wp_dir_name(wp_id: int, step: str, suffix: str = "") -> str:
+    """``<id>_<step><suffix>``: JUBE's name of a workpackage directory."""
+    return f"{wp_id:06d}_{step}{suffix}"
+
+
+def wp_dir_of(run_dir: Path, wp: WorkpackageRow) -> Path:
+    """Where a stored workpackage lives (its name is kept in the store since planning)."""
+    return run_dir / (wp.workdir or wp_dir_name(wp.id, wp.step))
 
 
 class StepPreparer:
@@ -67,6 +74,7 @@ class StepPreparer:
         self,
         wp_id: int,
         run_dir: Path,
+        wp_dir: Path,
         env: Mapping[str, object],
         parents: Sequence[tuple[str, Path]],
         *,
@@ -74,7 +82,6 @@ class StepPreparer:
         shared_dir: Path | None = None,
         platform_environment: Mapping[str, str] | None = None,
     ) -> Prepared:
-        wp_dir = run_dir / wp_dir_name(wp_id, self.step.name)
         workdir = wp_dir / "work"
         if self.work_dir is not None:
             workdir = (run_dir / self.work_dir.render(env)).resolve()

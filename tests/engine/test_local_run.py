@@ -278,3 +278,18 @@ def test_the_local_platform_environment_reaches_the_commands(tmp_path: Path) -> 
     run, _ = run_benchmark(tmp_path, b)
     (wp,) = run.store.workpackages()
     assert (work(run, wp) / "stdout").read_text() == "1 1\n"
+
+
+def test_a_step_suffix_names_the_workpackage_directories(tmp_path: Path) -> None:
+    b = Benchmark(
+        "suffix",
+        parametersets={"s": pset("s", n=["4", "8"])},
+        steps={"a": Step("a", suffix="_n$n", do=[Do("echo $n")])},
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[DONE] == 2
+    assert sorted(p.name for p in run.dir.iterdir() if p.name.startswith("0000")) == [
+        "000000_a_n4",
+        "000001_a_n8",
+    ]
+    assert (run.dir / "000001_a_n8" / "work" / "stdout").read_text() == "8\n"

@@ -6,14 +6,7 @@ import pytest
 
 from jubex.definition.model import Benchmark, Parameter, ParameterSet, Step
 from jubex.engine.support import check_supported
-from jubex.errors import DefinitionError, ErrorList, Loc
-
-
-def test_suffix_is_refused_with_its_place() -> None:
-    b = Benchmark("b", steps={"s": Step("s", suffix="_x", loc=Loc("b.xml", 7))})
-    with pytest.raises(DefinitionError, match="suffix is not supported") as err:
-        check_supported(b)
-    assert str(err.value).startswith("b.xml:7:")
+from jubex.errors import ErrorList
 
 
 def test_every_unsupported_use_is_listed() -> None:

@@ -17,7 +17,7 @@ from jubex.definition.load import load
 from jubex.definition.model import AnalyseFile, Do, FileOp, IOFile, Sub
 from jubex.engine.plan import plan
 from jubex.errors import DefinitionError
-from jubex.workdir.prepare import StepPreparer
+from jubex.workdir.prepare import StepPreparer, wp_dir_name
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -60,7 +60,8 @@ def test_work_directories_are_prepared_as_jube_prepares_them(tmp_path: Path) -> 
     step = b.steps["sub_step"]
     preparer = StepPreparer(b, step)
     for wp in plan(b):
-        prepared = preparer.prepare(wp.id, tmp_path, wp.point, [])
+        wp_dir = tmp_path / wp_dir_name(wp.id, wp.step)
+        prepared = preparer.prepare(wp.id, tmp_path, wp_dir, wp.point, [])
         work = prepared.workdir
         n, zahl = wp.point["number"], wp.point["zahl"]
         assert (work / "file.out").read_text() == f"Number: {n}\nZahl: {zahl}\n"
