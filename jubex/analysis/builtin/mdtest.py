@@ -26,7 +26,7 @@ _OPERATIONS = [
 _STATS = ("max", "min", "mean", "std")
 
 _LAUNCHED = re.compile(
-    r"^(\S+?)-(\d\S*) was launched with (\d+) total task\(s\) on (\d+) node", re.MULTILINE
+    r"^(\S+?)[- ](\d\S*) was launched with (\d+) total task\(s\) on (\d+) node", re.MULTILINE
 )
 _COUNTS = re.compile(r"^(\d+) tasks, (\d+) (files/directories|files|directories)\b", re.MULTILINE)
 _SUMMARY = re.compile(r"^SUMMARY\s*(rate|time)?\b.*?\(of (\d+) iterations?\)", re.MULTILINE)

@@ -110,3 +110,20 @@ def test_jubex_md_header(outputs, by_name):
     result = mdtest.parse(text.replace("mdtest-4.1.0+dev was", "jubex-md-0.3 was"))
     assert result.ok
     assert by_name(result)["version"] == ["jubex-md-0.3"]
+
+
+def test_the_metadata_kernel_header_gives_version_tasks_and_nodes() -> None:
+    from jubex.analysis import builtin
+
+    text = (
+        "-- started at 11/22/2026 00:15:56 --\n\n"
+        "jubex-md 0.1 was launched with 2 total task(s) on 1 node(s)\n"
+        "Command line used: jubex-md -N 2 -n 100 -F -d tree\n\n"
+        "SUMMARY rate (in ops/sec): (of 1 iterations)\n"
+        "   Operation                     Max            Min           Mean        Std Dev\n"
+        "   ---------                     ---            ---           ----        -------\n"
+        "   File creation                 709.120        709.120        709.120          0.000\n"
+    )
+    found = {m.name: m.value for m in builtin.get("mdtest").parse(text).measurements}
+    assert (found["version"], found["tasks"], found["nodes"]) == ("jubex-md-0.1", 2, 1)
+    assert found["file_creation_max"] == 709.12
