@@ -341,6 +341,7 @@ class Workpackages:
             time_limit_s=self.time_limit(wp) if platform.scheduler == "local" else None,
             shared_dir=shared_dir,
             platform_environment=self._platform_environment(resolved),
+            local=platform.scheduler == "local",
         )
         depends = tuple(
             self.rows[p].job_id  # type: ignore[misc]

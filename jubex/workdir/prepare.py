@@ -81,6 +81,7 @@ class StepPreparer:
         time_limit_s: float | None = None,
         shared_dir: Path | None = None,
         platform_environment: Mapping[str, str] | None = None,
+        local: bool = False,
     ) -> Prepared:
         workdir = wp_dir / "work"
         if self.work_dir is not None:
@@ -125,6 +126,7 @@ class StepPreparer:
             time_limit_s=time_limit_s,
             inherit=inherit,
             export=self.step.export,
+            local=local,
         )
         body = admin / BODY
         try:

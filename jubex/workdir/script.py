@@ -92,6 +92,7 @@ def wrapper(
     time_limit_s: float | None = None,
     inherit: Sequence[Path] = (),
     export: bool = False,
+    local: bool = False,
 ) -> tuple[str, str | None]:
     """The wrapper's text, and the text of a separate do-script when a time limit applies.
 
@@ -117,16 +118,25 @@ def wrapper(
         f"#!/bin/sh\n# jubex workpackage {wp_id} (step {step})\n"
         f"cd {q(str(workdir))} || exit 1\n"
         f"mkdir {q(str(admin / CLAIM))} 2>/dev/null || exit {ALREADY_CLAIMED}\n"
-        # a task of a Slurm array is known as <array id>_<index>, not by its own job id
-        "jubex_job=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID}\n"
-        'echo "${jubex_job:-${SLURM_JOB_ID:-${PBS_JOBID:-$$}}}"'
-        f" > {q(str(admin / STARTED))}\n"
+        f"{_owner(local)} > {q(str(admin / STARTED))}\n"
         f"{exports}{run}\n"
         "jubex_rc=$?\n"
         f"echo $jubex_rc > {exit_tmp} && mv {exit_tmp} {exit_file}\n"
         "exit $jubex_rc\n"
     )
     return text, do_script
+
+
+def _owner(local: bool) -> str:
+    """How the wrapper names who runs it: its pid locally (even inside a batch allocation,
+    whose job id would name the allocation), else the batch job (an array task as
+    ``<array id>_<index>``)."""
+    if local:
+        return 'echo "$$"'
+    return (
+        "jubex_job=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID}\n"
+        'echo "${jubex_job:-${SLURM_JOB_ID:-${PBS_JOBID:-$$}}}"'
+    )
 
 
 def read_exit(admin: Path) -> int | None:

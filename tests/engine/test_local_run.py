@@ -293,3 +293,14 @@ def test_a_step_suffix_names_the_workpackage_directories(tmp_path: Path) -> None
         "000001_a_n8",
     ]
     assert (run.dir / "000001_a_n8" / "work" / "stdout").read_text() == "8\n"
+
+
+def test_a_local_wrapper_records_its_pid_even_inside_a_batch_allocation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SLURM_JOB_ID", "4242")
+    b = Benchmark("owner", parametersets={}, steps={"a": Step("a", do=[Do("true")])})
+    run, _ = run_benchmark(tmp_path, b)
+    (wp,) = run.store.workpackages()
+    owner = (run.dir / f"{wp.id:06d}_a" / "started").read_text().strip()
+    assert owner.isdigit() and owner != "4242"
