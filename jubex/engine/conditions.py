@@ -7,12 +7,19 @@ or an expression of the safe language (``api != 'MPIIO' or nodes > 1``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.space.expr import Expr, compile_expr
 from jubex.space.template import Template
 
 _WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "": True}
+
+
+@lru_cache(maxsize=1024)
+def condition(text: str, loc: Loc | None = None) -> Condition:
+    """A compiled condition, shared between the workpackages that test it."""
+    return Condition(text, loc)
 
 
 class Condition:

@@ -27,7 +27,7 @@ from jubex.errors import JubexError
 from jubex.platform.model import Platform
 from jubex.schedulers.base import JobSpec
 from jubex.schedulers.local import job_id_of
-from jubex.space.template import Template
+from jubex.space.template import template
 from jubex.space.values import parse_value
 from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_of
 from jubex.workdir.script import JOB, admin_dir
@@ -65,12 +65,12 @@ def wp_environment(
 ) -> tuple[dict[str, object], dict[str, object]]:
     """Everything a workpackage's templates see, and its resources resolved by the platform."""
     requested = {
-        k: Template(str(v), step.loc).render(env)
+        k: template(str(v), step.loc).render(env)
         for k, v in vars(step.resources).items()
         if v is not None and k != "extra"
     }
     requested.update(
-        {k: Template(v, step.loc).render(env) for k, v in step.resources.extra.items()}
+        {k: template(v, step.loc).render(env) for k, v in step.resources.extra.items()}
     )
     resolved = platform.resolve(requested)
     env.update(
@@ -95,7 +95,7 @@ def _late(value: str, env: Mapping[str, object], step: Step) -> str:
     """Values that name a workpackage's own ``$jube_*`` variables, known only now (as JUBE,
     up to five passes, for values that refer to such values)."""
     for _ in range(5):
-        rendered = Template(value, step.loc).render(env)
+        rendered = template(value, step.loc).render(env)
         if rendered == value:
             break
         value = rendered
@@ -246,7 +246,7 @@ class Workpackages:
         if not text:
             return None
         env = {**self.constants, **self.point(wp)}
-        return float(parse_value(Template(text, step.loc).render(env), "duration"))
+        return float(parse_value(template(text, step.loc).render(env), "duration"))
 
     def owner_job_id(self, owner: str) -> str:
         """The job id of the copy that claimed a workpackage (a pid on the local platform)."""

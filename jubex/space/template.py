@@ -222,3 +222,10 @@ def shell_lookalikes(template: Template, known_names: Iterable[str]) -> list[tup
         if match:
             found[name] = match
     return list(found.items())
+
+
+@lru_cache(maxsize=4096)
+def template(text: str, loc: Loc | None = None, shell: bool = True) -> Template:
+    """A compiled template, shared: per-workpackage code renders the same texts thousands of
+    times and should not parse them again each time."""
+    return Template(text, loc, shell)

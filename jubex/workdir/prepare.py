@@ -18,10 +18,10 @@ from functools import partial
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
-from jubex.engine.conditions import Condition
+from jubex.engine.conditions import Condition, condition
 from jubex.engine.store import WorkpackageRow
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.space.template import Template
+from jubex.space.template import Template, template
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
 
 
@@ -140,14 +140,14 @@ class StepPreparer:
     def _commands(self, env: Mapping[str, object], workdir: Path) -> list[Command]:
         """One cycle's active commands, rendered, with their marker files made absolute."""
         found = []
-        for do, template, active in self.dos:
+        for do, command, active in self.dos:
             if not active.holds(env):
                 continue
-            where = workdir / Template(do.work_dir, do.loc).render(env) if do.work_dir else workdir
+            where = workdir / template(do.work_dir, do.loc).render(env) if do.work_dir else workdir
             marker = partial(_marker, where=where, env=env, loc=do.loc)
             found.append(
                 Command(
-                    template.render(env),
+                    command.render(env),
                     do.stdout,
                     do.stderr,
                     str(where) if do.work_dir else None,
@@ -159,27 +159,27 @@ class StepPreparer:
         return found
 
     def _file_op(self, op: FileOp, workdir: Path, env: Mapping[str, object]) -> None:
-        if not Condition(op.active, op.loc).holds(env):
+        if not condition(op.active, op.loc).holds(env):
             return
-        source = Template(op.source, op.loc).render(env)
+        source = template(op.source, op.loc).render(env)
         if op.kind == "prepare":
             _run_prepare(source, workdir, op)
             return
         base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
         if op.source_dir:
-            base = base / Template(op.source_dir, op.loc).render(env)
+            base = base / template(op.source_dir, op.loc).render(env)
         pattern = source if os.path.isabs(source) else str(base / source)
         matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
         if not matches:
             raise DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc)
         target_dir = (
-            workdir / Template(op.target_dir, op.loc).render(env) if op.target_dir else workdir
+            workdir / template(op.target_dir, op.loc).render(env) if op.target_dir else workdir
         )
         if op.directory:
-            target_dir = target_dir / Template(op.directory, op.loc).render(env)
+            target_dir = target_dir / template(op.directory, op.loc).render(env)
         target_dir.mkdir(parents=True, exist_ok=True)
         for match in matches:
-            name = Template(op.target, op.loc).render(env) if op.target else Path(match).name
+            name = template(op.target, op.loc).render(env) if op.target else Path(match).name
             target = target_dir / name
             if op.kind == "link":
                 _symlink(Path(match).resolve(), target)
@@ -203,7 +203,7 @@ def _make_dirs(*dirs: Path) -> None:
 def _marker(
     name: str | None, *, where: Path, env: Mapping[str, object], loc: Loc | None
 ) -> str | None:
-    return str(where / Template(name, loc).render(env)) if name else None
+    return str(where / template(name, loc).render(env)) if name else None
 
 
 def _symlink(source: Path, link: Path) -> None:
@@ -226,10 +226,10 @@ def _run_prepare(command: str, workdir: Path, op: FileOp) -> None:
 
 def _substitute(subset: SubstituteSet, workdir: Path, env: Mapping[str, object]) -> None:
     """Replace placeholders in template files: text mode literally, regex mode by pattern."""
-    subs = [(s, Template(s.dest, s.loc).render(env)) for s in subset.subs]
+    subs = [(s, template(s.dest, s.loc).render(env)) for s in subset.subs]
     for iofile in subset.iofiles:
-        source = workdir / Template(iofile.source, iofile.loc).render(env)
-        target = workdir / Template(iofile.target, iofile.loc).render(env)
+        source = workdir / template(iofile.source, iofile.loc).render(env)
+        target = workdir / template(iofile.target, iofile.loc).render(env)
         try:
             text = source.read_text()
         except OSError as exc:
