@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -166,20 +167,44 @@ def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str
         if retry_failed:
             _reset_failed(run)
         progress = Progress(run.benchmark.name, options.progress)
-        analysis = RunAnalysis(run)
-
-        def finished(wps: Iterable[WorkpackageRow]) -> None:
-            if options.analyse:
-                analysis.workpackages(list(wps))
-
+        analysis = _Batched(RunAnalysis(run)) if options.analyse else None
         engine = Engine(
             run,
             run.platform.scheduler_instance(),
             policy_for(run.platform, options),
             progress,
-            finished,
+            analysis.add if analysis else None,
         )
-        return engine.go()
+        counts = engine.go()
+        if analysis:
+            analysis.flush()
+        return counts
+
+
+class _Batched:
+    """Analysis of finished workpackages in batches: one transaction for many.
+
+    What a crash leaves unanalysed is picked up by the next ``analyse`` or ``result``
+    (analysis is incremental), so holding a batch back costs nothing but its age.
+    """
+
+    SIZE, AGE = 256, 1.0
+
+    def __init__(self, analysis: RunAnalysis) -> None:
+        self.analysis = analysis
+        self.pending: list[WorkpackageRow] = []
+        self.since = time.monotonic()
+
+    def add(self, wps: Iterable[WorkpackageRow]) -> None:
+        self.pending.extend(wps)
+        if len(self.pending) >= self.SIZE or time.monotonic() - self.since >= self.AGE:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.analysis.workpackages(self.pending)
+        self.pending = []
+        self.since = time.monotonic()
 
 
 def cancel(run: Run) -> int:

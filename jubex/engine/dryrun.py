@@ -11,7 +11,7 @@ from jubex.engine.conditions import Condition
 from jubex.engine.driver import apply_platform_overrides
 from jubex.engine.plan import SHARED, check_overrides, plan
 from jubex.engine.support import check_supported
-from jubex.engine.workpackages import constants_for, wp_environment
+from jubex.engine.workpackages import Resolutions, constants_for, wp_environment
 from jubex.platform.model import Platform
 from jubex.space.template import Template
 from jubex.workdir.prepare import wp_dir_name
@@ -33,6 +33,7 @@ def dry_run(
     run_dir = Path(benchmark.outpath) / "NEXT"
     constants = constants_for(run_dir, benchmark, platform.parameters)
     steps: dict[int, str] = {}
+    resolutions = Resolutions(platform)
     count = 0
     for wp in plan(benchmark, overrides=overrides, tags=tags, constants=constants):
         steps[wp.id] = wp.step
@@ -40,7 +41,7 @@ def dry_run(
         parents = {steps[p]: p for p in wp.parents}
         env, _resolved = wp_environment(
             step,
-            platform,
+            resolutions,
             {**constants, **wp.point},
             wp_id=wp.id,
             iteration=wp.iteration,

@@ -5,7 +5,8 @@ jitter), resets when something does, and the number of jobs in the queue is capp
 backend only submits one job and polls or cancels many with one call each.
 
 Order of every submission: record ``queued`` (the intent) → call the scheduler → record
-``submitted`` with the job id. ``reconcile`` resolves what a crash left between those steps.
+``submitted`` with the job id (locally, with the next transaction: the id is also in the
+job's claim file). ``reconcile`` resolves what a crash left between those steps.
 On a batch platform, children of submitted parents are submitted at once with a dependency
 (the scheduler holds them until their parents succeed), and the ready workpackages of an
 ``array: true`` step go in as one array job (see :mod:`jubex.engine.arrays`).
@@ -37,7 +38,7 @@ from jubex.engine.store import (
 from jubex.engine.workpackages import Ready, Workpackages
 from jubex.errors import JubexError
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
-from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_started, reset
+from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_owner, release
 
 TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: how long a finished job may take to show its exit-status file (shared file systems lag)
@@ -83,6 +84,8 @@ class Engine:
         self.wps = Workpackages(run)
         self.active = _Active()
         self.stopping = False
+        #: changes applied in memory, recorded with the next transaction
+        self.pending: list[Change] = []
         self.uid = run.store.meta().get("uid", "run")
 
     # -- public -------------------------------------------------------------------------
@@ -130,6 +133,8 @@ class Engine:
             self.progress.update(self.wps.counts())
             if self.scheduler.local:
                 self.wps.prefetch(self.policy.capacity)
+            if not submitted:
+                self._change([])
             self.scheduler.wait(min(interval, 0.5) if self.scheduler.local else interval)
             changed = self._collect(active) or submitted
             if changed or self.scheduler.local:
@@ -140,6 +145,7 @@ class Engine:
             if self.policy.fail_fast and self.wps.count(FAILED):
                 self.cancel()
                 break
+        self._change([])
 
     def _stop(self, signum: int, _frame: FrameType | None) -> None:
         self.stopping = True
@@ -175,7 +181,8 @@ class Engine:
                 changes += self._submit_job([item], array=False)
         for members in arrays.groups(in_array):
             changes += self._submit_job(members, array=True)
-        self._record(changes)
+        # a local job's id is in its claim file, which continue reads back (see reconcile)
+        self._record(changes, defer=self.scheduler.local)
 
     def _submit_job(self, members: Sequence[Ready], *, array: bool) -> list[Change]:
         """One job for one workpackage, or one array job for several: their state changes."""
@@ -220,7 +227,7 @@ class Engine:
 
     def _ran(self, item: Ready) -> bool:
         admin = admin_dir(item.prepared.wp_dir)
-        return read_started(admin) is not None or read_exit(admin) is not None
+        return read_owner(admin) is not None or read_exit(admin) is not None
 
     def _skip_orphans(self) -> None:
         orphans = self.wps.orphans()
@@ -232,10 +239,10 @@ class Engine:
     def _collect(self, active: list[WorkpackageRow]) -> bool:
         """Read exit files, poll the rest with one call, record what finished."""
         exited = self._exits(active)
-        self._record(exited)
+        self._record(exited, defer=True)
         unknown = [wp for wp in active if wp.state in (QUEUED, SUBMITTED) and wp.job_id]
         polled = self._polled(unknown) if unknown else []
-        self._record(polled)
+        self._record(polled, defer=True)
         return bool(exited or polled)
 
     def _exits(self, active: Iterable[WorkpackageRow]) -> list[Change]:
@@ -265,7 +272,7 @@ class Engine:
             failed_parent = self.wps.failed_parent(wp)
             if code is not None:
                 changes.append(self._final(wp, code))
-            elif failed_parent and read_started(admin) is None:
+            elif failed_parent and read_owner(admin) is None:
                 # submitted behind its parent, which failed: the scheduler dropped it unrun
                 self.active.since_finished.pop(wp.id, None)
                 changes.append((wp.id, SKIPPED, None, None, failed_parent))
@@ -295,14 +302,14 @@ class Engine:
 
     def _adopt(self, wp: WorkpackageRow) -> Change:
         """A second copy found the workpackage claimed: follow the copy that runs it."""
-        owner = read_started(admin_dir(self.wps.wp_dir(wp)))
+        owner = read_owner(admin_dir(self.wps.wp_dir(wp)))
         if owner is None:
             return (wp.id, FAILED, None, None, "claimed by a copy that left no trace")
         return (wp.id, SUBMITTED, self.wps.owner_job_id(owner), None, "adopted a running copy")
 
-    def _record(self, changes: list[Change]) -> None:
+    def _record(self, changes: list[Change], *, defer: bool = False) -> None:
         """Record changes; analyse the workpackages they finished."""
-        self._change(changes)
+        self._change(changes, defer=defer)
         finished = [c[0] for c in changes if c[1] in FINAL_STATES]
         if finished:
             self.on_finished(self.wps.rows_of(finished))
@@ -325,7 +332,7 @@ class Engine:
         for wp in queued:
             admin = admin_dir(self.wps.wp_dir(wp))
             code = read_exit(admin)
-            owner = read_started(admin)
+            owner = read_owner(admin)
             job_id = alive.get(names[wp.id])
             if code is not None:
                 changes.append(self._final(wp, code))
@@ -335,9 +342,10 @@ class Engine:
                 changes.append((wp.id, SUBMITTED, job_id, None, "found in the queue"))
             elif owner is not None:
                 changes.append((wp.id, SUBMITTED, self.wps.owner_job_id(owner), None, "adopted"))
-            else:
-                reset(admin)
+            elif release(admin):
                 changes.append((wp.id, PLANNED, None, None, "never reached the scheduler"))
+            else:
+                changes.append(self._adopt(wp))
         self._record(changes)
 
     def _found(self, names: list[str]) -> dict[str, tuple[str, bool]]:
@@ -353,10 +361,18 @@ class Engine:
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _change(self, changes: list[Change]) -> None:
-        if changes:
-            self.store.set_states(changes)
-            self.wps.apply(changes)
+    def _change(self, changes: list[Change], *, defer: bool = False) -> None:
+        """Apply changes in memory and record them, with any deferred before them.
+
+        Deferred are only changes that the workpackages' files or the scheduler tell again
+        (a crash loses them and ``continue`` reads them back), so the intent before a
+        submission can carry the results of the previous ones in one transaction.
+        """
+        self.wps.apply(changes)
+        self.pending += changes
+        if self.pending and not defer:
+            self.store.set_states(self.pending)
+            self.pending = []
 
     def _call(self, fn: Callable, *args: object):  # type: ignore[no-untyped-def]
         """Call the scheduler, retrying transient errors with bounded back-off."""

@@ -53,9 +53,30 @@ def constants_for(run_dir: Path, benchmark: Benchmark, platform_parameters: dict
     }
 
 
+class Resolutions:
+    """A platform's answers to the resource requests of a run's steps.
+
+    Many workpackages ask for the same resources; each distinct request is resolved and
+    its launcher rendered once (both are pure functions of the request).
+    """
+
+    def __init__(self, platform: Platform) -> None:
+        self.platform = platform
+        self.known: dict[tuple, tuple[dict[str, object], str]] = {}
+
+    def resolve(self, requested: Mapping[str, str]) -> tuple[dict[str, object], str]:
+        """The resolved resources (a copy the caller may keep) and the launcher command."""
+        key = tuple(sorted(requested.items()))
+        found = self.known.get(key)
+        if found is None:
+            resolved = self.platform.resolve(requested)
+            found = self.known[key] = (resolved, self.platform.launcher_command(resolved))
+        return dict(found[0]), found[1]
+
+
 def wp_environment(
     step: Step,
-    platform: Platform,
+    resolutions: Resolutions,
     env: dict[str, object],
     *,
     wp_id: int,
@@ -72,7 +93,7 @@ def wp_environment(
     requested.update(
         {k: template(v, step.loc).render(env) for k, v in step.resources.extra.items()}
     )
-    resolved = platform.resolve(requested)
+    resolved, launcher = resolutions.resolve(requested)
     env.update(
         {
             "jube_step_name": step.name,
@@ -81,7 +102,7 @@ def wp_environment(
             "jube_wp_iteration": iteration,
             "jube_wp_abspath": str(wp_dir / "work"),
             "jube_wp_relpath": f"{wp_dir.name}/work",
-            "launcher": platform.launcher_command(resolved),
+            "launcher": launcher,
             **{f"jube_wp_parent_{name}_id": i for name, i in parent_ids.items()},
         }
     )
@@ -128,6 +149,7 @@ class Workpackages:
         self.preparers: dict[tuple[str, bool], StepPreparer] = {}
         self.staged: dict[int, Ready] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
+        self.resolutions = Resolutions(run.platform)
 
     # -- queries ------------------------------------------------------------------------
 
@@ -319,7 +341,7 @@ class Workpackages:
         parent_ids = {self.rows[p].step: p for p in self.parents.get(wp.id, ())}
         env, resolved = wp_environment(
             step,
-            platform,
+            self.resolutions,
             {**self.constants, **self.point(wp)},
             wp_id=wp.id,
             iteration=wp.iteration,

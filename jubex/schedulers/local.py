@@ -12,7 +12,6 @@ import os
 import select
 import signal
 from collections.abc import Sequence
-from pathlib import Path
 
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
 
@@ -20,9 +19,15 @@ from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, Sched
 def process_start_time(pid: int) -> str | None:
     """The start time of a live (non-zombie) process, or None when it is gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
+    try:
+        stat = os.read(fd, 4096).decode()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     fields = stat[stat.rindex(")") + 2 :].split()
     if fields[0] in ("Z", "X"):
         return None
@@ -38,6 +43,8 @@ class LocalScheduler(Scheduler):
     local = True
 
     def __init__(self, **_options: object) -> None:
+        #: taken once: converting ``os.environ`` for every job costs more than the spawn
+        self.environment = dict(os.environ)
         self.children: dict[str, int] = {}
         self.pidfds: dict[int, str] = {}
         self.ended: dict[str, int | None] = {}
@@ -47,7 +54,7 @@ class LocalScheduler(Scheduler):
             pid = os.posix_spawn(
                 "/bin/sh",
                 ["/bin/sh", str(job.script)],
-                os.environ,
+                self.environment,
                 file_actions=[
                     (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                     (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),

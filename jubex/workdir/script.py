@@ -1,13 +1,18 @@
 """The wrapper script of a workpackage: the same on every platform.
 
-It claims the workpackage (an atomic ``mkdir``: a second copy of the same job exits 97 at
-once, so no job runs twice even if it was submitted twice), records who runs it, runs the
-``do`` commands in order (stopping at the first failure), and writes its exit status
-atomically (write, then rename) — the engine's first source of truth.
+It claims the workpackage by writing who runs it into ``claim``, created exclusively under
+the shell's ``noclobber`` (a second copy of the same job exits 97 at once, so no job runs
+twice even if it was submitted twice), runs the ``do`` commands in order (stopping at the
+first failure), and writes its exit status — the engine's first source of truth. The status
+is one line written by one ``write``; a reader takes it only once the newline is there, so a
+half-written file is never read as a status. The wrapper starts no program of its own (no
+``mkdir``, no ``mv``): on the local platform its cost is that of the user's commands plus
+one shell.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +20,7 @@ from pathlib import Path
 
 #: exit status of a wrapper that found its workpackage already claimed
 ALREADY_CLAIMED = 97
-CLAIM, STARTED, EXIT, BODY, JOB, DO = "claim", "started", "exit", "body.sh", "job.sh", "do.sh"
+CLAIM, EXIT, BODY, JOB, DO = "claim", "exit", "body.sh", "job.sh", "do.sh"
 #: where an exporting step leaves its environment for the steps that depend on it
 ENVIRONMENT = "environment"
 
@@ -113,15 +118,16 @@ def wrapper(
     else:
         run = f"(\n{block}) {out}"
         do_script = None
-    exit_tmp, exit_file = q(str(admin / (EXIT + ".tmp"))), q(str(admin / EXIT))
     text = (
         f"#!/bin/sh\n# jubex workpackage {wp_id} (step {step})\n"
         f"cd {q(str(workdir))} || exit 1\n"
-        f"mkdir {q(str(admin / CLAIM))} 2>/dev/null || exit {ALREADY_CLAIMED}\n"
-        f"{_owner(local)} > {q(str(admin / STARTED))}\n"
+        f"{_owner(local)}set -C\n"
+        f'{{ echo "$jubex_owner" > {q(str(admin / CLAIM))}; }} 2>/dev/null'
+        f" || exit {ALREADY_CLAIMED}\n"
+        "set +C\n"
         f"{exports}{run}\n"
         "jubex_rc=$?\n"
-        f"echo $jubex_rc > {exit_tmp} && mv {exit_tmp} {exit_file}\n"
+        f"echo $jubex_rc > {q(str(admin / EXIT))}\n"
         "exit $jubex_rc\n"
     )
     return text, do_script
@@ -132,32 +138,52 @@ def _owner(local: bool) -> str:
     whose job id would name the allocation), else the batch job (an array task as
     ``<array id>_<index>``)."""
     if local:
-        return 'echo "$$"'
+        return "jubex_owner=$$\n"
     return (
-        "jubex_job=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID}\n"
-        'echo "${jubex_job:-${SLURM_JOB_ID:-${PBS_JOBID:-$$}}}"'
+        "jubex_owner=${SLURM_ARRAY_JOB_ID:+${SLURM_ARRAY_JOB_ID}_$SLURM_ARRAY_TASK_ID}\n"
+        "jubex_owner=${jubex_owner:-${SLURM_JOB_ID:-${PBS_JOBID:-$$}}}\n"
     )
 
 
 def read_exit(admin: Path) -> int | None:
-    """The exit status the wrapper wrote, or None when it has not (yet)."""
+    """The exit status the wrapper wrote, or None when it has not (completely, yet)."""
     try:
-        return int((admin / EXIT).read_text().strip())
-    except (OSError, ValueError):
+        text = (admin / EXIT).read_text()
+    except OSError:
+        return None
+    if not text.endswith("\n"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
         return None
 
 
-def read_started(admin: Path) -> str | None:
+def read_owner(admin: Path) -> str | None:
+    """Who claimed the workpackage (a pid or a batch job id), or None before the claim."""
     try:
-        return (admin / STARTED).read_text().strip() or None
+        return (admin / CLAIM).read_text().strip() or None
     except OSError:
         return None
 
 
 def reset(admin: Path) -> None:
     """Forget a previous attempt so that the workpackage can run again."""
-    for name in (EXIT, STARTED, EXIT + ".tmp"):
-        (admin / name).unlink(missing_ok=True)
-    claim = admin / CLAIM
-    if claim.is_dir():
-        claim.rmdir()
+    (admin / EXIT).unlink(missing_ok=True)
+    (admin / CLAIM).unlink(missing_ok=True)
+
+
+def release(admin: Path) -> bool:
+    """Free a workpackage whose submission is in doubt; False if a copy holds its claim.
+
+    The claim is taken first, exclusively, as a wrapper takes it: only a claim nobody holds
+    is removed. A copy still on its way finds it taken (and exits 97) or, once it is gone,
+    wins it against the fresh submission — either way one copy runs.
+    """
+    try:
+        os.close(os.open(admin / CLAIM, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return False
+    (admin / EXIT).unlink(missing_ok=True)
+    (admin / CLAIM).unlink()
+    return True

@@ -302,5 +302,5 @@ def test_a_local_wrapper_records_its_pid_even_inside_a_batch_allocation(
     b = Benchmark("owner", parametersets={}, steps={"a": Step("a", do=[Do("true")])})
     run, _ = run_benchmark(tmp_path, b)
     (wp,) = run.store.workpackages()
-    owner = (run.dir / f"{wp.id:06d}_a" / "started").read_text().strip()
+    owner = (run.dir / f"{wp.id:06d}_a" / "claim").read_text().strip()
     assert owner.isdigit() and owner != "4242"

@@ -201,7 +201,7 @@ def test_an_array_step_is_one_sbatch_and_every_task_is_one_workpackage(tmp_path:
         work = tmp_path / f"runs/000000/{wp_id:06d}_work"
         task = job_id.split("_")[1]  # type: ignore[union-attr]
         assert (work / "work/stdout").read_text() == f"value {params['n']}0 task {task}\n"
-        assert (work / "started").read_text().strip() == job_id
+        assert (work / "claim").read_text().strip() == job_id
     table = jubex(tmp_path, "result", "runs/000000", "-f", "csv")
     values = {r["n"]: r["value"] for r in csv.DictReader(io.StringIO(table.stdout))}
     assert values == {str(n): str(n * 10) for n in range(12)}
