@@ -193,6 +193,14 @@ class Store:
             )
             db.executemany("INSERT INTO parent (child, parent) VALUES (?, ?)", parents)
 
+    def set_params(self, changes: Iterable[tuple[int, Mapping[str, str]]]) -> None:
+        """Replace the parameter values of workpackages (values their cycles changed)."""
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE workpackage SET params = ? WHERE id = ?",
+                ((json.dumps(p, separators=(",", ":")), i) for i, p in changes),
+            )
+
     def workpackages(
         self, states: Sequence[str] | None = None, ids: Sequence[int] | None = None
     ) -> list[WorkpackageRow]:

@@ -7,12 +7,13 @@ parents, so that a loop over 10,000 workpackages costs O(changes), not O(workpac
 from __future__ import annotations
 
 import heapq
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, Step
-from jubex.engine.plan import SHARED
+from jubex.engine.plan import SHARED, step_space
 from jubex.engine.rundir import Run
 from jubex.engine.store import (
     DONE,
@@ -27,6 +28,7 @@ from jubex.errors import JubexError
 from jubex.platform.model import Platform
 from jubex.schedulers.base import JobSpec
 from jubex.schedulers.local import job_id_of
+from jubex.space.expand import Space
 from jubex.space.template import template
 from jubex.space.values import parse_value
 from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_of
@@ -334,7 +336,7 @@ class Workpackages:
         preparer = self.preparers.get((wp.step, shared))
         if preparer is None:
             preparer = self.preparers[(wp.step, shared)] = StepPreparer(
-                self.run.benchmark, step, shared=shared
+                self.run.benchmark, step, shared=shared, space_of=self.space
             )
         platform = self.run.platform
         wp_dir = self.wp_dir(wp)
@@ -365,12 +367,26 @@ class Workpackages:
             platform_environment=self._platform_environment(resolved),
             local=platform.scheduler == "local",
         )
+        if prepared.params:
+            wp.params = {**wp.params, **prepared.params}
+            self.run.store.set_params([(wp.id, wp.params)])
         depends = tuple(
             self.rows[p].job_id  # type: ignore[misc]
             for p in self.parents.get(wp.id, ())
             if self.rows[p].state == SUBMITTED and self.rows[p].job_id
         )
         return Ready(wp, prepared, resolved, depends)
+
+    def space(self, step: Step) -> Space:
+        """A step's parameter space as it was planned (the run's tags and overrides)."""
+        meta = self.run.meta
+        return step_space(
+            self.run.benchmark,
+            step,
+            overrides=json.loads(meta.get("overrides") or "{}"),
+            tags=json.loads(meta.get("tags") or "[]"),
+            constants=self.constants,
+        )
 
     def job_spec(self, ready: Ready, name: str) -> JobSpec:
         """The spec of one workpackage's own job (a batch platform gets a job script)."""

@@ -26,6 +26,11 @@ from jubex.space.values import coerce, parse_value
 
 SHELL_TIMEOUT = 300
 
+#: update modes whose parameters are evaluated again at the start of every cycle (JUBE)
+PER_CYCLE = ("cycle", "always")
+#: the cycle a workpackage is in; planning sees the first one's, as JUBE creates workpackages
+CYCLE = "jube_wp_cycle"
+
 
 class _Derived:
     """A value computed per point from other parameters (or once, from none)."""
@@ -60,7 +65,7 @@ class Space:
     ) -> None:
         self._file = file
         self._tags = frozenset(tags)
-        self._constants = dict(constants or {})
+        self._constants = {CYCLE: 0, **(constants or {})}
         params, zips = self._merge(sets)
         self._apply(params, overrides or {})
         self.names: tuple[str, ...] = tuple(params)
@@ -297,6 +302,19 @@ class Space:
             if expr.names <= known:
                 kept.append((c, expr))
         return kept
+
+    def per_cycle(self) -> list[tuple[str, Callable[[Mapping[str, object]], object]]]:
+        """Parameters evaluated again at the start of every cycle (update mode ``cycle`` or
+        ``always``), in dependency order, each with what computes it from the values it reads.
+
+        Only one-value parameters are listed: a list of plain values keeps the value its point
+        chose, and a list whose values are computed is refused before a run starts.
+        """
+        return [
+            (name, self._values[name][0].fn)  # type: ignore[union-attr]
+            for name in self._order
+            if self._params[name].update_mode in PER_CYCLE and len(self._values[name]) == 1
+        ]
 
     # -- iterating ------------------------------------------------------------------------
 

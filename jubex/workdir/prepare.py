@@ -12,15 +12,17 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.engine.conditions import Condition, condition
+from jubex.engine.plan import set_names
 from jubex.engine.store import WorkpackageRow
 from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.space.expand import CYCLE, PER_CYCLE, Space
 from jubex.space.template import Template, template
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
 
@@ -33,6 +35,9 @@ class Prepared:
     workdir: Path
     body: Path
     resources: dict[str, object] = field(default_factory=dict)
+    #: values of the parameters its cycles evaluated again, as the last cycle left them:
+    #: what JUBE keeps for the workpackage, and so what its tables show
+    params: dict[str, str] = field(default_factory=dict)
 
 
 def wp_dir_name(wp_id: int, step: str, suffix: str = "") -> str:
@@ -46,12 +51,28 @@ def wp_dir_of(run_dir: Path, wp: WorkpackageRow) -> Path:
 
 
 class StepPreparer:
-    """Compiled once per step, applied to each of its workpackages."""
+    """Compiled once per step, applied to each of its workpackages.
 
-    def __init__(self, benchmark: Benchmark, step: Step, *, shared: bool = False) -> None:
+    ``space_of`` gives the step's parameter space as it was planned; it is asked only when
+    the step uses parameters evaluated again in every cycle (``update_mode`` cycle, always).
+    """
+
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        step: Step,
+        *,
+        shared: bool = False,
+        space_of: Callable[[Step], Space] | None = None,
+    ) -> None:
         self.benchmark = benchmark
         self.step = step
         self.shared = shared
+        self.per_cycle = (
+            space_of(step).per_cycle()
+            if space_of is not None and not shared and _updated_per_cycle(benchmark, step)
+            else []
+        )
         self.home = Path(benchmark.file).resolve().parent if benchmark.file else Path.cwd()
         dos = [d for d in step.do if d.shared == shared]
         self.dos = [(d, Template(d.command, d.loc), Condition(d.active, d.loc)) for d in dos]
@@ -83,6 +104,8 @@ class StepPreparer:
         platform_environment: Mapping[str, str] | None = None,
         local: bool = False,
     ) -> Prepared:
+        cycles = self._cycles(env)
+        env = cycles[0]
         workdir = wp_dir / "work"
         if self.work_dir is not None:
             workdir = (run_dir / self.work_dir.render(env)).resolve()
@@ -103,11 +126,7 @@ class StepPreparer:
                 _substitute(subset, workdir, env)
         except OSError as exc:
             raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
-        commands = [
-            command
-            for cycle in range(max(1, self.step.cycles))
-            for command in self._commands({**env, "jube_wp_cycle": cycle}, workdir)
-        ]
+        commands = [command for values in cycles for command in self._commands(values, workdir)]
         environment = dict(platform_environment or {})
         environment.update({k: t.render(env) for k, t in self.env})
         environment.update({n: str(env[n]) for n in self.exported if n in env})
@@ -135,7 +154,20 @@ class StepPreparer:
                 (admin / DO).write_text(do_script)
         except OSError as exc:
             raise JubexError(f"cannot write the job script {body}: {exc}") from None
-        return Prepared(wp_dir, workdir, body)
+        last = cycles[-1]
+        return Prepared(wp_dir, workdir, body, params={n: str(last[n]) for n, _ in self.per_cycle})
+
+    def _cycles(self, env: Mapping[str, object]) -> list[dict[str, object]]:
+        """Each cycle's values: its number, and the parameters evaluated again for it, each
+        after those it reads (as JUBE, also for the first cycle). Files, exported values and
+        the work directory take the first cycle's, since JUBE prepares them only then."""
+        found = []
+        for cycle in range(max(1, self.step.cycles)):
+            values = {**env, CYCLE: cycle}
+            for name, evaluate in self.per_cycle:
+                values[name] = evaluate(values)
+            found.append(values)
+        return found
 
     def _commands(self, env: Mapping[str, object], workdir: Path) -> list[Command]:
         """One cycle's active commands, rendered, with their marker files made absolute."""
@@ -187,6 +219,14 @@ class StepPreparer:
                 shutil.copytree(match, target, symlinks=True, dirs_exist_ok=True)
             else:
                 shutil.copy2(match, target)
+
+
+def _updated_per_cycle(benchmark: Benchmark, step: Step) -> bool:
+    return any(
+        p.update_mode in PER_CYCLE
+        for name in set_names(benchmark, step)
+        for p in benchmark.parametersets[name].parameters.values()
+    )
 
 
 def _make_dirs(*dirs: Path) -> None:
