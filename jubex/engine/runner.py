@@ -157,6 +157,8 @@ class Engine:
         while True:
             self._skip_orphans()
             room = self.policy.capacity - self.wps.count(QUEUED, SUBMITTED)
+            if self.scheduler.local:
+                room += self.wps.awaiting_done_files()
             ready = self.wps.ready(room, self.policy.use_dependencies) if room > 0 else []
             if not ready:
                 return total

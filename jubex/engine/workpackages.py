@@ -32,7 +32,7 @@ from jubex.space.expand import Space
 from jubex.space.template import template
 from jubex.space.values import parse_value
 from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_of
-from jubex.workdir.script import JOB, admin_dir
+from jubex.workdir.script import JOB, admin_dir, is_waiting
 
 KERNELS = Path(__file__).resolve().parent.parent / "data" / "kernels"
 
@@ -152,6 +152,8 @@ class Workpackages:
         self.staged: dict[int, Ready] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
         self.resolutions = Resolutions(run.platform)
+        #: steps with a command that waits for a done file
+        self.marked = {n for n, s in run.benchmark.steps.items() if any(d.done_file for d in s.do)}
 
     # -- queries ------------------------------------------------------------------------
 
@@ -163,6 +165,17 @@ class Workpackages:
 
     def count(self, *states: str) -> int:
         return sum(len(self.by_state[s]) for s in states)
+
+    def awaiting_done_files(self) -> int:
+        """Running workpackages that only wait for a done file (a batch job they submitted,
+        a server they started): on the local platform they hold none of the ``-j`` slots."""
+        if not self.marked:
+            return 0
+        return sum(
+            1
+            for i in self.by_state[SUBMITTED]
+            if self.rows[i].step in self.marked and is_waiting(admin_dir(self.wp_dir(self.rows[i])))
+        )
 
     def rows_of(self, ids: Iterable[int]) -> list[WorkpackageRow]:
         return [self.rows[i] for i in ids]

@@ -21,6 +21,8 @@ from pathlib import Path
 #: exit status of a wrapper that found its workpackage already claimed
 ALREADY_CLAIMED = 97
 CLAIM, EXIT, BODY, JOB, DO = "claim", "exit", "body.sh", "job.sh", "do.sh"
+#: "1" while the wrapper only waits for a done file (it then holds no local slot), else "0"
+WAITING = "waiting"
 #: where an exporting step leaves its environment for the steps that depend on it
 ENVIRONMENT = "environment"
 
@@ -53,7 +55,7 @@ def admin_dir(wp_dir: Path) -> Path:
     return wp_dir
 
 
-def _command(cmd: Command) -> str:
+def _command(cmd: Command, admin: Path) -> str:
     q = shlex.quote
     text = cmd.text.rstrip("\n")
     redirect = ""
@@ -69,7 +71,10 @@ def _command(cmd: Command) -> str:
     error = q(cmd.error_file) if cmd.error_file else None
     if cmd.done_file:
         wait_for = f"[ ! -e {q(cmd.done_file)} ]" + (f" && [ ! -e {error} ]" if error else "")
+        waiting = q(str(admin / WAITING))
+        lines.append(f"echo 1 > {waiting}")
         lines.append(f"while {wait_for}; do sleep {MARKER_POLL}; done")
+        lines.append(f"echo 0 > {waiting}")
     if error:
         lines.append(
             f'if [ -e {error} ]; then echo "error file {cmd.error_file} found" >&2; exit 1; fi'
@@ -79,9 +84,9 @@ def _command(cmd: Command) -> str:
     return "\n".join(lines)
 
 
-def commands_block(commands: Sequence[Command]) -> str:
+def commands_block(commands: Sequence[Command], admin: Path) -> str:
     """The commands as one shell block: each runs only if all before it succeeded."""
-    return "\n".join(_command(c) for c in commands) + "\n" if commands else ":\n"
+    return "\n".join(_command(c, admin) for c in commands) + "\n" if commands else ":\n"
 
 
 def wrapper(
@@ -107,7 +112,7 @@ def wrapper(
     q = shlex.quote
     sources = "".join(f". {q(str(path))}\n" for path in inherit)
     exports = sources + "".join(f"export {k}={q(str(v))}\n" for k, v in environment.items())
-    block = commands_block(commands)
+    block = commands_block(commands, admin)
     if export:
         block += f"export -p > {q(str(admin / ENVIRONMENT))}\n"
     out = f">>{q(stdout)} 2>>{q(stderr)} </dev/null"
@@ -159,6 +164,14 @@ def read_exit(admin: Path) -> int | None:
         return None
 
 
+def is_waiting(admin: Path) -> bool:
+    """Whether the wrapper is waiting for a done file (and nothing else) right now."""
+    try:
+        return (admin / WAITING).read_bytes() == b"1\n"
+    except OSError:
+        return False
+
+
 def read_owner(admin: Path) -> str | None:
     """Who claimed the workpackage (a pid or a batch job id), or None before the claim."""
     try:
@@ -169,8 +182,8 @@ def read_owner(admin: Path) -> str | None:
 
 def reset(admin: Path) -> None:
     """Forget a previous attempt so that the workpackage can run again."""
-    (admin / EXIT).unlink(missing_ok=True)
-    (admin / CLAIM).unlink(missing_ok=True)
+    for name in (EXIT, WAITING, CLAIM):
+        (admin / name).unlink(missing_ok=True)
 
 
 def release(admin: Path) -> bool:

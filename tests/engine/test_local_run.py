@@ -202,6 +202,30 @@ def test_done_file_waits_and_error_file_fails(tmp_path: Path) -> None:
         assert out == ("after\n" if wp.params["outcome"] == "ready" else "")
 
 
+def test_a_workpackage_waiting_for_its_done_file_holds_no_slot(tmp_path: Path) -> None:
+    """Each done file appears only once all four workpackages started: with one slot, that
+    happens only if a waiting workpackage gives its slot to the next (else: gave_up)."""
+    log = tmp_path / "started.log"
+    start = (
+        f"echo $n >> {log}; (i=0; while [ $(wc -l < {log}) -lt 4 ] && [ $i -lt 150 ];"
+        " do sleep 0.1; i=$((i+1)); done;"
+        " if [ $i -lt 150 ]; then touch done; else touch gave_up; fi) &"
+    )
+    b = Benchmark(
+        "slots",
+        parametersets={"s": pset("s", n=["0", "1", "2", "3"])},
+        steps={
+            "a": Step("a", do=[Do(start, done_file="done", error_file="gave_up"), Do("echo after")])
+        },
+    )
+    run, counts = run_benchmark(tmp_path, b, jobs=1)
+    assert counts[DONE] == 4
+    assert sorted(log.read_text().split()) == ["0", "1", "2", "3"]
+    assert all(
+        (work(run, wp) / "stdout").read_text() == "after\n" for wp in run.store.workpackages()
+    )
+
+
 def test_an_exporting_step_passes_its_environment_to_dependent_steps(tmp_path: Path) -> None:
     b = Benchmark(
         "export",
