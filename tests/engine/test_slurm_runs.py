@@ -406,6 +406,6 @@ def test_the_time_limit_kills_a_workpackage_and_says_so(tmp_path: Path) -> None:
     done = jubex(tmp_path, *run_args(name), timeout=300)
     assert done.returncode == 1
     ((_, _, state, job_id, _, reason, _),) = rows(tmp_path)
-    assert state == "failed"
+    assert state == "failed", done.stderr
     assert reason == f"time limit exceeded: the scheduler killed job {job_id}"
     assert squeue([job_id]) == {job_id: "TIMEOUT"}  # type: ignore[list-item]
