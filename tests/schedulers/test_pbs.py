@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -134,20 +135,9 @@ def calls(bin_dir: Path, name: str) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def spec(tmp_path: Path, **kwargs: object) -> JobSpec:
-    script = tmp_path / "job.sh"
-    script.write_text("#!/bin/sh\ntrue\n")
-    return JobSpec(
-        name="wp-1",
-        script=script,
-        workdir=tmp_path,
-        stdout=tmp_path / "o",
-        stderr=tmp_path / "e",
-        **kwargs,
-    )  # type: ignore[arg-type]
-
-
-def test_pbs_pro_submit_uses_J_arrays_and_afterok(tmp_path: Path) -> None:
+def test_pbs_pro_submit_uses_J_arrays_and_afterok(
+    tmp_path: Path, spec: Callable[..., JobSpec]
+) -> None:
     bin_dir = tmp_path / "bin"
     backend = PBSScheduler(
         qsub=client(bin_dir, "qsub", "echo 1234[].pbs01"),
@@ -155,7 +145,6 @@ def test_pbs_pro_submit_uses_J_arrays_and_afterok(tmp_path: Path) -> None:
         submit_args=["-l", "filesystems=home"],
     )
     job = spec(
-        tmp_path,
         array_size=4,
         depends_on=("77.pbs01", "78.pbs01"),
         time_limit_s=3661,
@@ -168,10 +157,10 @@ def test_pbs_pro_submit_uses_J_arrays_and_afterok(tmp_path: Path) -> None:
     ]
 
 
-def test_torque_submit_uses_t_arrays(tmp_path: Path) -> None:
+def test_torque_submit_uses_t_arrays(tmp_path: Path, spec: Callable[..., JobSpec]) -> None:
     bin_dir = tmp_path / "bin"
     backend = PBSScheduler(qsub=client(bin_dir, "qsub", "echo 99.torque"), flavour="torque")
-    assert backend.submit(spec(tmp_path, array_size=2)) == "99.torque"
+    assert backend.submit(spec(array_size=2)) == "99.torque"
     assert calls(bin_dir, "qsub")[0].startswith("-N wp-1 -t 0-1 ")
 
 
@@ -225,14 +214,14 @@ def test_qdel_of_finished_jobs_is_not_an_error_but_a_refused_one_is(tmp_path: Pa
         PBSScheduler(qdel=refused, flavour="pro").cancel(["5.s"])
 
 
-def test_connection_trouble_is_transient(tmp_path: Path) -> None:
+def test_connection_trouble_is_transient(tmp_path: Path, spec: Callable[..., JobSpec]) -> None:
     qsub = client(
         tmp_path / "bin",
         "qsub",
         "echo 'pbs_iff: cannot connect to host' >&2; echo 'qsub: Invalid credential' >&2; exit 171",
     )
     with pytest.raises(SchedulerError) as caught:
-        PBSScheduler(qsub=qsub, flavour="torque").submit(spec(tmp_path))
+        PBSScheduler(qsub=qsub, flavour="torque").submit(spec())
     assert caught.value.transient
 
 

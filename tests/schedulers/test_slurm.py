@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -135,24 +136,12 @@ def fake(tmp_path: Path, name: str, body: str) -> str:
     return str(path)
 
 
-def spec(tmp_path: Path, **kwargs: object) -> JobSpec:
-    script = tmp_path / "job.sh"
-    script.write_text("#!/bin/sh\ntrue\n")
-    return JobSpec(
-        name="wp-1",
-        script=script,
-        workdir=tmp_path,
-        stdout=tmp_path / "o",
-        stderr=tmp_path / "e",
-        **kwargs,
-    )  # type: ignore[arg-type]
-
-
-def test_submit_assembles_array_dependency_time_and_directives(tmp_path: Path) -> None:
+def test_submit_assembles_array_dependency_time_and_directives(
+    tmp_path: Path, spec: Callable[..., JobSpec]
+) -> None:
     sbatch = fake(tmp_path, "sbatch", "echo '42;cluster'")
     backend = SlurmScheduler(sbatch=sbatch, submit_args=["--qos=short"])
     job = spec(
-        tmp_path,
         array_size=10,
         depends_on=("7", "8"),
         time_limit_s=61,
@@ -183,11 +172,11 @@ def test_submit_assembles_array_dependency_time_and_directives(tmp_path: Path) -
     ],
 )
 def test_submit_failures_say_whether_a_retry_may_help(
-    tmp_path: Path, message: str, transient: bool
+    tmp_path: Path, spec: Callable[..., JobSpec], message: str, transient: bool
 ) -> None:
     backend = SlurmScheduler(sbatch=fake(tmp_path, "sbatch", f"echo '{message}' >&2; exit 1"))
     with pytest.raises(SchedulerError) as caught:
-        backend.submit(spec(tmp_path))
+        backend.submit(spec())
     assert caught.value.transient is transient and message.split(": ")[-1] in str(caught.value)
 
 
