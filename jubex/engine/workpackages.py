@@ -152,6 +152,8 @@ class Workpackages:
         self.staged: dict[int, Ready] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
         self.resolutions = Resolutions(run.platform)
+        #: each workpackage's directory, built once (the loop asks for it several times)
+        self.dirs: dict[int, Path] = {}
         #: steps with a command that waits for a done file
         self.marked = {n for n, s in run.benchmark.steps.items() if any(d.done_file for d in s.do)}
 
@@ -273,7 +275,10 @@ class Workpackages:
         return None
 
     def wp_dir(self, wp: WorkpackageRow) -> Path:
-        return wp_dir_of(self.run_dir, wp)
+        found = self.dirs.get(wp.id)
+        if found is None:
+            found = self.dirs[wp.id] = wp_dir_of(self.run_dir, wp)
+        return found
 
     def time_limit(self, wp: WorkpackageRow) -> float | None:
         step = self.run.benchmark.steps[wp.step]

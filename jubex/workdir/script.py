@@ -153,9 +153,15 @@ def _owner(local: bool) -> str:
 def read_exit(admin: Path) -> int | None:
     """The exit status the wrapper wrote, or None when it has not (completely, yet)."""
     try:
-        text = (admin / EXIT).read_text()
+        fd = os.open(f"{admin}/{EXIT}", os.O_RDONLY)
     except OSError:
         return None
+    try:
+        text = os.read(fd, 64).decode(errors="replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if not text.endswith("\n"):
         return None
     try:
