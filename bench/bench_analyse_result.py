@@ -6,7 +6,10 @@ and its workpackage is marked done with an exit-status file, as the wrapper woul
 Then, each in a fresh process: `jubex analyse --force` (read everything) and `jubex result`
 (a grouped table with mean, std, min, max of two values). Median of RUNS.
 
-    python bench/bench_analyse_result.py --n 10000 --runs 3 [--analyser bw]
+    python bench/bench_analyse_result.py --n 10000 --runs 3 [--analyser bw] [--reduce 2]
+
+``--reduce K`` runs the step K iterations and merges them into one row per point (JUBE's
+analyser ``reduce``): the rows of ``jubex result`` are then merged from every match stored.
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ patterns:
 steps:
   ior:
     do: ior
+    iterations: {iterations}
     analyse: [{analyser}]
+analysers:
+  merged: {{use: [bw], reduce: true}}
 results:
   bandwidth:
     group_by: [transfer, tasks]
@@ -51,9 +57,10 @@ results:
 """
 
 
-def make_run(work: Path, n: int, analyser: str) -> Path:
+def make_run(work: Path, n: int, analyser: str, iterations: int) -> Path:
     definition = work / "ior.yaml"
-    definition.write_text(DEFINITION.format(reps=n // 20, analyser=analyser))
+    reps = n // 20 // iterations
+    definition.write_text(DEFINITION.format(reps=reps, analyser=analyser, iterations=iterations))
     run = new_run(load(definition), load_platform("local"), work / "runs")
     text = SAMPLE.read_text() * 2
     wps = run.store.workpackages()
@@ -76,17 +83,25 @@ def main() -> None:
         default="ior",
         help="the built-in IOR analyser (every IOR value), or a patternset of three patterns",
     )
+    parser.add_argument(
+        "--reduce",
+        type=int,
+        default=0,
+        metavar="K",
+        help="K iterations per point, merged into one row by a reducing analyser of the patternset",
+    )
     args = parser.parse_args()
+    analyser = "merged" if args.reduce else args.analyser
     jubex = JUBEX
     analyse, result = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        run_dir = make_run(Path(tmp), args.n, args.analyser)
+        run_dir = make_run(Path(tmp), args.n, analyser, max(1, args.reduce))
         for _ in range(args.runs):
             analyse.append(timed([*jubex, "analyse", str(run_dir), "--force"], Path(tmp)))
             result.append(timed([*jubex, "result", str(run_dir), "--no-analyse"], Path(tmp)))
     print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
     print(
-        f"N = {args.n}, {args.analyser}: jubex analyse {statistics.median(analyse):.2f} s, "
+        f"N = {args.n}, {analyser}: jubex analyse {statistics.median(analyse):.2f} s, "
         f"jubex result {statistics.median(result):.2f} s (median of {args.runs})"
     )
 

@@ -6,20 +6,22 @@ plus every analyser whose ``step`` is this step. Everything is resolved and comp
 per step; :meth:`Harvester.harvest` then only reads files and matches.
 
 As in JUBE, a pattern's matches from all files of one work directory are pooled before the
-statistics are taken, and derived patterns are computed last, from everything found.
+statistics are taken, and derived patterns are computed last, from everything found. With
+an analyser's ``reduce`` (JUBE's default), :meth:`Harvester.merge` pools the matches of all
+iterations of one parameter point the same way, from what each iteration stored.
 """
 
 from __future__ import annotations
 
 import glob
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.analysis import builtin
 from jubex.analysis.measurement import BuiltinAnalyser, Measurement, ParseResult
-from jubex.analysis.patterns import Matches, PatternEngine, reductions
-from jubex.definition.model import AnalyseFile, Analyser, Benchmark, Pattern
+from jubex.analysis.patterns import Matches, PatternEngine, Stored, reductions
+from jubex.definition.model import STATISTICS, AnalyseFile, Analyser, Benchmark, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.space.template import Template
 
@@ -60,6 +62,9 @@ class Harvester:
             if analyser.step == step and analyser.name not in self._step.analyse:
                 self._add_analyser(analyser)
         self._engine = PatternEngine([p for p, _ in self._patterns.values()], self._file)
+        builtins = {rule.builtin.name: rule.builtin for rule in self._rules if rule.builtin}
+        self._builtins = list(builtins.values())
+        self._repeated = frozenset().union(*(_repeated(b) for b in self._builtins))
 
     def harvest(self, workdir: Path, params: Mapping[str, object]) -> ParseResult:
         """Everything the step's analysers find in ``workdir``; never raises for bad output."""
@@ -88,6 +93,57 @@ class Harvester:
             matches.setdefault(name, Matches())
         measurements = self._engine.measure(matches, params) + builtins
         return ParseResult(measurements, ok=not reasons, reason="; ".join(reasons))
+
+    def merge(
+        self, iterations: Sequence[Sequence[Stored]], params: Mapping[str, object]
+    ) -> list[tuple[str, int, object]]:
+        """What a result row shows of one parameter point -- the first value of each name, per
+        record -- from what its iterations stored, in iteration order, as if one work
+        directory held all their files (JUBE's reduce).
+
+        Statistics run over the matches of all iterations, a default applies only when no
+        iteration matched, and derived patterns are computed once, from the pooled values;
+        a pattern no iteration stored (none was analysed, or it was not read) is left out.
+        Of a built-in analyser's values, those it gives once per program iteration are pooled
+        as well (with their statistics); any other value is the first iteration's.
+        """
+        matches: dict[str, Matches] = {}
+        builtins: list[Measurement] = []
+        seen: set[tuple[int, str]] = set()
+        for stored in iterations:
+            for name, got in self._engine.matches_of(stored).items():
+                matches.setdefault(name, Matches(unit=got.unit)).extend(got)
+            if self._builtins:
+                builtins += self._builtin_values(stored, seen)
+        row = [(name, 0, value) for name, value in self._engine.summary(matches, params).items()]
+        firsts: dict[tuple[str, int], object] = {}
+        for m in builtins + [s for b in self._builtins for s in statistics(b, builtins)]:
+            firsts.setdefault((m.name, m.record), m.value)
+        return row + [(name, record, value) for (name, record), value in firsts.items()]
+
+    def inputs(self, names: Collection[str]) -> tuple[set[str], set[str]]:
+        """The stored names :meth:`merge` reads to give ``names``: those of which it needs
+        every value, and those of which the first is enough."""
+        every, firsts = self._engine.inputs(names)
+        every |= {n for n in names if n not in self._engine.names}
+        every |= {n.rpartition("_")[0] for n in names if _statistic(n, self._repeated)}
+        return every, firsts
+
+    def _builtin_values(
+        self, stored: Sequence[Stored], seen: set[tuple[int, str]]
+    ) -> list[Measurement]:
+        """An iteration's built-in values to pool: every per-iteration value, and the others
+        when no earlier iteration gave them (``seen``); statistics are taken afresh."""
+        out = []
+        own: set[tuple[int, str]] = set()
+        for name, record, value, unit in stored:
+            if name in self._engine.names or _statistic(name, self._repeated):
+                continue
+            if name in self._repeated or (record, name) not in seen:
+                out.append(Measurement(name, value, unit, record))  # type: ignore[arg-type]
+                own.add((record, name))
+        seen |= own
+        return out
 
     def _add_source(self, name: str) -> None:
         benchmark = self._benchmark
@@ -184,10 +240,8 @@ class Harvester:
         return [], f"{' or '.join(tried)}: no such file in {workdir}"
 
 
-def with_statistics(
-    analyser: BuiltinAnalyser, measurements: list[Measurement]
-) -> list[Measurement]:
-    """A built-in's measurements plus, per record, the statistics of its per-iteration values.
+def statistics(analyser: BuiltinAnalyser, measurements: list[Measurement]) -> list[Measurement]:
+    """Per record, the statistics of a built-in's per-iteration values.
 
     ``write_bw`` once per IOR iteration gives ``write_bw_first`` ... ``write_bw_std``, named
     and computed as for patterns, so tables treat both alike.
@@ -197,7 +251,7 @@ def with_statistics(
     for m in measurements:
         if m.name in names:
             repeated.setdefault((m.record, m.name), []).append(m.value)
-    out = list(measurements)
+    out = []
     for (record, name), values in repeated.items():
         unit = analyser.metrics[name].unit
         stats = reductions(name, values, numeric=True)
@@ -207,6 +261,19 @@ def with_statistics(
             if key != name
         )
     return out
+
+
+def with_statistics(
+    analyser: BuiltinAnalyser, measurements: list[Measurement]
+) -> list[Measurement]:
+    """A built-in's measurements followed by their :func:`statistics`."""
+    return measurements + statistics(analyser, measurements)
+
+
+def _statistic(name: str, repeated: frozenset[str]) -> bool:
+    """Whether ``name`` is a statistic of a value given once per program iteration."""
+    base, _, stat = name.rpartition("_")
+    return stat in STATISTICS and base in repeated
 
 
 def _repeated(analyser: BuiltinAnalyser) -> frozenset[str]:

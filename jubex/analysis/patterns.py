@@ -9,7 +9,10 @@ JUBE's rules are kept so that an existing patternset gives the same numbers here
 * the plain name is the first match; ``_std`` is the sample standard deviation (n - 1),
   0 for a single match; min, max, avg, sum and std exist for numeric patterns only;
 * a pattern that never matches takes its ``default`` (count 0, std 0, the other statistics
-  the default), and without a default it is *missing*: ``None``, never a zero.
+  the default), and without a default it is *missing*: ``None``, never a zero;
+* with an analyser's ``reduce``, the iterations of one parameter point share one pool of
+  matches: :meth:`PatternEngine.matches_of` gives back what each iteration stored, and
+  :meth:`PatternEngine.measure` takes the statistics over the pool.
 
 jubex adds ``$jubex_pat_size`` (a size such as ``16 MiB``, typed as bytes), ``$jubex_pat_rate``
 (a rate such as ``1.5 GiB/s`` whose unit is captured and normalised), patterns that pick
@@ -21,12 +24,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from typing import NamedTuple
 
 from jubex.analysis import jsonpath, typed, units
 from jubex.analysis.measurement import Measurement
+from jubex.analysis.scripted import ShellPattern
 from jubex.definition.model import STATISTICS, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.space.expr import compile_expr
@@ -57,6 +63,10 @@ _RATE_PARTS = re.compile(rf"^({_FP}) ?(\S+)$")
 _NUMERIC_TYPES = ("int", "float", "size", "duration")
 _BASE_UNIT = {"size": "B", "duration": "s"}
 _LITERAL_START = re.compile(r"\^[A-Za-z0-9_ :=,#/-]")
+
+
+#: a value as the run store gives it back: name, record, value, unit
+Stored = tuple[str, int, object, str]
 
 
 @dataclass(slots=True)
@@ -111,9 +121,18 @@ class PatternEngine:
 
     def __init__(self, patterns: Sequence[Pattern], file: str = "") -> None:
         self._file = file
-        self._scanners = [_Scanner(p, file) for p in patterns if p.mode != "expr"]
-        self._derived = _ordered([_Derived(p, file) for p in patterns if p.mode == "expr"])
+        self._scanners = [_Scanner(p, file) for p in patterns if p.mode not in ("expr", "shell")]
+        self._derived = _ordered(
+            [
+                _Derived(p, file) if p.mode == "expr" else ShellPattern(p, file)  # type: ignore[misc]
+                for p in patterns
+                if p.mode in ("expr", "shell")
+            ]
+        )
         self._regex_cache: dict[tuple[str, bool], _Regex] = {}
+        self._by_name = {s.pattern.name: s for s in self._scanners}
+        self.names = {f"{n}_{stat}" for n in self._by_name for stat in STATISTICS}
+        self.names |= self._by_name.keys() | {d.pattern.name for d in self._derived}
 
     def scan(
         self, text: str, params: Mapping[str, object], only: Collection[str] | None = None
@@ -158,12 +177,85 @@ class PatternEngine:
                 for key, v in stats.items()
                 if key != name
             )
+        for derived, value in self._derive(values, params):
+            out.append(Measurement(derived.pattern.name, value, derived.pattern.unit))
+        return out
+
+    def summary(
+        self, matches: Mapping[str, Matches], params: Mapping[str, object]
+    ) -> dict[str, object]:
+        """What a result row shows of :meth:`measure`: each pattern's first value and its
+        statistics, and the derived patterns (not the single matches)."""
+        values: dict[str, object] = {}
+        for scanner in self._scanners:
+            got = matches.get(scanner.pattern.name)
+            if got is not None:
+                values.update(scanner.statistics(got.values))
+        for derived, value in self._derive(values, params):
+            values[derived.pattern.name] = value
+        return values
+
+    def _derive(
+        self, values: Mapping[str, object], params: Mapping[str, object]
+    ) -> Iterator[tuple[_Derived, float | int | str | bool | None]]:
+        """Each derived pattern and its value, from the patterns' values and the parameters."""
         env = {**params, **values}
         for derived in self._derived:
             value = derived.evaluate(env)
             env[derived.pattern.name] = value
-            out.append(Measurement(derived.pattern.name, _plain(value), derived.pattern.unit))
-        return out
+            yield derived, _plain(value)
+
+    def matches_of(self, stored: Iterable[Stored]) -> dict[str, Matches]:
+        """The matches behind what :meth:`measure` gave for one work directory, per pattern.
+
+        The stand-in value of a pattern that matched nothing (its default, or ``None``) is no
+        match; the stored count tells the two apart (it is kept for patterns with a default).
+        """
+        values: dict[str, list[Stored]] = {}
+        counts: dict[str, object] = {}
+        by_name = self._by_name
+        for (name, record), rows in groupby(stored, itemgetter(0, 1)):
+            if record:
+                continue
+            if name in by_name:
+                values.setdefault(name, []).extend(rows)
+            elif name.endswith("_cnt") and name[:-4] in by_name:
+                counts[name[:-4]] = next(rows)[2]
+        found: dict[str, Matches] = {}
+        for name, rows in values.items():
+            got = [row[2] for row in rows]
+            count = counts.get(name)
+            if count == 0 or (count is None and got == [None]):
+                found[name] = Matches()
+                continue
+            if by_name[name].type == "bool":  # the store keeps a bool as its word
+                got = [typed.convert(v, "bool") for v in got]
+            found[name] = Matches(got, rows[0][3])
+        return found
+
+    def inputs(self, names: Collection[str]) -> tuple[set[str], set[str]]:
+        """What :meth:`matches_of` must read so that :meth:`summary` gives ``names`` right:
+        the stored names of which every value is needed, and those of which the first is
+        enough (a pattern only shown as its first match). Derived patterns need what they use.
+        """
+        derived = {d.pattern.name: d for d in self._derived}
+        wanted = set(names)
+        todo = [n for n in wanted if n in derived]
+        while todo:
+            for used in derived[todo.pop()].names - wanted:
+                wanted.add(used)
+                if used in derived:
+                    todo.append(used)
+        stats: dict[str, set[str]] = {}
+        for name in wanted:
+            base, _, stat = name.rpartition("_")
+            if name in self._by_name:
+                stats.setdefault(name, set()).add("first")
+            if stat in STATISTICS and base in self._by_name:
+                stats.setdefault(base, set()).add(stat)
+        every = {f"{name}_cnt" for name in stats}
+        every |= {name for name, used in stats.items() if used - {"first"}}
+        return every, stats.keys() - every
 
     def _regex(self, scanner: _Scanner, params: Mapping[str, object]) -> _Regex:
         if scanner.regex is not None:
@@ -192,6 +284,10 @@ class _Scanner:
         numeric = self.rate or self.type in _NUMERIC_TYPES
         self.numeric = True if numeric else (None if pattern.json_path else False)
         self.default = self._typed_default()
+        # with a default, the count tells a match of the default's value from no match
+        self.stats = pattern.reduce
+        if self.default is not None and "cnt" not in self.stats:
+            self.stats = (*self.stats, "cnt")
         self.json_path = _json_path(pattern, self.loc) if pattern.json_path else None
         self.regex: _Regex | None = None
         self._template: Template | None = None
@@ -220,7 +316,7 @@ class _Scanner:
         return Matches(values, self.unit)
 
     def statistics(self, values: list[object]) -> dict[str, object]:
-        name, stats = self.pattern.name, self.pattern.reduce
+        name, stats = self.pattern.name, self.stats
         if values or self.default is None:
             return reductions(name, values, stats, self.numeric)
         out = reductions(name, [self.default], stats, self.numeric)
@@ -416,9 +512,10 @@ def _is_number(value: object) -> bool:
 
 
 def _sum(values: Sequence[object]) -> float | int:
-    if all(isinstance(v, int) for v in values):
-        return sum(values)  # type: ignore[arg-type]
-    return math.fsum(values)  # type: ignore[arg-type]
+    """Integers add exactly; a float among them makes it an exactly rounded float sum."""
+    if any(isinstance(v, float) for v in values):
+        return math.fsum(values)  # type: ignore[arg-type]
+    return sum(values)  # type: ignore[arg-type]
 
 
 def _sample_std(values: Sequence[float], mean: float) -> float:

@@ -36,6 +36,8 @@ def handle(args: argparse.Namespace) -> int:
     if not args.no_analyse:
         for run in runs:
             analyse_run(run)
-    text = render_tables(runs, args.table, args.format, include_failed=args.include_failed)
+    text = render_tables(
+        runs, args.table, args.format, include_failed=args.include_failed, deliver=True
+    )
     write_output(text, args.output)
     return 0

@@ -10,7 +10,9 @@ from jubex.definition.model import Column, Table
 from jubex.engine.analyse import result_rows, units_of
 from jubex.engine.rundir import Run
 from jubex.errors import JubexError, UsageError, did_you_mean
+from jubex.results import syslog
 from jubex.results.database import write_database
+from jubex.results.files import result_dir, write_result
 from jubex.results.formats import render
 from jubex.results.table import build_table
 from jubex.space.expr import compile_expr
@@ -110,8 +112,13 @@ def render_tables(
     fmt: str | None,
     *,
     include_failed: bool = False,
+    deliver: bool = False,
 ) -> str:
-    """The tables of the runs; ``fmt`` None means each table's own ``style``."""
+    """The tables of the runs; ``fmt`` None means each table's own ``style``.
+
+    ``deliver`` (``jubex result``): a table with a ``result_dir`` is also written there (a
+    database goes there anyway), a table with a ``syslog`` target is sent there instead.
+    """
     tables = tables_of(runs, names)
     reads = names_used(tables) if tables else None
     rows = [row for run in runs for row in result_rows(run, reads)]
@@ -129,9 +136,20 @@ def render_tables(
         members = rows_for(table, rows, steps_of_analysers)
         result = build_table(members, table, units, directions, include_failed=include_failed)
         if table.database:
-            target = runs[-1].dir / table.database
+            folder = result_dir(runs[-1].benchmark.file, runs[-1].dir, table)
+            target = (folder or runs[-1].dir) / table.database
             write_database(result, target, table.primekeys)
             result.notes.append(f"written to the database {target}")
+        if deliver and table.syslog is not None:
+            sent = syslog.send(result, table.syslog)
+            out.append(
+                f"table '{table.name}': {sent} lines sent to syslog at "
+                f"{syslog.where(table.syslog)}\n"
+            )
+            continue
+        if deliver and table.result_dir and not table.database:
+            path = write_result(runs[-1].benchmark.file, runs[-1].dir, table, result)
+            result.notes.append(f"written to {path}")
         out.append(render(result, fmt or table.style or "pretty"))
     return "\n".join(out)
 

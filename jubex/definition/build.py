@@ -27,6 +27,7 @@ from jubex.definition.model import (
     Step,
     Sub,
     SubstituteSet,
+    Syslog,
     Table,
 )
 from jubex.definition.tree import Map, Seq, split_top, text_of
@@ -187,6 +188,8 @@ class Builder:
                     target_dir=_opt(entry, "target_dir"),
                     separator=entry.get("separator"),
                     active=entry.get("active", "true"),
+                    stdout=_opt(entry, "stdout"),
+                    stderr=_opt(entry, "stderr"),
                     tag=entry.get("tag"),
                     loc=spec.value_loc(index),
                 )
@@ -235,6 +238,8 @@ class Builder:
                 pattern = Pattern(key, "", mode="json", json_path=value["json"], **options)
             elif "expr" in value:
                 pattern = Pattern(key, text_of(value, "expr"), mode="expr", **options)
+            elif "shell" in value:
+                pattern = Pattern(key, text_of(value, "shell"), mode="shell", **options)
             else:
                 pattern = Pattern(key, text_of(value, "regex"), **options)
             result.patterns[key] = pattern
@@ -253,7 +258,7 @@ class Builder:
                 for i, item in enumerate(files)
             ],
             builtin=spec.get("builtin"),
-            reduce=spec.get("reduce", True),
+            reduce=spec.get("reduce", False),
             tag=spec.get("tag"),
             loc=loc,
         )
@@ -274,6 +279,7 @@ class Builder:
             max_async=spec.get("max_async", 0),
             procs=spec.get("procs", 1),
             export=spec.get("export", False),
+            do_log_file=_opt(spec, "do_log_file"),
             environment=_environment(spec.get("environment")),
             resources=_resources(spec.get("resources")),
             analyse=_names(spec.get("analyse")),
@@ -297,6 +303,8 @@ class Builder:
             separator=spec.get("separator", ","),
             database=_opt(spec, "database"),
             primekeys=_names(spec.get("primekeys")),
+            result_dir=_opt(spec, "result_dir"),
+            syslog=_syslog(spec.get("syslog")),
             tag=spec.get("tag"),
             loc=loc,
         )
@@ -366,6 +374,15 @@ def _dos(spec: Map) -> list[Do]:
             )
         )
     return result
+
+
+def _syslog(spec: Map | None) -> Syslog | None:
+    if spec is None:
+        return None
+    target = Syslog(_opt(spec, "address"), _opt(spec, "host"), spec.get("port", 514))
+    if "format" in spec:
+        target.format = text_of(spec, "format")
+    return target
 
 
 def _column(columns: Seq, index: int) -> Column:

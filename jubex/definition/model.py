@@ -114,6 +114,8 @@ class Step:
     max_async: int = 0
     procs: int = 1
     export: bool = False
+    #: JUBE's do log: a script of the commands and their environment, written when prepared
+    do_log_file: str | None = None
     environment: dict[str, str] = field(default_factory=dict)
     resources: Resources = field(default_factory=Resources)
     analyse: tuple[str, ...] = ()
@@ -125,7 +127,11 @@ class Step:
 
 @dataclass
 class FileOp:
-    """Copy, link or prepare (a command) into the work directory."""
+    """Copy, link or prepare (a command) into the work directory.
+
+    A prepare command's output is appended to ``stdout`` and ``stderr`` of the work
+    directory unless it names files of its own, as a ``do``'s is.
+    """
 
     kind: str
     source: str
@@ -136,6 +142,8 @@ class FileOp:
     target_dir: str | None = None
     separator: str | None = None
     active: str = "true"
+    stdout: str | None = None
+    stderr: str | None = None
     tag: str | None = None
     loc: Loc | None = None
 
@@ -177,7 +185,8 @@ class SubstituteSet:
 
 @dataclass
 class Pattern:
-    """A regex (with ``$jube_pat_*`` built-ins) or, with ``mode="expr"``, a derived value."""
+    """A regex (with ``$jube_pat_*`` built-ins) or a derived value: ``mode="expr"`` an
+    expression, ``mode="shell"`` the output of a shell command over other values."""
 
     name: str
     regex: str
@@ -237,8 +246,24 @@ class Column:
 
 
 @dataclass
+class Syslog:
+    """A syslog daemon a table's rows go to, one ``name=value ...`` line each (JUBE's
+    ``<syslog>``): a socket ``address`` such as ``/dev/log``, or ``host`` and UDP ``port``."""
+
+    address: str | None = None
+    host: str | None = None
+    port: int = 514
+    format: str = "jube[%(process)s]: %(message)s"
+
+
+@dataclass
 class Table:
-    """A result table; ``group_by`` turns repetitions into statistics."""
+    """A result table; ``group_by`` turns repetitions into statistics.
+
+    ``result_dir`` (relative to the definition's directory): ``jubex result`` also writes the
+    table to ``<result_dir>/<run id>/<name>.dat``, and a database goes there too (JUBE's
+    ``<result result_dir>``). ``syslog``: ``jubex result`` sends the rows there instead.
+    """
 
     name: str
     columns: list[Column] = field(default_factory=list)
@@ -251,6 +276,8 @@ class Table:
     separator: str = ","
     database: str | None = None
     primekeys: tuple[str, ...] = ()
+    result_dir: str | None = None
+    syslog: Syslog | None = None
     tag: str | None = None
     loc: Loc | None = None
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from jubex.analysis import builtin
-from jubex.definition.model import Benchmark, Step
+from jubex.definition.model import Analyser, Benchmark, Step
 from jubex.errors import DefinitionError, DefinitionWarning, Loc, UsageError, did_you_mean
 
 _TAG_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -26,6 +26,7 @@ def check_references(benchmark: Benchmark) -> list[DefinitionError]:
         *_step_references(benchmark),
         *_cycles(benchmark),
         *_analyser_references(benchmark),
+        *check_reduce(benchmark),
         *_table_references(benchmark),
         *_undeclared_tags(benchmark),
     ]
@@ -137,6 +138,41 @@ def _analyser_references(b: Benchmark) -> Iterator[DefinitionError]:
             yield _unknown(
                 "built-in analyser", analyser.builtin, builtin.names(), where, analyser.loc
             )
+
+
+def analysers_of(b: Benchmark, step: Step) -> list[Analyser]:
+    """The definition's analysers that read a step: named in its ``analyse``, or bound to it."""
+    named = [b.analysers[n] for n in step.analyse if n in b.analysers]
+    return named + [
+        a for a in b.analysers.values() if a.step == step.name and a.name not in step.analyse
+    ]
+
+
+def check_reduce(b: Benchmark) -> list[DefinitionError]:
+    """A step's rows either merge the iterations of a point or keep one per iteration, so
+    the analysers of one step must agree on ``reduce``."""
+    problems = []
+    for step in b.steps.values():
+        analysers = analysers_of(b, step)
+        merging = [a for a in analysers if a.reduce]
+        keeping = [a for a in analysers if not a.reduce]
+        if merging and keeping:
+            one, other = merging[0], keeping[0]
+            problems.append(
+                DefinitionError(
+                    f"step '{step.name}' is analysed by analyser '{one.name}', which merges the "
+                    f"iterations of a parameter point into one row (reduce: true), and by "
+                    f"analyser '{other.name}'{_at(other.loc)}, which keeps a row per iteration "
+                    "(reduce: false); a step's rows can only be one or the other",
+                    one.loc,
+                    "give both analysers the same reduce",
+                )
+            )
+    return problems
+
+
+def _at(loc: Loc | None) -> str:
+    return f" ({loc})" if loc is not None and loc.line else ""
 
 
 def _builtins_in_use(b: Benchmark) -> list[str]:

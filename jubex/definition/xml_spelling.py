@@ -29,10 +29,10 @@ def _spec(texts: str = "", *, lists: str = "", ints: str = "", bools: str = "") 
 _SETTINGS = _spec("init_with")
 _PARAM = _spec("name type mode tag unit separator update duplicate", bools="export")
 _FILEOP = _spec("to directory relative_to source_dir target_dir separator active tag")
-_PREPARE = _spec("work_dir active tag")
+_PREPARE = _spec("work_dir stdout stderr active tag")
 _PATTERN = _spec("name mode json type unit default better", lists="reduce", bools="dotall")
 _STEP = _spec(
-    "name time_limit active shared work_dir suffix tag",
+    "name time_limit active shared work_dir suffix do_log_file tag",
     lists="use files depend analyse",
     ints="iterations cycles max_async procs",
     bools="array export",
@@ -40,7 +40,7 @@ _STEP = _spec(
 _DO = _spec("active done_file error_file break_file work_dir stdout stderr tag", bools="shared")
 _RESOURCES = _spec("nodes tasks_per_node tasks threads time partition account memory")
 _TABLE = _spec(
-    "name filter style separator database tag",
+    "name filter style separator database result_dir tag",
     lists="group_by sort use primekeys",
     bools="transpose",
 )
@@ -299,8 +299,10 @@ class _Reader:
             spec = self.attrs(child, _PATTERN, skip=("name",))
             mode = spec.pop("mode", "regex")
             if "json" not in spec:
-                if mode not in ("regex", "expr"):
-                    self.fail(f"pattern mode '{mode}' is unknown; expected regex or expr", child)
+                if mode not in ("regex", "expr", "shell"):
+                    self.fail(
+                        f"pattern mode '{mode}' is unknown; expected regex, expr or shell", child
+                    )
                 spec.put(mode, self.text(child), self.loc(child), text=self.text(child))
             self.add(result, child, spec)
 
@@ -370,7 +372,11 @@ class _Reader:
                 spec.put("name", self.text(child), self.loc(child))
             columns.add(spec, self.loc(child))
 
-        self.children(el, {"column": column})
+        def syslog(child: etree._Element) -> None:
+            spec = {"address": T, "host": T, "port": N, "format": T}
+            result.put("syslog", self.attrs(child, spec), self.loc(child))
+
+        self.children(el, {"column": column, "syslog": syslog})
         result.put("columns", columns, self.loc(el))
         return result
 

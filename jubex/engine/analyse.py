@@ -7,12 +7,13 @@ signature is its exit-status file's size and modification time, and the state), 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
 from jubex.analysis.measurement import ParseResult
 from jubex.definition.model import Benchmark
+from jubex.definition.references import analysers_of
 from jubex.engine.plan import SHARED
 from jubex.engine.rundir import Run
 from jubex.engine.store import DONE, FAILED, WorkpackageRow
@@ -83,24 +84,32 @@ def analyse_run(run: Run, *, force: bool = False) -> int:
 
 
 def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
-    """One row per analysed workpackage: parameters, values, and JUBE's meta names.
+    """One row per analysed workpackage, or per parameter point of a step whose analysers
+    reduce: parameters, values, and JUBE's meta names.
 
     A value matched several times appears under its name as the first match (JUBE's
     representative value); its reductions (``_max``, ``_avg``, ...) come from the analyser.
     Values of different records of one output (several IOR tests) get ``_<record>`` suffixes
     beyond the first record. ``names`` limits the values read to those a table needs.
+
+    With ``reduce``, the iterations of a point (same step, point and parent workpackages, as
+    JUBE's iteration siblings) are one row: the first iteration's identity, values merged
+    from the matches all of them stored, ``ok`` only when every iteration is.
     """
     types = parameter_types(run.benchmark)
+    stored = _stored_names(names) if names is not None else None
+    groups = _iteration_groups(run)
     analysed = run.store.analysed()
-    values = run.store.representatives(_stored_names(names) if names is not None else None)
-    steps = analysed_steps(run.benchmark)
-    for wp in run.store.workpackages(states=list(ANALYSABLE)):
-        if wp.kind == SHARED or wp.step not in steps:
-            continue
+    merged = [g for g in groups if len(g) > 1]
+    values = run.store.representatives(stored) if len(merged) < len(groups) else {}
+    merge = _Merge(run, merged, stored)
+    for group in groups:
+        wp = group[0]
         row: dict[str, object] = {
             k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()
         }
-        ok, reason, _ = analysed.get(wp.id, (False, wp.reason, ""))
+        found = merge(group, row) if len(group) > 1 else values.get(wp.id, ())
+        ok, reason = _verdict(group, analysed)
         row.update(
             {
                 "jube_wp_id": wp.id,
@@ -108,12 +117,92 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
                 "jube_wp_iteration": wp.iteration,
                 "run": run.id,
                 "ok": ok,
-                "reason": reason or wp.reason,
+                "reason": reason,
             }
         )
-        for name, record, value in values.get(wp.id, ()):
+        for name, record, value in found:
             row.setdefault(name if record == 0 else f"{name}_{record}", value)
         yield row
+
+
+def reducing_steps(benchmark: Benchmark) -> set[str]:
+    """Steps whose analysers merge the iterations of a point (they agree: checked at load)."""
+    return {
+        step.name
+        for step in benchmark.steps.values()
+        if any(a.reduce for a in analysers_of(benchmark, step))
+    }
+
+
+def _iteration_groups(run: Run) -> list[list[WorkpackageRow]]:
+    """The analysed workpackages in rows: alone, or with their iteration siblings.
+
+    The planner numbers the iterations of one point and parent consecutively, iteration
+    ``base + k`` (``base`` a multiple of the step's iterations) with id ``first + k``.
+    """
+    steps = analysed_steps(run.benchmark)
+    wps = [
+        wp
+        for wp in run.store.workpackages(states=list(ANALYSABLE))
+        if wp.kind != SHARED and wp.step in steps
+    ]
+    reducing = reducing_steps(run.benchmark) & steps
+    if not reducing:
+        return [[wp] for wp in wps]
+    iterations = {name: run.benchmark.steps[name].iterations for name in reducing}
+    groups: dict[int, list[WorkpackageRow]] = {}
+    for wp in wps:
+        first = wp.id - wp.iteration % iterations[wp.step] if wp.step in reducing else wp.id
+        groups.setdefault(first, []).append(wp)
+    return list(groups.values())
+
+
+class _Merge:
+    """The merged values of groups of iteration siblings, from one read of the store."""
+
+    def __init__(
+        self, run: Run, groups: Sequence[list[WorkpackageRow]], stored: set[str] | None
+    ) -> None:
+        steps = {group[0].step for group in groups}
+        self.harvesters = {step: Harvester(run.benchmark, step) for step in steps}
+        self.stored = stored
+        every: set[str] | None = None
+        firsts: set[str] = set()
+        if stored is not None:
+            every = set()
+            for harvester in self.harvesters.values():
+                found = harvester.inputs(stored)
+                every |= found[0]
+                firsts |= found[1]
+        ids = [wp.id for group in groups for wp in group]
+        self.found = run.store.values_of(ids, every, firsts - (every or set()))
+
+    def __call__(
+        self, group: Sequence[WorkpackageRow], params: Mapping[str, object]
+    ) -> list[tuple[str, int, object]]:
+        harvester = self.harvesters[group[0].step]
+        merged = harvester.merge([self.found.get(wp.id, []) for wp in group], params)
+        return [
+            (name, record, str(value) if isinstance(value, bool) else value)  # as stored
+            for name, record, value in merged
+            if self.stored is None or name in self.stored
+        ]
+
+
+def _verdict(
+    group: Sequence[WorkpackageRow], analysed: dict[int, tuple[bool, str, str]]
+) -> tuple[bool, str]:
+    """A row is ok when each of its workpackages is; the reason names the iterations not."""
+    found = [(wp, *analysed.get(wp.id, (False, wp.reason, ""))[:2]) for wp in group]
+    if len(found) == 1:
+        wp, ok, reason = found[0]
+        return ok, reason or wp.reason
+    failed = [
+        f"iteration {wp.iteration}: {reason or wp.reason or 'failed'}"
+        for wp, ok, reason in found
+        if not ok
+    ]
+    return not failed, "; ".join(failed)
 
 
 def _stored_names(names: Collection[str]) -> set[str]:

@@ -14,6 +14,8 @@ import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 
 from jubex.analysis.measurement import Measurement
@@ -347,6 +349,31 @@ class Store:
         ):
             found.setdefault(wp, []).append(Measurement(name, value, unit, record))
         return found
+
+    def values_of(
+        self,
+        ids: Collection[int],
+        names: Collection[str] | None = None,
+        firsts: Collection[str] = (),
+    ) -> dict[int, list[tuple[str, int, object, str]]]:
+        """(name, record, value, unit) of every stored value (all matches, all statistics) of
+        these workpackages, in order; with ``names``, only those names, and of ``firsts``
+        only the first value per record."""
+        if not ids:
+            return {}
+        sql = (
+            "SELECT wp, name, record, value, unit FROM measurement"
+            f" WHERE wp IN ({','.join(str(int(i)) for i in ids)})"
+        )
+        args: list[str] = []
+        if names is not None:
+            args = [*sorted(names), *sorted(firsts)]
+            sql += (
+                f" AND (name IN ({','.join('?' * len(names))})"
+                f" OR (name IN ({','.join('?' * len(firsts))}) AND first = 1))"
+            )
+        rows = self.db.execute(sql + " ORDER BY wp, seq", args)
+        return {wp: [row[1:] for row in group] for wp, group in groupby(rows, itemgetter(0))}
 
     def representatives(
         self, names: Collection[str] | None = None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import subprocess
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import product
 from pathlib import Path
@@ -21,10 +20,9 @@ from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError, did_you_mean
 from jubex.space.builtins import FUNCTIONS
 from jubex.space.expr import Expr, compile_expr
+from jubex.space.shell import run_snippet
 from jubex.space.template import Template
 from jubex.space.values import coerce, parse_value
-
-SHELL_TIMEOUT = 300
 
 #: update modes whose parameters are evaluated again at the start of every cycle (JUBE)
 PER_CYCLE = ("cycle", "always")
@@ -409,25 +407,6 @@ class Space:
         """The output of a shell-mode parameter's command, run once per distinct command."""
         if command not in self._shell_cache:
             home = Path(self._file).resolve().parent if self._file else None
-            try:
-                done = subprocess.run(
-                    ["/bin/sh", "-c", command],
-                    capture_output=True,
-                    text=True,
-                    timeout=SHELL_TIMEOUT,
-                    cwd=home if home and home.is_dir() else None,
-                )
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                raise DefinitionError(
-                    f"parameter '{name}': command '{command}' could not run: {exc}", loc
-                ) from None
-            if done.returncode != 0:
-                lines = done.stderr.strip().splitlines()
-                raise DefinitionError(
-                    f"parameter '{name}': command '{command}' failed with exit status "
-                    f"{done.returncode}",
-                    loc,
-                    lines[-1] if lines else "",
-                )
-            self._shell_cache[command] = done.stdout.strip()
+            output = run_snippet(command, f"parameter '{name}'", loc, home)
+            self._shell_cache[command] = output.strip()
         return self._shell_cache[command]

@@ -24,6 +24,7 @@ from jubex.engine.store import WorkpackageRow
 from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
 from jubex.space.template import Template, template
+from jubex.workdir.do_log import log_path, write_do_log
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
 
 
@@ -90,6 +91,8 @@ class StepPreparer:
         self.filesets = [benchmark.filesets[n] for n in names if n in benchmark.filesets]
         self.subsets = [benchmark.substitutesets[n] for n in names if n in benchmark.substitutesets]
         self.work_dir = Template(step.work_dir, step.loc) if step.work_dir else None
+        #: the environment a do log lists under the workpackage's own (taken once: JUBE's too)
+        self.start_environment = dict(os.environ) if step.do_log_file else {}
 
     def prepare(
         self,
@@ -126,10 +129,21 @@ class StepPreparer:
                 _substitute(subset, workdir, env)
         except OSError as exc:
             raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
-        commands = [command for values in cycles for command in self._commands(values, workdir)]
+        per_cycle = [self._commands(values, workdir) for values in cycles]
+        commands = [command for cycle in per_cycle for command in cycle]
         environment = dict(platform_environment or {})
         environment.update({k: t.render(env) for k, t in self.env})
         environment.update({n: str(env[n]) for n in self.exported if n in env})
+        if self.step.do_log_file:
+            path = log_path(self.step.do_log_file, wp_dir, env, self.step.loc)
+            write_do_log(
+                path,
+                {**self.start_environment, **environment},
+                per_cycle,
+                workdir,
+                shared=self.shared,
+                fresh=path.parent == wp_dir,
+            )
         inherit = [
             work.parent / ENVIRONMENT
             for parent_step, work in parents
@@ -195,7 +209,7 @@ class StepPreparer:
             return
         source = template(op.source, op.loc).render(env)
         if op.kind == "prepare":
-            _run_prepare(source, workdir, op)
+            _run_prepare(source, workdir, op, env)
             return
         base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
         if op.source_dir:
@@ -252,16 +266,39 @@ def _symlink(source: Path, link: Path) -> None:
     link.symlink_to(os.path.relpath(source, link.parent))
 
 
-def _run_prepare(command: str, workdir: Path, op: FileOp) -> None:
-    done = subprocess.run(
-        ["/bin/sh", "-c", command], cwd=workdir, capture_output=True, text=True, check=False
+def _run_prepare(command: str, workdir: Path, op: FileOp, env: Mapping[str, object]) -> None:
+    """Run a prepare command as JUBE does: in its ``work_dir`` below the work directory, its
+    output appended to ``stdout``/``stderr`` (or the files it names) of the work directory."""
+    where = workdir / template(op.directory, op.loc).render(env) if op.directory else workdir
+    out, err = (
+        _output(name, default, workdir, env, op.loc)
+        for name, default in ((op.stdout, "stdout"), (op.stderr, "stderr"))
     )
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        with open(out, "a") as stdout, open(err, "a") as stderr:
+            done = subprocess.run(
+                ["/bin/sh", "-c", command], cwd=where, stdout=stdout, stderr=stderr, check=False
+            )
+        last = err.read_text(errors="replace").strip().splitlines()[-1:] if done.returncode else []
+    except OSError as exc:
+        raise DefinitionError(f"prepare command '{command}' could not run: {exc}", op.loc) from None
     if done.returncode != 0:
-        last = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
         raise DefinitionError(
-            f"prepare command '{command}' failed with exit status {done.returncode}: {last[0]}",
+            f"prepare command '{command}' failed with exit status {done.returncode}"
+            + (f": {last[0]}" if last else ""),
             op.loc,
+            f"its output is in {out} and {err}",
         )
+
+
+def _output(
+    name: str | None, default: str, workdir: Path, env: Mapping[str, object], loc: Loc | None
+) -> Path:
+    """Where a command's output goes: a file named with parameters, ``~`` or ``$VAR``."""
+    if not name:
+        return workdir / default
+    return workdir / os.path.expandvars(os.path.expanduser(template(name, loc).render(env)))
 
 
 def _substitute(subset: SubstituteSet, workdir: Path, env: Mapping[str, object]) -> None:

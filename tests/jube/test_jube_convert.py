@@ -31,6 +31,12 @@ CONVERTIBLE = [
     ("jobsystem.yaml", []),
     ("analysis.xml", []),
     ("selection.xml", []),
+    ("logs.xml", []),
+    ("paths.xml", []),
+    ("scripting.xml", []),
+    ("results.xml", []),
+    ("chosen.xml", []),
+    ("chosen.xml", ["jureca"]),
 ]
 
 
@@ -42,7 +48,9 @@ def workpackages(path: Path, tags: list[str]) -> Counter:
     )
 
 
-@pytest.mark.parametrize(("name", "tags"), CONVERTIBLE, ids=[n for n, _ in CONVERTIBLE])
+@pytest.mark.parametrize(
+    ("name", "tags"), CONVERTIBLE, ids=[f"{n}-{'+'.join(t)}" for n, t in CONVERTIBLE]
+)
 def test_converted_file_validates_and_plans_the_same(
     name: str, tags: list[str], tmp_path: Path
 ) -> None:

@@ -20,24 +20,23 @@ BAD = CORPUS / "bad"
 
 #: file -> (line, words the message holds, words the hint holds)
 EXPECTED = {
-    "perl.xml": (4, 'mode "perl" is not supported', 'mode="python"'),
     "unsafe_python.xml": (5, "outside jubex's safe expression language", "str(x)"),
     "environ.xml": (4, "attribute access is not allowed", 'mode="env"'),
     "unknown_attribute.xml": (3, "<step> has no attribute 'iteration'", "iterations"),
-    "syslog.xml": (7, "element <syslog> is not supported", "export a table"),
+    "syslog.xml": (7, "syslog 'log' names both an address and a host", "not both"),
     "missing_set.xml": (4, "uses 'parms', which is no parameterset", ""),
     "comma_tag.xml": (4, "uses a comma, which JUBE 2.7 no longer accepts", "a|b"),
-    "use_by_parameter.xml": (7, "chooses a set by a parameter", "tag attributes"),
+    "use_by_parameter.xml": (7, "chooses a set by a parameter ('i') that has", "one plain value"),
     "two_benchmarks.xml": (1, "2 selected benchmarks: first, second", "<only>NAME</only>"),
     "list_from_other_set.xml": (5, "builds several values", "write its values out"),
-    "do_log.xml": (3, "'do_log_file' is not supported", "run store"),
+    "do_log.xml": (3, 'do_log_file="logs/" ends with "/"', "name the log file itself"),
     "broken.xml": (3, "XML syntax: Opening and ending tag mismatch", ""),
     "duplicate_key.yaml": (6, "duplicate key 'do'", ""),
     "missing_include.xml": (4, "file 'nowhere.xml' not found (searched:", ""),
     "cycle.xml": (3, "cycle: a -> b -> a", ""),
     "incompatible.xml": (5, "parameter 'x' is already defined differently", ""),
     "comprehension.yaml": (5, "filters with a Python comprehension", "subscripts only"),
-    "perl_pattern.yaml": (5, 'mode "perl" is not supported', 'mode="python"'),
+    "pattern_mode.yaml": (5, "pattern 'x': mode \"ruby\" is unknown", "perl and shell"),
     "shared_without_folder.xml": (3, "which has no shared attribute", 'shared="NAME"'),
 }
 
@@ -56,7 +55,17 @@ def test_refused_with_place_and_reason(name: str) -> None:
 
 
 def test_every_bad_file_is_covered() -> None:
-    assert {p.name for p in BAD.iterdir()} == set(EXPECTED) | {"many_problems.xml"}
+    assert {p.name for p in BAD.iterdir()} == set(EXPECTED) | {"many_problems.xml", "perl.xml"}
+
+
+def test_an_interpreter_error_names_file_line_snippet_and_message() -> None:
+    with pytest.raises(DefinitionError) as caught:
+        list(plan(load(BAD / "perl.xml")))
+    error = caught.value
+    assert error.loc is not None and Path(error.loc.file).name == "perl.xml"
+    assert error.loc.line == 4
+    assert "parameter 'x': command 'perl -e \"print 1 +\"' failed" in error.message
+    assert "syntax error at -e line 1, at EOF" in error.message
 
 
 def test_independent_problems_are_reported_together() -> None:
@@ -71,9 +80,9 @@ def test_independent_problems_are_reported_together() -> None:
 
 
 def test_validate_lists_jube_problems_without_raising() -> None:
-    problems = validate_files([BAD / "perl.xml", CORPUS / "hello.xml"])
+    problems = validate_files([BAD / "syslog.xml", CORPUS / "hello.xml"])
     assert [type(p) for p in problems] == [DefinitionError]
-    assert "perl.xml:4" in str(problems[0])
+    assert "syslog.xml:7" in str(problems[0])
 
 
 def test_check_tags_failure_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,26 +15,27 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     tag: frozenset(names.split())
     for tag, names in {
         "jube": "version",
-        "benchmark": "name outpath",
+        "benchmark": "name outpath file_path_ref",
         "parameterset": "name init_with duplicate",
         "parameter": "name type mode separator export unit update_mode duplicate",
         "fileset": "name init_with",
-        "copy": "source_dir directory target_dir name rel_path_ref separator active",
-        "link": "source_dir directory target_dir name rel_path_ref separator active",
-        "prepare": "work_dir active",
+        "copy": "source_dir directory target_dir name rel_path_ref file_path_ref separator active",
+        "link": "source_dir directory target_dir name rel_path_ref file_path_ref separator active",
+        "prepare": "work_dir active stdout stderr",
         "substituteset": "name init_with",
         "iofile": "in out out_mode",
         "sub": "source dest mode",
         "patternset": "name init_with",
         "pattern": "name mode type unit default dotall",
         "step": "name depend iterations work_dir export max_async active suffix cycles procs "
-        "shared",
+        "shared do_log_file",
         "do": "done_file error_file break_file stdout stderr active shared work_dir",
         "use": "from",
         "analyser": "name reduce",
         "analyse": "step",
         "file": "use",
-        "result": "",
+        "result": "result_dir",
+        "syslog": "name address host port sort format filter",
         "table": "name style sort separator transpose filter",
         "column": "colw format title",
         "database": "name primekeys file filter",
@@ -43,18 +44,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
 }
 #: JUBE attributes and elements the model has no home for yet, with what to do instead
 UNSUPPORTED: dict[tuple[str, str], str] = {
-    ("benchmark", "file_path_ref"): "give paths relative to the file, or absolute",
-    ("copy", "file_path_ref"): "put the directory into source_dir",
-    ("link", "file_path_ref"): "put the directory into source_dir",
-    ("prepare", "stdout"): "redirect inside the command: cmd > file",
-    ("prepare", "stderr"): "redirect inside the command: cmd 2> file",
     ("parameter", "selection"): "write the selected value as the parameter's value",
-    ("step", "do_log_file"): "jubex keeps every command and its environment in the run store",
-    ("result", "result_dir"): "jubex writes tables into the run; use jubex result -o FILE",
-    ("result", "syslog"): "jubex has no syslog output; export a table and send it on",
-    ("parameter", "perl"): 'rewrite the snippet with mode="python" or mode="shell"',
-    ("pattern", "perl"): 'rewrite the snippet with mode="python"',
-    ("pattern", "shell"): 'derive the value with mode="python" from other patterns',
 }
 
 
@@ -67,6 +57,12 @@ class Context:
     errors: list[JubexError] = field(default_factory=list)
     #: (section, name, message): what ``jubex convert`` must flag at that element
     notes: list[tuple[str, str, str]] = field(default_factory=list)
+    #: the benchmark's ``file_path_ref``: where its relative paths start, seen from the file
+    file_path_ref: str = "."
+    #: per step, the ``<use>`` names holding ``$`` and the ``max_async`` given by a parameter,
+    #: worked out once every step is read (:mod:`.chosen`)
+    chosen: dict[str, list[tuple[str, Loc]]] = field(default_factory=dict)
+    max_async: dict[str, tuple[str, Loc]] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:

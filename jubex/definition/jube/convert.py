@@ -166,7 +166,7 @@ class Converter:
     def fileop(self, op: FileOp) -> dict[str, object]:
         entry: dict[str, object] = {op.kind: op.source}
         if op.kind == "prepare":
-            entry.update(_present(work_dir=op.directory))
+            entry.update(_present(work_dir=op.directory, stdout=op.stdout, stderr=op.stderr))
         else:
             source_dir = op.source_dir
             if op.rel_path_ref == "definition" and not op.source.startswith(("/", "$", "~")):
@@ -202,8 +202,8 @@ class Converter:
         )
         if files:
             result["files"] = files
-        if not analyser.reduce:
-            result["reduce"] = False
+        if analyser.reduce:
+            result["reduce"] = True
         return result
 
     def step(self, step: Step) -> dict[str, object]:
@@ -232,7 +232,9 @@ class Converter:
         ):
             if value != default:
                 result[key] = value
-        result.update(_present(shared=step.shared, work_dir=step.work_dir))
+        result.update(
+            _present(shared=step.shared, work_dir=step.work_dir, do_log_file=step.do_log_file)
+        )
         result["do"] = [do(d) for d in step.do]
         return result
 
@@ -246,8 +248,11 @@ class Converter:
                 style=table.style,
                 database=table.database,
                 primekeys=list(table.primekeys),
+                result_dir=self._path(table.result_dir) if table.result_dir else None,
             )
         )
+        if table.syslog is not None:
+            result["syslog"] = _present(**vars(table.syslog))
         if table.transpose:
             result["transpose"] = True
         if table.separator != ",":
@@ -273,8 +278,8 @@ def pattern(p: Pattern) -> object:
     options = _present(type=p.type if p.type != "str" else None, unit=p.unit, default=p.default)
     if p.dotall:
         options["dotall"] = True
-    key = "expr" if p.mode == "expr" else "regex"
-    return {key: p.regex, **options} if options or key == "expr" else p.regex
+    key = p.mode if p.mode in ("expr", "shell") else "regex"
+    return {key: p.regex, **options} if options or key != "regex" else p.regex
 
 
 def do(item: Do) -> object:

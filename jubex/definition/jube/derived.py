@@ -19,6 +19,7 @@ from jubex.definition.jube.parameters import TYPES, RawParameter, RawSet, model_
 from jubex.definition.jube.python_mode import Known, compile_snippet, evaluate, makes_list
 from jubex.definition.model import Parameter, ParameterSet
 from jubex.errors import DefinitionError
+from jubex.space.shell import perl_command
 from jubex.space.values import parse_value
 
 
@@ -47,6 +48,8 @@ class SetConverter:
             if p.mode == "tag":
                 value = p.text if p.text in self.tags else ""
                 self.params[p.name] = model_parameter(p, "text", (value,))
+            elif p.mode == "perl":
+                self.params[p.name] = model_parameter(p, "shell", (perl_command(p.text),))
             else:
                 self.params[p.name] = model_parameter(p, p.mode, tuple(p.values))
             if p.mode in ("text", "tag") and not any("$" in v for v in self.params[p.name].values):

@@ -19,7 +19,7 @@ from jubex.errors import Loc
 
 #: JUBE's parameter and pattern types, and the model's type for each
 TYPES = {"string": "auto", "int": "int", "float": "float"}
-MODES = ("text", "python", "shell", "env", "tag")
+MODES = ("text", "python", "perl", "shell", "env", "tag")
 UPDATE_MODES = ("never", "use", "step", "cycle", "always")
 _NAME = re.compile(r"[^\d\W]\w*")
 
@@ -126,13 +126,11 @@ def read_parameter(ctx: Context, node: Node) -> RawParameter | None:
             node.where("type"),
             "JUBE knows string, int and float",
         )
-    if mode == "perl":
-        ctx.unsupported("parameter", "perl", 'mode "perl"', node.where("mode"))
-    elif mode not in MODES:
+    if mode not in MODES:
         ctx.fail(
             f"parameter '{name}': mode \"{mode}\" is unknown",
             node.where("mode"),
-            "JUBE knows text, python, shell, env and tag",
+            "JUBE knows text, python, perl, shell, env and tag",
         )
     if update_mode not in UPDATE_MODES:
         ctx.fail(

@@ -12,17 +12,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jubex.definition.jube.chosen import resolve_chosen
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.derived import SetConverter
 from jubex.definition.jube.nodes import Node, split_list
 from jubex.definition.jube.parameters import read_parameterset
 from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.results import analysers, results
-from jubex.definition.jube.sets import fileset, patternset, substituteset
+from jubex.definition.jube.sets import expanded, fileset, patternset, substituteset
 from jubex.definition.jube.source import JubeFile, Sources
-from jubex.definition.jube.steps import step
+from jubex.definition.jube.steps import set_kind, step
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
-from jubex.definition.references import check_tags
+from jubex.definition.references import check_reduce, check_tags
 from jubex.engine.plan import step_order
 from jubex.errors import DefinitionError, ErrorList, Loc
 
@@ -73,6 +74,7 @@ class _Builder:
         if node is None:
             return None
         ctx.check(node, _BENCHMARK)
+        ctx.file_path_ref = expanded(node.get("file_path_ref") or ".")
         self.use_from(node)
         sets = self.sets(node)
         known_params = _known({n for raw in sets["parameterset"] for n in raw.parameters})
@@ -86,6 +88,7 @@ class _Builder:
         )
         known_values = self.fill(built, sets, known_params)
         self.steps(node, built, known_params)
+        resolve_chosen(ctx, built)
         split = self.analysers(node, built)
         for result in [*node.all("result")]:
             for table in results(ctx, result, known_values, split):
@@ -188,20 +191,8 @@ class _Builder:
         return found
 
     def steps(self, node: Node, built: Benchmark, known: Known) -> None:
-        def classify(name: str) -> str | None:
-            kinds = [
-                kind
-                for kind, sets in (
-                    ("parameterset", built.parametersets),
-                    ("fileset", built.filesets),
-                    ("substituteset", built.substitutesets),
-                )
-                if name in sets
-            ]
-            return kinds[0] if len(kinds) == 1 else None
-
         for child in node.all("step"):
-            made = step(self.ctx, child, known, classify)
+            made = step(self.ctx, child, known, lambda name: set_kind(built, name))
             self.unique(built.steps, made.name, "step", made.loc)
             built.steps[made.name] = made
 
@@ -241,6 +232,7 @@ class _Builder:
             step_order(built)
         except DefinitionError as exc:
             self.ctx.errors.append(exc)
+        self.ctx.errors += check_reduce(built)
 
     def compatible(self, built: Benchmark, made: Step) -> None:
         """JUBE refuses a step whose sets define one parameter differently."""

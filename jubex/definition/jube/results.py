@@ -7,11 +7,14 @@ and the tables that use it use all of them. A ``<database>`` is a table with a d
 
 from __future__ import annotations
 
+import os
+
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node, split_list
 from jubex.definition.jube.python_mode import Known
-from jubex.definition.jube.sets import condition
+from jubex.definition.jube.sets import condition, expanded
 from jubex.definition.jube.steps import uses
+from jubex.definition.jube.syslog import syslog
 from jubex.definition.model import AnalyseFile, Analyser, Column, Table
 
 STYLES = ("csv", "pretty", "aligned")
@@ -46,7 +49,7 @@ def analysers(ctx: Context, node: Node) -> list[Analyser]:
 
 def results(ctx: Context, node: Node, known: Known, split: dict[str, list[str]]) -> list[Table]:
     """The tables (and databases) of one ``<result>``, each using its analysers."""
-    ctx.check(node, ("use", "table", "database"))
+    ctx.check(node, ("use", "table", "database", "syslog"))
     used = tuple(
         name for jube_name in uses(ctx, node) for name in split.get(jube_name, [jube_name])
     )
@@ -59,6 +62,14 @@ def results(ctx: Context, node: Node, known: Known, split: dict[str, list[str]])
             tables.append(_table(ctx, child, known, used))
         elif child.tag == "database":
             tables.append(_database(ctx, child, known, used))
+        elif child.tag == "syslog":
+            tables.append(syslog(ctx, child, known, used))
+    result_dir = node.get("result_dir")
+    if result_dir:
+        for table in (t for t in tables if t.syslog is None):
+            table.result_dir = os.path.normpath(
+                os.path.join(ctx.file_path_ref, expanded(result_dir))
+            )
     return tables
 
 

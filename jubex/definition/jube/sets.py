@@ -16,6 +16,7 @@ from jubex.definition.jube.parameters import TYPES, find_set
 from jubex.definition.jube.python_mode import Known, compile_snippet, rewrite, text_expression
 from jubex.definition.model import FileOp, FileSet, IOFile, Pattern, PatternSet, Sub, SubstituteSet
 from jubex.errors import DefinitionError
+from jubex.space.shell import perl_command
 
 
 def condition(text: str | None, known: Known) -> str:
@@ -60,6 +61,8 @@ def _prepare(ctx: Context, node: Node, known: Known) -> FileOp:
         node.value,
         directory=node.get("work_dir"),
         active=condition(node.get("active"), known),
+        stdout=node.get("stdout"),
+        stderr=node.get("stderr"),
         loc=node.loc,
     )
 
@@ -79,7 +82,9 @@ def _copies(ctx: Context, node: Node, known: Known, home: Path) -> list[FileOp]:
     internal = node.get("rel_path_ref", "external") == "internal"
     source_dir = node.get("source_dir", node.get("directory"))
     if not internal:
-        source_dir = _rebased(source_dir, Path(node.loc.file).resolve().parent, home)
+        where = Path(node.loc.file).resolve().parent
+        own = expanded(node.get("file_path_ref") or ".")
+        source_dir = rebased(source_dir, where, home, own, ctx.file_path_ref)
     return [
         FileOp(
             node.tag,
@@ -95,12 +100,25 @@ def _copies(ctx: Context, node: Node, known: Known, home: Path) -> list[FileOp]:
     ]
 
 
-def _rebased(source_dir: str | None, where: Path, home: Path) -> str | None:
-    """A source directory of another file's fileset, seen from the main file's directory."""
-    if where == home or (source_dir and (source_dir.startswith(("/", "$", "~")))):
+def rebased(
+    source_dir: str | None, where: Path, home: Path, own_ref: str = ".", bench_ref: str = "."
+) -> str | None:
+    """A copy's source directory seen from the main file's directory, as JUBE builds it: the
+    benchmark's ``file_path_ref``, then the directory of the file the fileset stands in with
+    the copy's own ``file_path_ref``, then ``source_dir`` (an absolute part starts anew)."""
+    if source_dir and source_dir.startswith(("/", "$", "~")):
         return source_dir
-    prefix = os.path.relpath(where, home)
-    return os.path.join(prefix, source_dir) if source_dir else prefix
+    own = own_ref if os.path.isabs(own_ref) else os.path.relpath(where / own_ref, home)
+    prefix = [part for part in (bench_ref, own) if os.path.normpath(part) != "."]
+    if not prefix:
+        return source_dir
+    joined = os.path.normpath(os.path.join(*prefix, source_dir or ""))
+    return None if joined == "." else joined
+
+
+def expanded(path: str) -> str:
+    """A path attribute as JUBE reads it: ``~`` and environment variables expanded."""
+    return os.path.expandvars(os.path.expanduser(path.strip()))
 
 
 def substituteset(ctx: Context, node: Node, seen: frozenset[int] = frozenset()) -> SubstituteSet:
@@ -155,9 +173,8 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
         )
     text, what = node.value, f"pattern '{name}'"
     if mode in ("perl", "shell"):
-        ctx.unsupported("pattern", mode, f'mode "{mode}"', node.where("mode"))
-        return None
-    if mode == "text":
+        text = perl_command(text) if mode == "perl" else text
+    elif mode == "text":
         text = text_expression(text, known)
     elif mode == "python":
         try:
@@ -169,7 +186,7 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
         ctx.fail(
             f'{what}: mode "{mode}" is unknown',
             node.where("mode"),
-            "JUBE knows pattern, text and python",
+            "JUBE knows pattern, text, python, perl and shell",
         )
         return None
     return Pattern(
@@ -178,7 +195,7 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
         type="str" if TYPES.get(kind, "auto") == "auto" else TYPES[kind],
         unit=node.get("unit", "") or "",
         default=node.get("default"),
-        mode="pattern" if mode == "pattern" else "expr",
+        mode={"pattern": "pattern", "perl": "shell", "shell": "shell"}.get(mode, "expr"),
         dotall=ctx.flag(node, "dotall"),
         loc=node.loc,
     )

@@ -8,26 +8,33 @@ from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node, split_list
 from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.sets import condition
-from jubex.definition.model import Do, Step
+from jubex.definition.model import Benchmark, Do, Step
+from jubex.errors import Loc
 
 #: a used name -> "parameterset", "fileset", "substituteset" or None if unknown
 Classify = Callable[[str], str | None]
 
 
-def uses(ctx: Context, node: Node) -> list[str]:
-    """The names of every ``<use>`` of an element; a name used twice is an error, as in JUBE."""
+def uses(ctx: Context, node: Node, chosen: list[tuple[str, Loc]] | None = None) -> list[str]:
+    """The names of every ``<use>`` of an element; a name used twice is an error, as in JUBE.
+
+    A name holding ``$`` chooses a set by a parameter: JUBE allows it in a step's ``<use>``
+    only; such names go to ``chosen`` (with their place) to be worked out later.
+    """
     names: list[str] = []
     for use in node.all("use"):
         ctx.check(use)
         if not use.value:
             ctx.fail(f"<use> in <{node.tag}> is empty", use.loc)
         for name in split_list(use.value):
-            if "$" in name:
+            if "$" in name and chosen is not None:
+                chosen.append((name, use.loc))
+            elif "$" in name:
                 ctx.fail(
-                    f"<use>{name}</use> chooses a set by a parameter, which jubex does not "
-                    "support yet",
+                    f"<use>{name}</use> in <{node.tag}> chooses a set by a parameter, which "
+                    "JUBE allows in a step's <use> only",
                     use.loc,
-                    "use the sets by name, or give their parameters tag attributes",
+                    "use the sets by name",
                 )
             elif name in names:
                 ctx.fail(f"<use>: '{name}' is used more than once", use.loc)
@@ -36,11 +43,26 @@ def uses(ctx: Context, node: Node) -> list[str]:
     return names
 
 
+def set_kind(built: Benchmark, name: str) -> str | None:
+    """What a used name is: ``parameterset``, ``fileset``, ``substituteset``, or None."""
+    kinds = [
+        kind
+        for kind, sets in (
+            ("parameterset", built.parametersets),
+            ("fileset", built.filesets),
+            ("substituteset", built.substitutesets),
+        )
+        if name in sets
+    ]
+    return kinds[0] if len(kinds) == 1 else None
+
+
 def step(ctx: Context, node: Node, known: Known, classify: Classify) -> Step:
     ctx.check(node, ("use", "do"))
     name = ctx.required(node, "name")
     parametersets, files = [], []
-    for used in uses(ctx, node):
+    chosen: list[tuple[str, Loc]] = []
+    for used in uses(ctx, node, chosen):
         kind = classify(used)
         if kind == "parameterset":
             parametersets.append(used)
@@ -55,6 +77,8 @@ def step(ctx: Context, node: Node, known: Known, classify: Classify) -> Step:
     if shared is not None and not shared:
         ctx.fail(f"step '{name}' has an empty shared attribute", node.where("shared"))
     procs = ctx.integer(node, "procs", 1)
+    if chosen:
+        ctx.chosen[name] = chosen
     return Step(
         name,
         do=[_do(ctx, child, known, name, shared, procs) for child in node.all("do")],
@@ -70,18 +94,31 @@ def step(ctx: Context, node: Node, known: Known, classify: Classify) -> Step:
         max_async=_max_async(ctx, node),
         procs=procs,
         export=ctx.flag(node, "export"),
+        do_log_file=_do_log_file(ctx, node),
         loc=node.loc,
     )
+
+
+def _do_log_file(ctx: Context, node: Node) -> str | None:
+    """The attribute as JUBE reads it: ``true`` names JUBE's ``do_log``, ``false`` none."""
+    name = node.get("do_log_file")
+    if name in (None, "", "None", "False", "false"):
+        return None
+    if name in ("True", "true"):
+        return "do_log"
+    if name.endswith("/"):
+        ctx.fail(
+            f'step do_log_file="{name}" ends with "/", which names no file',
+            node.where("do_log_file"),
+            "name the log file itself",
+        )
+    return name
 
 
 def _max_async(ctx: Context, node: Node) -> int:
     text = node.get("max_async", "0") or "0"
     if "$" in text:
-        ctx.fail(
-            f'step max_async="{text}" takes a parameter, which jubex does not support yet',
-            node.where("max_async"),
-            "write the number itself",
-        )
+        ctx.max_async[node.get("name") or ""] = (text, node.where("max_async"))
         return 0
     return ctx.integer(node, "max_async", 0)
 

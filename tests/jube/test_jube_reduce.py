@@ -1,0 +1,100 @@
+"""JUBE's analyser ``reduce``: a run of a JUBE file gives JUBE's lines, before and after
+``jubex convert`` (the expected tables are in ``corpus/iterations.expected.yaml``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jubex.cli.main import main
+from jubex.definition.jube.convert import convert_file
+from jubex.definition.load import load
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+EXPECTED = yaml.safe_load((CORPUS / "iterations.expected.yaml").read_text())["table"]
+
+
+def tables(definition: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, list[dict]]:
+    """Run ``definition`` and read each of its tables back as csv."""
+    runs = definition.parent / "runs"
+    command = ["run", str(definition), "--outpath", str(runs), "-q", "--no-result"]
+    assert main(command) == 0
+    capsys.readouterr()
+    found = {}
+    for name in EXPECTED:
+        assert main(["result", str(runs / "000000"), "-t", name, "-f", "csv"]) == 0
+        lines = [line for line in capsys.readouterr().out.splitlines() if line[:1] != "#"]
+        rows = csv.DictReader(io.StringIO("\n".join(lines)))
+        found[name] = [{key.split(" [")[0]: value for key, value in row.items()} for row in rows]
+    return found
+
+
+def same(got: str, want: str) -> bool:
+    try:
+        return float(got) == float(want)
+    except ValueError:
+        return got == want
+
+
+def assert_jubes_lines(found: dict[str, list[dict]]) -> None:
+    for name, expected in EXPECTED.items():
+        assert len(found[name]) == len(expected), name
+        for row, want in zip(found[name], expected, strict=True):
+            for column, value in want.items():
+                assert same(row[column], value), (name, column, row[column], value)
+
+
+@pytest.fixture
+def corpus_copy(tmp_path: Path) -> Path:
+    shutil.copy(CORPUS / "iterations.xml", tmp_path)
+    return tmp_path / "iterations.xml"
+
+
+def test_reducing_analyser_gives_one_line_per_point_and_reduce_false_one_per_iteration(
+    corpus_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert_jubes_lines(tables(corpus_copy, capsys))
+
+
+def test_reduce_is_read_with_jubes_default_true() -> None:
+    analysers = load(CORPUS / "iterations.xml").analysers
+    assert {n: a.reduce for n, a in analysers.items()} == {
+        "reducing": True,
+        "per_iteration": False,
+    }
+
+
+def test_convert_keeps_reduce_and_the_converted_file_gives_the_same_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "iterations.yaml"
+    out.write_text(convert_file(CORPUS / "iterations.xml", out))
+    written = yaml.safe_load(out.read_text())["analysers"]
+    assert written["reducing"]["reduce"] is True
+    assert "reduce" not in written["per_iteration"]
+    analysers = load(out).analysers
+    assert {n: a.reduce for n, a in analysers.items()} == {
+        "reducing": True,
+        "per_iteration": False,
+    }
+    assert_jubes_lines(tables(out, capsys))
+
+
+def test_analysers_of_one_step_disagreeing_on_reduce_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (CORPUS / "iterations.xml").read_text()
+    text = text.replace('<analyse step="kept">', '<analyse step="merged">')
+    path = tmp_path / "both.xml"
+    path.write_text(text)
+    assert main(["validate", str(path)]) != 0
+    err = capsys.readouterr()
+    message = err.out + err.err
+    assert "step 'merged'" in message
+    assert "analyser 'reducing'" in message and "analyser 'per_iteration'" in message
+    assert "both.xml:25" in message and "both.xml:29" in message
