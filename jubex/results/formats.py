@@ -126,8 +126,7 @@ def _pretty(table: ResultTable, grid: Grid, width: int) -> str:
     lays out 1 cell per column instead of thousands: about 3x faster on large tables.
     """
     head, body, right = grid
-    caption = Text("\n".join(table.notes)) if table.notes else None
-    out = RichTable(title=Text(table.name), caption=caption, box=box.SIMPLE_HEAD, show_edge=False)
+    out = RichTable(title=Text(table.name), box=box.SIMPLE_HEAD, show_edge=False)
     for label, is_right in zip(head, right, strict=True):
         out.add_column(Text(label), justify="right" if is_right else "left", no_wrap=True)
     if body:
@@ -145,7 +144,9 @@ def _pretty(table: ResultTable, grid: Grid, width: int) -> str:
     )
     console.print(out)
     text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "".join(line.rstrip() + "\n" for line in text.splitlines())
+    # notes below the table, unwrapped: as a caption rich would wrap them to a narrow table
+    lines = [*text.splitlines(), *_notes(table)]
+    return "".join(line.rstrip() + "\n" for line in lines)
 
 
 def _aligned(table: ResultTable, grid: Grid) -> str:

@@ -26,6 +26,12 @@ def result():
     return ResultTable("bw", headers, rows, ["1 failed workpackage(s) left out"])
 
 
+def test_pretty_keeps_a_note_on_one_line_below_a_narrow_table() -> None:
+    narrow = ResultTable("t", [Header("n", "n")], [[1]], ["2 failed workpackage(s) left out"])
+    lines = render(narrow, "pretty", width=80).splitlines()
+    assert lines[-1] == "2 failed workpackage(s) left out"
+
+
 def test_pretty_is_plain_text_with_notes(result):
     text = render(result, "pretty", width=200)
     assert "\x1b" not in text
