@@ -111,12 +111,17 @@ class StepPreparer:
         env = cycles[0]
         workdir = wp_dir / "work"
         if self.work_dir is not None:
-            workdir = (run_dir / self.work_dir.render(env)).resolve()
+            # as JUBE: relative to the definition's directory
+            workdir = (self.home / self.work_dir.render(env)).resolve()
         if self.shared and shared_dir is not None:
             workdir = shared_dir
         admin = admin_dir(wp_dir)
         try:
             _make_dirs(admin, workdir)
+            if workdir != wp_dir / "work" and not self.shared:
+                # the workpackage's own work/ leads there: analysis, status and children
+                # find the outputs where they look for every workpackage's
+                _symlink(workdir, wp_dir / "work")
             for parent_step, parent_work in parents:
                 _symlink(parent_work, workdir / parent_step)
             if shared_dir is not None and not self.shared:
