@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -87,23 +86,28 @@ def main() -> None:
         "| N | jubex run (s) | xargs -P (s) | ratio | jubex peak RSS (MiB) | files/wp | bytes/wp |"
     )
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for n in args.n:
-        jubex_times, xargs_times, peaks = [], [], []
-        files = size = 0
-        for _ in range(args.runs):
-            with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-                wall, peak, files, size = jubex_run(n, Path(tmp))
+    # Nothing is deleted until the end: on ext4 without a journal, inodes freed in the last
+    # minutes are skipped one by one when new ones are allocated, so deleting one run's
+    # files would slow the next run's file creation (and the more files, the more).
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as root:
+        for n in args.n:
+            jubex_times, xargs_times, peaks = [], [], []
+            files = size = 0
+            for i in range(args.runs):
+                work = Path(root) / f"jubex-{n}-{i}"
+                work.mkdir()
+                wall, peak, files, size = jubex_run(n, work)
                 jubex_times.append(wall)
                 peaks.append(peak)
-            with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-                xargs_times.append(xargs_run(n, Path(tmp)))
-        j, x = statistics.median(jubex_times), statistics.median(xargs_times)
-        print(
-            f"| {n} | {j:.2f} | {x:.2f} | {j / x:.2f} | {max(peaks):.0f} "
-            f"| {files / n:.1f} | {size / n:.0f} |",
-            flush=True,
-        )
-    shutil.rmtree(Path(tempfile.gettempdir()) / "jubex-bench", ignore_errors=True)
+                work = Path(root) / f"xargs-{n}-{i}"
+                work.mkdir()
+                xargs_times.append(xargs_run(n, work))
+            j, x = statistics.median(jubex_times), statistics.median(xargs_times)
+            print(
+                f"| {n} | {j:.2f} | {x:.2f} | {j / x:.2f} | {max(peaks):.0f} "
+                f"| {files / n:.1f} | {size / n:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
