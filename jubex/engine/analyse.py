@@ -8,6 +8,7 @@ signature is its exit-status file's size and modification time, and the state), 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
@@ -97,6 +98,12 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     from the matches all of them stored, ``ok`` only when every iteration is.
     """
     types = parameter_types(run.benchmark)
+
+    @cache
+    def typed(name: str, text: str) -> object:
+        """Parameter values repeat from row to row; each is parsed once (they are immutable)."""
+        return parse_value(text, types.get(name, "auto"))
+
     stored = _stored_names(names) if names is not None else None
     groups = _iteration_groups(run)
     analysed = run.store.analysed()
@@ -105,9 +112,7 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     merge = _Merge(run, merged, stored)
     for group in groups:
         wp = group[0]
-        row: dict[str, object] = {
-            k: parse_value(v, types.get(k, "auto")) for k, v in wp.params.items()
-        }
+        row: dict[str, object] = {k: typed(k, v) for k, v in wp.params.items()}
         found = merge(group, row) if len(group) > 1 else values.get(wp.id, ())
         ok, reason = _verdict(group, analysed)
         row.update(
