@@ -56,7 +56,6 @@ class Summary:
     min: Number | None
     max: Number | None
     median: Number | None
-    ci95: float | None
     sum: Number | None
     first: Number | None
     last: Number | None
@@ -64,6 +63,13 @@ class Summary:
     @property
     def cnt(self) -> int:
         return self.n + self.missing
+
+    @property
+    def ci95(self) -> float | None:
+        """Computed when asked: the t quantile needs scipy, which takes long to import."""
+        if self.std is None:
+            return None
+        return t_quantile(self.n - 1) * self.std / math.sqrt(self.n)
 
     def get(self, stat: str) -> Number | None:
         """One statistic by name (JUBE's ``avg`` included)."""
@@ -84,13 +90,12 @@ def summarize(values: Sequence[Number | None]) -> Summary:
     n = len(present)
     missing = len(values) - n
     if n == 0:
-        return Summary(0, missing, None, None, None, None, None, None, None, None, None)
+        return Summary(0, missing, None, None, None, None, None, None, None, None)
     total = math.fsum(present)
     mean = total / n
-    std = ci95 = None
+    std = None
     if n > 1:
         std = math.sqrt(math.fsum((v - mean) ** 2 for v in present) / (n - 1))
-        ci95 = t_quantile(n - 1) * std / math.sqrt(n)
     ordered = sorted(present)
     middle = n // 2
     median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
@@ -104,7 +109,6 @@ def summarize(values: Sequence[Number | None]) -> Summary:
         min=ordered[0],
         max=ordered[-1],
         median=median,
-        ci95=ci95,
         sum=total,
         first=present[0],
         last=present[-1],
