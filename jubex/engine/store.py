@@ -406,8 +406,13 @@ class Store:
         return dict(self.db.execute("SELECT wp, found FROM analysed"))
 
 
+_PLAIN = frozenset({float, int, str, type(None)})
+
+
 def _sql_value(value: object) -> object:
     """SQLite keeps ints, floats and text; a bool keeps its word (``True``), not 1."""
+    if type(value) in _PLAIN:  # the common case, first (hundreds of thousands per analysis)
+        return value
     if isinstance(value, bool):
         return str(value)
     if value is None or isinstance(value, (int, float, str)):
