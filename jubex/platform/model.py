@@ -32,6 +32,8 @@ class Partition:
 
     name: str
     max_nodes: int | None = None
+    #: fewest nodes a job may ask for (a routing queue such as Polaris' prod starts at 10)
+    min_nodes: int | None = None
     max_time: str | None = None
     cores_per_node: int | None = None
     gpus_per_node: int | None = None
@@ -222,6 +224,13 @@ class Platform:
                 f"'{self.name}' allows at most {partition.max_nodes} (max_nodes)",
                 where,
                 "ask for fewer nodes or choose another partition",
+            )
+        if partition.min_nodes is not None and nodes < partition.min_nodes:
+            raise DefinitionError(
+                f"{nodes} nodes requested, but partition '{partition.name}' of platform "
+                f"'{self.name}' needs at least {partition.min_nodes} (min_nodes)",
+                where,
+                "ask for more nodes or choose another partition",
             )
         seconds = resolved.get("time")
         if partition.max_time is not None and seconds is not None:

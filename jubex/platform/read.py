@@ -160,6 +160,7 @@ def _xml_value(elem: etree._Element, path: str, locs: Locs, file: str) -> Any:
 #: Keys whose XML text is a whole number or a flag; all other texts stay texts.
 _INTEGERS = {
     "max_nodes",
+    "min_nodes",
     "cores_per_node",
     "gpus_per_node",
     "max_queued",
