@@ -31,7 +31,7 @@ def handle(args: argparse.Namespace) -> int:
     run = selected_run(args)
     if not args.yes:
         what = f"workpackages {args.workpackage} of " if args.workpackage else ""
-        if input(f"remove {what}{run.dir}? [y/N] ").strip().lower() not in ("y", "yes"):
+        if not _confirmed(f"remove {what}{run.dir}? [y/N] "):
             return 1
     with run_lock(run.dir):
         if not args.workpackage:
@@ -48,3 +48,14 @@ def handle(args: argparse.Namespace) -> int:
             shutil.rmtree(wp_dir_of(run.dir, wp), ignore_errors=True)
         print(f"removed {len(rows)} workpackage(s) from {run.dir}")
     return 0
+
+
+def _confirmed(question: str) -> bool:
+    """Ask on the terminal; without one to answer (a script, a pipe), refuse with the way out."""
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        raise UsageError(
+            "nothing answered the question whether to remove (no terminal)",
+            hint="add --yes to remove without asking",
+        ) from None

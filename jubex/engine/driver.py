@@ -26,7 +26,7 @@ from jubex.engine.workpackages import constants_for
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
 from jubex.space.template import Template
-from jubex.workdir.prepare import wp_dir_name, wp_dir_of
+from jubex.workdir.prepare import set_aside, wp_dir_name, wp_dir_of
 from jubex.workdir.script import admin_dir, reset
 
 PLAN_BATCH = 5000
@@ -217,5 +217,7 @@ def _reset_failed(run: Run) -> None:
     """Failed, cancelled and skipped workpackages go back to planned; the rest stays."""
     again = run.store.workpackages(states=[FAILED, CANCELLED, SKIPPED])
     for wp in again:
-        reset(admin_dir(wp_dir_of(run.dir, wp)))
+        wp_dir = wp_dir_of(run.dir, wp)
+        reset(admin_dir(wp_dir))
+        set_aside(wp_dir)
     run.store.set_states((wp.id, PLANNED, None, None, "retry") for wp in again)

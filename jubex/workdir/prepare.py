@@ -51,6 +51,23 @@ def wp_dir_of(run_dir: Path, wp: WorkpackageRow) -> Path:
     return run_dir / (wp.workdir or wp_dir_name(wp.id, wp.step))
 
 
+def set_aside(wp_dir: Path) -> Path | None:
+    """Keep an earlier attempt's work directory as ``work.1``, ``work.2``, ... and return it.
+
+    A workpackage run again starts in a fresh one, so that its outputs (appended to by the
+    commands) and the analysis of them are the new attempt's alone; the old ones stay.
+    """
+    work = wp_dir / "work"
+    if not (work.exists() or work.is_symlink()):
+        return None
+    number = 1
+    while (wp_dir / f"work.{number}").exists() or (wp_dir / f"work.{number}").is_symlink():
+        number += 1
+    target = wp_dir / f"work.{number}"
+    work.rename(target)
+    return target
+
+
 class StepPreparer:
     """Compiled once per step, applied to each of its workpackages.
 

@@ -132,6 +132,18 @@ def test_unwritable_outpath_is_a_clear_error(ran, tmp_path: Path) -> None:  # ty
 
 def test_remove_a_workpackage_then_the_run(ran) -> None:  # type: ignore[no-untyped-def]
     home, _ = ran
+    unanswered = subprocess.run(
+        [sys.executable, "-m", "jubex", "remove", "runs/000000", "-w", "5"],
+        cwd=home,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        check=False,
+    )
+    assert unanswered.returncode == 2 and "Traceback" not in unanswered.stderr
+    assert "no terminal" in unanswered.stderr and "--yes" in unanswered.stderr
+    assert (home / "runs/000000/000005_work").exists()
     jubex("remove", "runs/000000", "-w", "5", "-y", cwd=home)
     assert not (home / "runs/000000/000005_work").exists()
     data = json.loads(jubex("info", "runs/000000", "-f", "json", cwd=home).stdout)

@@ -14,6 +14,8 @@ from jubex.definition.model import (
     IOFile,
     Parameter,
     ParameterSet,
+    Pattern,
+    PatternSet,
     Step,
     Sub,
     SubstituteSet,
@@ -328,3 +330,24 @@ def test_a_local_wrapper_records_its_pid_even_inside_a_batch_allocation(
     (wp,) = run.store.workpackages()
     owner = (run.dir / f"{wp.id:06d}_a" / "claim").read_text().strip()
     assert owner.isdigit() and owner != "4242"
+
+
+def test_a_retried_workpackage_starts_in_a_fresh_work_directory(tmp_path: Path) -> None:
+    """The failed attempt's outputs are kept beside, and not analysed with the new ones."""
+    ok = tmp_path / "ok"
+    b = Benchmark(
+        "retry",
+        parametersets={},
+        patternsets={"p": PatternSet("p", {"v": Pattern("v", "v=$jube_pat_int", type="int")})},
+        steps={"a": Step("a", analyse=("p",), do=[Do(f"echo v=1; [ -e {ok} ] || exit 3")])},
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[FAILED] == 1
+    ok.touch()
+    counts = drive(run, Options(progress="quiet"), retry_failed=True)
+    assert counts[DONE] == 1
+    (wp,) = run.store.workpackages()
+    wp_dir = work(run, wp).parent
+    assert (wp_dir / "work" / "stdout").read_text() == "v=1\n"
+    assert (wp_dir / "work.1" / "stdout").read_text() == "v=1\n"
+    assert [m.value for m in run.store.measurements()[wp.id] if m.name == "v"] == [1]
