@@ -14,7 +14,7 @@ from jubex.definition.jube.nodes import Node, split_list
 from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.sets import condition, expanded
 from jubex.definition.jube.steps import uses
-from jubex.definition.jube.syslog import syslog
+from jubex.definition.jube.syslog import column, syslog
 from jubex.definition.model import AnalyseFile, Analyser, Column, Table
 
 STYLES = ("csv", "pretty", "aligned")
@@ -85,9 +85,7 @@ def _table(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> Tab
         )
     columns = []
     for child in node.children:
-        ctx.check(child)
-        if not child.value:
-            ctx.fail(f"table '{name}': a <column> is empty", child.loc)
+        columns.append(column(ctx, child, f"table '{name}'"))
         if child.get("colw"):
             ctx.note(
                 "results",
@@ -95,9 +93,6 @@ def _table(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> Tab
                 f"column {child.value}: width {child.get('colw')} is "
                 "not kept; jubex sizes columns itself",
             )
-        columns.append(
-            Column(child.value, title=child.get("title"), format=child.get("format"), loc=child.loc)
-        )
     return Table(
         name,
         columns=columns,

@@ -15,6 +15,14 @@ from jubex.definition.jube.sets import condition, expanded
 from jubex.definition.model import Column, Syslog, Table
 
 
+def column(ctx: Context, node: Node, owner: str) -> Column:
+    """A table's ``<column>`` or a syslog's ``<key>``: a name, with a title and a format."""
+    ctx.check(node)
+    if not node.value:
+        ctx.fail(f"{owner}: a <{node.tag}> is empty", node.loc)
+    return Column(node.value, title=node.get("title"), format=node.get("format"), loc=node.loc)
+
+
 def syslog(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> Table:
     ctx.check(node, ("key",))
     name = ctx.required(node, "name")
@@ -31,14 +39,7 @@ def syslog(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> Tab
             node.loc,
             'add address="/dev/log", or host="..." and port="..."',
         )
-    columns = []
-    for child in node.children:
-        ctx.check(child)
-        if not child.value:
-            ctx.fail(f"syslog '{name}': a <key> is empty", child.loc)
-        columns.append(
-            Column(child.value, title=child.get("title"), format=child.get("format"), loc=child.loc)
-        )
+    columns = [column(ctx, child, f"syslog '{name}'") for child in node.children]
     target = Syslog(
         address=expanded(address) if address else None,
         host=None if address else host or "localhost",
