@@ -15,7 +15,7 @@ from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.sets import condition, expanded
 from jubex.definition.jube.steps import uses
 from jubex.definition.jube.syslog import column, syslog
-from jubex.definition.model import AnalyseFile, Analyser, Column, Table
+from jubex.definition.model import AnalyseFile, Analyser, Table
 
 STYLES = ("csv", "pretty", "aligned")
 
@@ -112,14 +112,9 @@ def _database(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> 
     keys = split_list((node.get("primekeys") or "").translate(str.maketrans("", "", "[]'")))
     columns = []
     for child in node.children:
-        ctx.check(child)
-        if not child.value:
-            ctx.fail(f"database '{name}': a <key> is empty", child.loc)
+        columns.append(column(ctx, child, f"database '{name}'"))
         if ctx.flag(child, "primekey") and child.value not in keys:
             keys.append(child.value)
-        columns.append(
-            Column(child.value, title=child.get("title"), format=child.get("format"), loc=child.loc)
-        )
     names = [c.name for c in columns]
     for key in keys:
         if key not in names:
