@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from jubex.definition.model import Benchmark
+from jubex.definition.model import Benchmark, Step
 from jubex.definition.tags import apply_tags
 from jubex.engine.conditions import Condition
 from jubex.engine.driver import apply_platform_overrides
-from jubex.engine.plan import SHARED, check_overrides, plan
+from jubex.engine.plan import SHARED, check_overrides, plan, step_space
 from jubex.engine.support import check_supported
 from jubex.engine.workpackages import Resolutions, constants_for, wp_environment
 from jubex.platform.model import Platform
+from jubex.space.expand import Space
 from jubex.space.template import Template
-from jubex.workdir.prepare import wp_dir_name
+from jubex.workdir.prepare import StepPreparer, wp_dir_name
 
 
 def dry_run(
@@ -34,6 +35,11 @@ def dry_run(
     constants = constants_for(run_dir, benchmark, platform.parameters)
     steps: dict[int, str] = {}
     resolutions = Resolutions(platform)
+    preparers: dict[tuple[str, bool], StepPreparer] = {}
+
+    def space_of(step: Step) -> Space:
+        return step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
+
     count = 0
     for wp in plan(benchmark, overrides=overrides, tags=tags, constants=constants):
         steps[wp.id] = wp.step
@@ -53,9 +59,19 @@ def dry_run(
         out(
             f"wp {wp.id} {wp.step}{' (shared)' if shared else ''} iteration {wp.iteration}  {label}"
         )
-        for do in step.do:
-            if do.shared == shared and Condition(do.active, do.loc).holds(env):
-                out("  $ " + Template(do.command, do.loc).render(env).replace("\n", "\n    "))
+        preparer = preparers.get((wp.step, shared))
+        if preparer is None:
+            preparer = preparers[(wp.step, shared)] = StepPreparer(
+                benchmark, step, shared=shared, space_of=space_of
+            )
+        cycles = preparer.cycles(env)
+        for cycle, values in enumerate(cycles):
+            if len(cycles) > 1:
+                out(f"  cycle {cycle}:")
+            for do in step.do:
+                if do.shared == shared and Condition(do.active, do.loc).holds(values):
+                    text = Template(do.command, do.loc).render(values)
+                    out("  $ " + text.replace("\n", "\n    "))
         count += 1
     out(f"{count} workpackage(s) would run on platform '{platform.name}'; nothing was written")
     return 0

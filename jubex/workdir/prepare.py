@@ -124,7 +124,7 @@ class StepPreparer:
         platform_environment: Mapping[str, str] | None = None,
         local: bool = False,
     ) -> Prepared:
-        cycles = self._cycles(env)
+        cycles = self.cycles(env)
         env = cycles[0]
         workdir = wp_dir / "work"
         if self.work_dir is not None:
@@ -193,7 +193,7 @@ class StepPreparer:
         last = cycles[-1]
         return Prepared(wp_dir, workdir, body, params={n: str(last[n]) for n, _ in self.per_cycle})
 
-    def _cycles(self, env: Mapping[str, object]) -> list[dict[str, object]]:
+    def cycles(self, env: Mapping[str, object]) -> list[dict[str, object]]:
         """Each cycle's values: its number, and the parameters evaluated again for it, each
         after those it reads (as JUBE, also for the first cycle). Files, exported values and
         the work directory take the first cycle's, since JUBE prepares them only then."""
