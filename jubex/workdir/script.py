@@ -150,19 +150,27 @@ def _owner(local: bool) -> str:
     )
 
 
-def read_exit(admin: Path) -> int | None:
-    """The exit status the wrapper wrote, or None when it has not (completely, yet)."""
+def _read(admin: Path, name: str) -> str | None:
+    """One of the wrapper's one-line files, or None when it is not there (yet).
+
+    Read without pathlib: the engine asks for these for every running workpackage, every loop.
+    """
     try:
-        fd = os.open(f"{admin}/{EXIT}", os.O_RDONLY)
+        fd = os.open(f"{admin}/{name}", os.O_RDONLY)
     except OSError:
         return None
     try:
-        text = os.read(fd, 64).decode(errors="replace")
+        return os.read(fd, 256).decode(errors="replace")
     except OSError:
         return None
     finally:
         os.close(fd)
-    if not text.endswith("\n"):
+
+
+def read_exit(admin: Path) -> int | None:
+    """The exit status the wrapper wrote, or None when it has not (completely, yet)."""
+    text = _read(admin, EXIT)
+    if text is None or not text.endswith("\n"):
         return None
     try:
         return int(text)
@@ -172,18 +180,12 @@ def read_exit(admin: Path) -> int | None:
 
 def is_waiting(admin: Path) -> bool:
     """Whether the wrapper is waiting for a done file (and nothing else) right now."""
-    try:
-        return (admin / WAITING).read_bytes() == b"1\n"
-    except OSError:
-        return False
+    return _read(admin, WAITING) == "1\n"
 
 
 def read_owner(admin: Path) -> str | None:
     """Who claimed the workpackage (a pid or a batch job id), or None before the claim."""
-    try:
-        return (admin / CLAIM).read_text().strip() or None
-    except OSError:
-        return None
+    return (_read(admin, CLAIM) or "").strip() or None
 
 
 def reset(admin: Path) -> None:
