@@ -23,10 +23,10 @@ from pathlib import Path
 
 from timing import JUBEX, timed
 
-from jubex.definition.load import load
+from jubex.api import load
 from jubex.engine.driver import new_run
-from jubex.engine.store import DONE
 from jubex.platform.load import load_platform
+from jubex.store.store import DONE
 from jubex.workdir.prepare import wp_dir_name
 
 REPO = Path(__file__).resolve().parent.parent

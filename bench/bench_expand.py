@@ -27,9 +27,9 @@ COMMAND = "srun -N $nodes -n $tasks ior -a $api -t $transfer -b 1GiB -o /scratch
 def expand_once(scale: int) -> dict[str, float]:
     """Build the space, iterate it and render the command for every point."""
     from jubex.definition.model import Constraint, Parameter, ParameterSet
+    from jubex.language.ranges import geometric, linear
+    from jubex.language.template import Template
     from jubex.space.expand import Space
-    from jubex.space.ranges import geometric, linear
-    from jubex.space.template import Template
 
     params = {
         "nodes": linear("1", str(50 * scale)),

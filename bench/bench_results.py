@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable
 
 from jubex.definition.model import Column, Table
+from jubex.language.values import Size
 from jubex.results.compare import compare
 from jubex.results.formats import render
 from jubex.results.table import build_table
-from jubex.space.values import Size
 
 METRICS = ("write_bw", "read_bw", "iops")
 UNITS = {"write_bw": "MiB/s", "read_bw": "MiB/s", "iops": "ops/s", "transfer": "B"}

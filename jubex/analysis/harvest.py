@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.analysis import builtin
-from jubex.analysis.measurement import BuiltinAnalyser, Measurement, ParseResult
+from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
 from jubex.analysis.patterns import Matches, PatternEngine, Stored, reductions
 from jubex.definition.model import STATISTICS, AnalyseFile, Analyser, Benchmark, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
-from jubex.space.template import Template
+from jubex.language.template import Template
+from jubex.store.measurement import Measurement
 
 _STDOUT = "stdout"
 _STDERR = "stderr"

@@ -31,12 +31,12 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from jubex.analysis import jsonpath, typed, units
-from jubex.analysis.measurement import Measurement
 from jubex.analysis.scripted import ShellPattern
 from jubex.definition.model import STATISTICS, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
-from jubex.space.expr import compile_expr
-from jubex.space.template import Template
+from jubex.language.expr import compile_expr
+from jubex.language.template import Template
+from jubex.store.measurement import Measurement
 
 _FP = r"[+-]?(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
 _UFP = r"(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"

@@ -17,8 +17,8 @@ from pathlib import Path
 from jubex.analysis import typed
 from jubex.definition.model import Pattern
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.space.shell import run_snippet
-from jubex.space.template import Template
+from jubex.language.shell import run_snippet
+from jubex.language.template import Template
 
 
 class ShellPattern:

@@ -1,7 +1,7 @@
 """Typed values from benchmark output: the conversions behind a pattern's ``type``.
 
 Sizes and durations follow jubex's conventions for parameter values
-(:func:`jubex.space.values.parse_value`), widened for what programs print: rounded sizes
+(:func:`jubex.language.values.parse_value`), widened for what programs print: rounded sizes
 (``8.76 GiB``), ``bytes``, and durations in ``ms``, ``us`` or ``ns``.
 """
 
@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from jubex.analysis import units
 from jubex.errors import DefinitionError
-from jubex.space.values import parse_value
+from jubex.language.values import parse_value
 
 _BOOLS = {"true": True, "yes": True, "on": True, "1": True}
 _BOOLS |= {"false": False, "no": False, "off": False, "0": False}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from jubex.analysis.run import analyse_run
 from jubex.cli.common import add_run_selector, selected_run
-from jubex.engine.analyse import analyse_run
 from jubex.engine.driver import run_lock
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jubex.engine.rundir import Run, open_run, resolve_run
 from jubex.errors import UsageError
+from jubex.store.rundir import Run, open_run, resolve_run
 
 FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 

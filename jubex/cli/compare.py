@@ -10,15 +10,15 @@ import argparse
 import dataclasses
 from collections.abc import Sequence
 
+from jubex.analysis.run import analyse_run
 from jubex.cli.common import FORMATS, add_format
 from jubex.cli.tables import META, directions_of, rows_for, tables_of
 from jubex.definition.model import Table
-from jubex.engine.analyse import analyse_run, result_rows, units_of
-from jubex.engine.rundir import open_run, resolve_run
-from jubex.engine.workpackages import parameter_types
 from jubex.errors import UsageError
 from jubex.results.compare import Comparison, compare
 from jubex.results.formats import render
+from jubex.results.rows import result_rows, units_of
+from jubex.store.rundir import open_run, resolve_run
 
 Row = dict[str, object]
 
@@ -92,7 +92,7 @@ def handle(args: argparse.Namespace) -> int:
         analysers = {a.name: a.step for a in runs[0].benchmark.analysers.values()}
         rows = [rows_for(table, side, analysers) for side in rows]
     directions = {**directions_of(runs[1]), **directions_of(runs[0])}
-    parameters = {name for run in runs for name in parameter_types(run.benchmark)}
+    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
     metrics = args.metric or default_metrics(rows, parameters, directions, table)
     steps = _steps_with(rows, metrics)
     if steps:  # else compare() names the metric that no row has

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from jubex.api import drive
 from jubex.cli.common import add_run_selector, selected_run
 from jubex.cli.run import add_driving_options, finish, options_from
-from jubex.engine.driver import drive
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from pathlib import Path
 
+from jubex.api import load
 from jubex.cli.common import add_definition_options, overrides
-from jubex.definition.load import load
 from jubex.definition.tags import apply_tags
-from jubex.engine.plan import check_overrides, plan
-from jubex.engine.rundir import open_run, resolve_run
 from jubex.space.expand import Space
+from jubex.space.plan import check_overrides, plan
+from jubex.store.rundir import open_run, resolve_run
 
 SHOWN = 10
 

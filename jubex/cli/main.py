@@ -8,8 +8,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from jubex import __version__
 from jubex.errors import JubexError
+from jubex.version import __version__
 
 #: subcommand -> (module under jubex.cli, one-line help). Modules import lazily.
 COMMANDS: dict[str, tuple[str, str]] = {

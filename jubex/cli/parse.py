@@ -19,11 +19,12 @@ from rich.table import Table
 
 from jubex.analysis import builtin
 from jubex.analysis.harvest import with_statistics
-from jubex.analysis.measurement import BuiltinAnalyser, Measurement, ParseResult
+from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
 from jubex.analysis.patterns import PatternEngine
-from jubex.definition.load import load
+from jubex.api import load
 from jubex.definition.model import Benchmark, Pattern
 from jubex.errors import JubexError, UsageError, did_you_mean
+from jubex.store.measurement import Measurement
 
 #: output text -> what an analyser finds in it
 _Parse = Callable[[str], ParseResult]

@@ -8,7 +8,7 @@ import shutil
 from jubex.cli.common import add_run_selector, selected_run
 from jubex.engine.driver import run_lock
 from jubex.errors import UsageError
-from jubex.workdir.prepare import wp_dir_of
+from jubex.store.rundir import wp_dir_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

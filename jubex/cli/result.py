@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from jubex.analysis.run import analyse_run
 from jubex.cli.common import FORMATS, add_format
 from jubex.cli.tables import render_tables, write_output
-from jubex.engine.analyse import analyse_run
-from jubex.engine.rundir import open_run, resolve_run
+from jubex.store.rundir import open_run, resolve_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from jubex.api import drive, load
 from jubex.cli.common import add_definition_options, overrides
 from jubex.cli.tables import print_tables
-from jubex.definition.load import load
 from jubex.definition.model import Benchmark
-from jubex.engine.driver import Options, drive, new_run
+from jubex.engine.driver import Options, new_run
 from jubex.engine.dryrun import dry_run
-from jubex.engine.store import FAILED
 from jubex.errors import UsageError
 from jubex.platform.load import load_platform
+from jubex.store.store import FAILED
 
 
 def positive(text: str) -> int:

@@ -6,9 +6,9 @@ import argparse
 import time
 from pathlib import Path
 
-from jubex.engine.rundir import list_runs, resolve_run
-from jubex.engine.store import FAILED, FINAL_STATES, Store
 from jubex.errors import UsageError
+from jubex.store.rundir import list_runs, resolve_run
+from jubex.store.store import FAILED, FINAL_STATES, Store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

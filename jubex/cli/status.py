@@ -7,10 +7,10 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from jubex.analysis.run import missing_analysis
 from jubex.cli.common import add_run_selector, selected_run
-from jubex.engine.analyse import missing_analysis
-from jubex.engine.store import FAILED, STATES
-from jubex.workdir.prepare import wp_dir_of
+from jubex.store.rundir import wp_dir_of
+from jubex.store.store import FAILED, STATES
 
 TAIL = 5
 

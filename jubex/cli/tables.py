@@ -7,15 +7,15 @@ from pathlib import Path
 
 from jubex.analysis import builtin
 from jubex.definition.model import Column, Table
-from jubex.engine.analyse import result_rows, units_of
-from jubex.engine.rundir import Run
 from jubex.errors import JubexError, UsageError, did_you_mean
+from jubex.language.expr import compile_expr
 from jubex.results import syslog
 from jubex.results.database import write_database
 from jubex.results.files import result_dir, write_result
 from jubex.results.formats import render
+from jubex.results.rows import result_rows, units_of
 from jubex.results.table import build_table
-from jubex.space.expr import compile_expr
+from jubex.store.rundir import Run
 
 META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from jubex.definition.load import validate_files
+from jubex.api import validate
 from jubex.errors import JubexError, UsageError
 
 
@@ -29,7 +29,7 @@ def handle(args: argparse.Namespace) -> int:
     missing = [name for name in args.files if not Path(name).is_file()]
     if missing:
         raise UsageError(f"no such file: {', '.join(missing)}")
-    problems = validate_files(args.files, args.tag)
+    problems = validate(args.files, args.tag)
     errors = [p for p in problems if p.exit_code]
     if args.format == "json":
         report = {"valid": not errors, "problems": [_as_dict(p) for p in problems]}

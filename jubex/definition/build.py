@@ -32,7 +32,7 @@ from jubex.definition.model import (
 )
 from jubex.definition.tree import Map, Seq, split_top, text_of
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.space import ranges
+from jubex.language import ranges
 
 _SOURCES = ("values", "range", "expr", "shell", "env")
 

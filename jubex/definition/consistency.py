@@ -1,36 +1,32 @@
-"""Checks that need the expression language and the parameter space, for ``jubex validate``.
+"""Checks that need the expression language, for ``jubex validate``.
 
 Every expression must compile, every template must parse, names in constraints must be
-parameters, and the constraints must leave at least one point of each step's space. Shell
+parameters (the expand stage checks that each space has a point). Shell
 ``$NAME``s close to a parameter's name are reported as warnings, since a shell variable
 with that name is legal but a misspelt parameter is the likelier story.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
-from jubex.definition.model import Benchmark, Constraint, ParameterSet
+from jubex.definition.model import Benchmark, Constraint
 from jubex.definition.references import BUILTIN_PREFIXES
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
-from jubex.space.builtins import FUNCTIONS
-from jubex.space.expand import Space
-from jubex.space.expr import compile_expr
-from jubex.space.template import Template, shell_lookalikes
+from jubex.language.builtins import FUNCTIONS
+from jubex.language.expr import compile_expr
+from jubex.language.template import Template, shell_lookalikes
 
 #: names the platform gives every step (``$launcher`` is ``srun -N ...`` or ``mpiexec ...``)
 PLATFORM_NAMES = ("launcher",)
-#: spaces larger than this are not walked to prove they are not empty
-MAX_WALK = 1_000_000
 
 
-def check_consistency(benchmark: Benchmark, tags: Sequence[str] = ()) -> list[JubexError]:
-    """Errors in expressions, templates and spaces, and warnings for likely misspellings."""
+def check_consistency(benchmark: Benchmark) -> list[JubexError]:
+    """Errors in expressions and templates, and warnings for likely misspellings."""
     parameters = {n for ps in benchmark.parametersets.values() for n in ps.parameters}
     return [
         *_expressions(benchmark, parameters),
         *_templates(benchmark, parameters),
-        *_spaces(benchmark, tags),
     ]
 
 
@@ -125,35 +121,9 @@ def _parse(
             )
 
 
-def _spaces(b: Benchmark, tags: Sequence[str]) -> Iterator[JubexError]:
-    """Each distinct combination of used sets must give at least one point."""
-    uses = {
-        tuple(step.use) if step.use is not None else tuple(b.parametersets)
-        for step in b.steps.values()
-    }
-    for use in sorted(uses or {tuple(b.parametersets)}):
-        sets = [b.parametersets[name] for name in use if name in b.parametersets]
-        yield from _space(b, sets, tags)
-
-
-def _space(b: Benchmark, sets: list[ParameterSet], tags: Sequence[str]) -> Iterator[JubexError]:
-    names = {n for ps in sets for n in ps.parameters}
-    where = [c for c in b.where if _applies(c, names)]
-    try:
-        space = Space(sets, where, {}, tags, {}, b.file)
-        if not _runs_commands(sets) and space.upper_bound() <= MAX_WALK:
-            next(iter(space), None)  # the space raises if its constraints leave no point
-    except JubexError as exc:
-        yield exc.at(b.loc)
-
-
-def _applies(constraint: Constraint, names: Iterable[str]) -> bool:
+def applies(constraint: Constraint, names: Iterable[str]) -> bool:
+    """Whether a constraint names only these parameters (it then restricts their space)."""
     try:
         return set(compile_expr(constraint.expr, constraint.loc).names) <= set(names)
     except JubexError:
         return False
-
-
-def _runs_commands(sets: list[ParameterSet]) -> bool:
-    """Proving a space non-empty must not run shell commands or depend on this environment."""
-    return any(p.mode in ("shell", "env") for ps in sets for p in ps.parameters.values())

@@ -8,7 +8,7 @@ first, so ``jubex validate`` can list them all.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,7 +131,8 @@ def _load_jube(
 def _complete(
     source: Source, include_path: Sequence[Path]
 ) -> tuple[Benchmark | None, list[JubexError]]:
-    """Includes, ``init_with``, the model and its references, with every problem found."""
+    """Includes, ``init_with``, the model and its references, with every problem found;
+    the benchmark only when it could be built whole (so later checks can trust it)."""
     reader = _Reader([Path(p) for p in include_path])
     tree = reader.complete(source, fragment=False, stack=())
     if tree is None:
@@ -139,9 +140,9 @@ def _complete(
     builder = Builder(str(source.path))
     benchmark = builder.benchmark(tree)
     problems: list[JubexError] = [*reader.errors, *builder.errors]
-    if not builder.errors:
-        problems += check_references(benchmark)
-    return benchmark, problems
+    if builder.errors:
+        return None, problems
+    return benchmark, problems + check_references(benchmark)
 
 
 class _Reader:
@@ -317,42 +318,22 @@ def _extend(into: Seq, holder: Map, key: str) -> None:
         into.add(item, loc, text_of(value, index) if not isinstance(item, Map) else "")
 
 
-Validator = Callable[[Source, Sequence[str]], list[JubexError]]
-
-
-def _validate_definition(source: Source, tags: Sequence[str]) -> list[JubexError]:
+def problems_of(
+    path: str | Path, tags: Sequence[str] = ()
+) -> tuple[Benchmark | None, list[JubexError]]:
+    """Every problem the load stage finds in a file, warnings included (``exit_code`` 0),
+    and the benchmark when one could be built (the later stages check it further)."""
+    try:
+        source = read_source(Path(path))
+    except JubexError as exc:
+        return None, [exc.at(Loc(str(path)))]
+    if source.shape == "jube":
+        try:
+            return _load_jube(source.path, tags=tags), []
+        except JubexError as exc:
+            return None, [exc]
     benchmark, problems = _complete(source, ())
     if benchmark is not None and all(isinstance(p, DefinitionWarning) for p in problems):
         problems += check_tags(benchmark, tags)
-        problems += check_consistency(benchmark, tags)
-    return problems
-
-
-def _validate_jube(source: Source, tags: Sequence[str]) -> list[JubexError]:
-    try:
-        _load_jube(source.path, tags=tags)
-    except JubexError as exc:
-        return [exc]
-    return []
-
-
-#: file shape -> validator; platform files join here with their own shape and validator
-VALIDATORS: dict[str, Validator] = {"jubex": _validate_definition, "jube": _validate_jube}
-
-
-def pick_validator(source: Source) -> Validator:
-    """The validator for a file's shape (definition, JUBE file; platform files later)."""
-    return VALIDATORS[source.shape]
-
-
-def validate_files(paths: Iterable[str | Path], tags: Sequence[str] = ()) -> list[JubexError]:
-    """Every problem of every file, warnings included (they have ``exit_code`` 0)."""
-    problems: list[JubexError] = []
-    for path in paths:
-        try:
-            source = read_source(Path(path))
-        except JubexError as exc:
-            problems.append(exc.at(Loc(str(path))))
-            continue
-        problems += pick_validator(source)(source, tags)
-    return problems
+        problems += check_consistency(benchmark)
+    return benchmark, problems

@@ -302,3 +302,9 @@ class Benchmark:
     platform: str | None = None
     file: str = ""
     loc: Loc | None = None
+    #: the spelling it was written in: "jubex", or "jube" (a JUBE file, read as JUBE reads it)
+    dialect: str = "jubex"
+
+    def parameter_types(self) -> dict[str, str]:
+        """Each parameter's declared type, by name (how a stored value is read back)."""
+        return {p.name: p.type for s in self.parametersets.values() for p in s.parameters.values()}

@@ -1,9 +1,7 @@
 """Cross-reference checks: every name a definition uses must be defined somewhere.
 
-An unknown set, step or analyser is an error (the run could not work). A table column that
-is neither a parameter, a pattern nor a metric of a built-in analyser in use is an error;
-when a built-in analyser is in use it is only a warning, since some outputs (fio job names,
-IO500 phases) carry metrics of their own.
+An unknown set, step or analyser is an error (the run could not work). Names only a later
+stage knows (built-in analysers, the values a table reads) are checked by that stage.
 """
 
 from __future__ import annotations
@@ -11,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from jubex.analysis import builtin
 from jubex.definition.model import Analyser, Benchmark, Step
 from jubex.errors import DefinitionError, DefinitionWarning, Loc, UsageError, did_you_mean
 
@@ -27,7 +24,6 @@ def check_references(benchmark: Benchmark) -> list[DefinitionError]:
         *_cycles(benchmark),
         *_analyser_references(benchmark),
         *check_reduce(benchmark),
-        *_table_references(benchmark),
         *_undeclared_tags(benchmark),
     ]
 
@@ -63,7 +59,7 @@ def used_tags(benchmark: Benchmark) -> dict[str, Loc | None]:
     return found
 
 
-def _unknown(
+def unknown(
     kind: str, name: str, known: Iterable[str], where: str, loc: Loc | None
 ) -> DefinitionError:
     known = sorted(set(known))
@@ -74,22 +70,18 @@ def _unknown(
 
 
 def _step_references(b: Benchmark) -> Iterator[DefinitionError]:
-    analysable = {*builtin.names(), *b.patternsets, *b.analysers}
     for step in b.steps.values():
         where = f"step '{step.name}'"
         for name in step.use or ():
             if name not in b.parametersets:
-                yield _unknown("parameterset", name, b.parametersets, where, step.loc)
+                yield unknown("parameterset", name, b.parametersets, where, step.loc)
         for name in step.use_files:
             if name not in b.filesets and name not in b.substitutesets:
                 known = [*b.filesets, *b.substitutesets]
-                yield _unknown("fileset or substituteset", name, known, where, step.loc)
+                yield unknown("fileset or substituteset", name, known, where, step.loc)
         for name in step.depend:
             if name not in b.steps:
-                yield _unknown("step", name, b.steps, where, step.loc)
-        for name in step.analyse:
-            if name not in analysable:
-                yield _unknown("analyser or patternset", name, analysable, where, step.loc)
+                yield unknown("step", name, b.steps, where, step.loc)
         if step.shared is None:
             for do in step.do:
                 if do.shared:
@@ -131,13 +123,9 @@ def _analyser_references(b: Benchmark) -> Iterator[DefinitionError]:
         uses = [*analyser.use, *(name for f in analyser.files for name in f.use)]
         for name in uses:
             if name not in b.patternsets:
-                yield _unknown("patternset", name, b.patternsets, where, analyser.loc)
+                yield unknown("patternset", name, b.patternsets, where, analyser.loc)
         if analyser.step is not None and analyser.step not in b.steps:
-            yield _unknown("step", analyser.step, b.steps, where, analyser.loc)
-        if analyser.builtin is not None and not builtin.is_builtin(analyser.builtin):
-            yield _unknown(
-                "built-in analyser", analyser.builtin, builtin.names(), where, analyser.loc
-            )
+            yield unknown("step", analyser.step, b.steps, where, analyser.loc)
 
 
 def analysers_of(b: Benchmark, step: Step) -> list[Analyser]:
@@ -173,51 +161,6 @@ def check_reduce(b: Benchmark) -> list[DefinitionError]:
 
 def _at(loc: Loc | None) -> str:
     return f" ({loc})" if loc is not None and loc.line else ""
-
-
-def _builtins_in_use(b: Benchmark) -> list[str]:
-    named = [n for step in b.steps.values() for n in step.analyse]
-    named += [a.builtin for a in b.analysers.values() if a.builtin]
-    return sorted({n for n in named if builtin.is_builtin(n)})
-
-
-def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
-    patterns = {name for ps in b.patternsets.values() for name in ps.patterns}
-    reduced = {f"{name}_{stat}" for name in patterns for stat in ("first", "last", "min", "max")}
-    reduced |= {f"{name}_{stat}" for name in patterns for stat in ("avg", "sum", "cnt", "std")}
-    parameters = {name for ps in b.parametersets.values() for name in ps.parameters}
-    builtins = _builtins_in_use(b)
-    metrics = {name for n in builtins for name in builtin.get(n).metrics}
-    sources = {*b.analysers, *b.patternsets, *builtin.names()}
-    for table in b.tables.values():
-        where = f"table '{table.name}'"
-        for name in table.use:
-            if name not in sources:
-                yield _unknown("analyser", name, sources, where, table.loc)
-        known = parameters | patterns | reduced | metrics
-        for column in table.columns:
-            if column.expr is None and not _known_value(column.name, known):
-                yield _column_problem(where, column.name, known, builtins, column.loc)
-            known.add(column.name)
-            known |= {f"{column.name}_{stat}" for stat in column.stats}
-        for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
-            if not _known_value(name, known):
-                yield _column_problem(where, name, known, builtins, table.loc)
-
-
-def _known_value(name: str, known: set[str]) -> bool:
-    return name in known or name.startswith(BUILTIN_PREFIXES)
-
-
-def _column_problem(
-    where: str, name: str, known: set[str], builtins: list[str], loc: Loc | None
-) -> DefinitionError:
-    message = f"{where}: '{name}' is neither a parameter nor a pattern"
-    hint = did_you_mean(name, known)
-    if builtins:
-        message += f"; it stays empty unless the built-in analyser {', '.join(builtins)} gives it"
-        return DefinitionWarning(message, loc, hint)
-    return DefinitionError(message, loc, hint)
 
 
 def _undeclared_tags(b: Benchmark) -> Iterator[DefinitionError]:

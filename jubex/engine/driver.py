@@ -5,8 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,18 +14,18 @@ from filelock import FileLock, Timeout
 
 from jubex.definition.model import Benchmark
 from jubex.definition.tags import apply_tags, tag_matches
-from jubex.engine.analyse import RunAnalysis
-from jubex.engine.plan import check_overrides, plan
 from jubex.engine.progress import Progress
-from jubex.engine.rundir import LOCK, Run, create_run
 from jubex.engine.runner import Engine, Policy
-from jubex.engine.store import CANCELLED, FAILED, PLANNED, SKIPPED, WorkpackageRow
 from jubex.engine.support import check_supported
 from jubex.engine.workpackages import constants_for
 from jubex.errors import JubexError, UsageError
+from jubex.language.template import Template
 from jubex.platform.model import Platform
-from jubex.space.template import Template
-from jubex.workdir.prepare import set_aside, wp_dir_name, wp_dir_of
+from jubex.schedulers.registry import scheduler_for
+from jubex.space.plan import check_overrides, plan
+from jubex.store.rundir import LOCK, Run, create_run, wp_dir_of
+from jubex.store.store import CANCELLED, FAILED, PLANNED, SKIPPED, WorkpackageRow
+from jubex.workdir.prepare import set_aside, wp_dir_name
 from jubex.workdir.script import admin_dir, reset
 
 PLAN_BATCH = 5000
@@ -40,7 +39,6 @@ class Options:
     wait: bool = True
     progress: str | None = None
     fail_fast: bool = False
-    analyse: bool = True
 
 
 @contextmanager
@@ -160,56 +158,33 @@ def policy_for(platform: Platform, options: Options) -> Policy:
     )
 
 
-def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str, int]:
-    """Run (or continue) until done; analyses each workpackage as it finishes."""
+def drive(
+    run: Run,
+    options: Options,
+    *,
+    retry_failed: bool = False,
+    on_finished: Callable[[Iterable[WorkpackageRow]], None] | None = None,
+) -> dict[str, int]:
+    """Run (or continue) until done; ``on_finished`` hears of each workpackage that ends
+    (the analyse stage hooks in here without the engine knowing it)."""
     with run_lock(run.dir):
         finish_planning(run)
         if retry_failed:
             _reset_failed(run)
         progress = Progress(run.benchmark.name, options.progress)
-        analysis = _Batched(RunAnalysis(run)) if options.analyse else None
         engine = Engine(
             run,
-            run.platform.scheduler_instance(),
+            scheduler_for(run.platform),
             policy_for(run.platform, options),
             progress,
-            analysis.add if analysis else None,
+            on_finished,
         )
-        counts = engine.go()
-        if analysis:
-            analysis.flush()
-        return counts
-
-
-class _Batched:
-    """Analysis of finished workpackages in batches: one transaction for many.
-
-    What a crash leaves unanalysed is picked up by the next ``analyse`` or ``result``
-    (analysis is incremental), so holding a batch back costs nothing but its age.
-    """
-
-    SIZE, AGE = 256, 1.0
-
-    def __init__(self, analysis: RunAnalysis) -> None:
-        self.analysis = analysis
-        self.pending: list[WorkpackageRow] = []
-        self.since = time.monotonic()
-
-    def add(self, wps: Iterable[WorkpackageRow]) -> None:
-        self.pending.extend(wps)
-        if len(self.pending) >= self.SIZE or time.monotonic() - self.since >= self.AGE:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.pending:
-            self.analysis.workpackages(self.pending)
-        self.pending = []
-        self.since = time.monotonic()
+        return engine.go()
 
 
 def cancel(run: Run) -> int:
     with run_lock(run.dir):
-        engine = Engine(run, run.platform.scheduler_instance(), Policy(), Progress("", "quiet"))
+        engine = Engine(run, scheduler_for(run.platform), Policy(), Progress("", "quiet"))
         return engine.cancel()
 
 

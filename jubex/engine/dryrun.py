@@ -7,14 +7,14 @@ from pathlib import Path
 
 from jubex.definition.model import Benchmark, Step
 from jubex.definition.tags import apply_tags
-from jubex.engine.conditions import Condition
 from jubex.engine.driver import apply_platform_overrides
-from jubex.engine.plan import SHARED, check_overrides, plan, step_space
 from jubex.engine.support import check_supported
 from jubex.engine.workpackages import Resolutions, constants_for, wp_environment
+from jubex.language.template import Template
 from jubex.platform.model import Platform
+from jubex.space.conditions import Condition
 from jubex.space.expand import Space
-from jubex.space.template import Template
+from jubex.space.plan import SHARED, check_overrides, plan, step_space
 from jubex.workdir.prepare import StepPreparer, wp_dir_name
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from jubex.definition.model import Benchmark, Parameter
 from jubex.errors import DefinitionError, ErrorList
+from jubex.language.template import template
 from jubex.space.expand import PER_CYCLE
-from jubex.space.template import template
 
 
 def check_supported(benchmark: Benchmark) -> None:

@@ -13,9 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, Step
-from jubex.engine.plan import SHARED, step_space
-from jubex.engine.rundir import Run
-from jubex.engine.store import (
+from jubex.errors import JubexError
+from jubex.language.template import template
+from jubex.language.values import parse_value
+from jubex.platform.model import Platform
+from jubex.schedulers.base import JobSpec
+from jubex.schedulers.local import job_id_of
+from jubex.space.expand import Space
+from jubex.space.plan import SHARED, step_space
+from jubex.store.rundir import Run, wp_dir_of
+from jubex.store.store import (
     DONE,
     FINAL_STATES,
     PLANNED,
@@ -24,21 +31,10 @@ from jubex.engine.store import (
     SUBMITTED,
     WorkpackageRow,
 )
-from jubex.errors import JubexError
-from jubex.platform.model import Platform
-from jubex.schedulers.base import JobSpec
-from jubex.schedulers.local import job_id_of
-from jubex.space.expand import Space
-from jubex.space.template import template
-from jubex.space.values import parse_value
-from jubex.workdir.prepare import Prepared, StepPreparer, wp_dir_of
+from jubex.workdir.prepare import Prepared, StepPreparer
 from jubex.workdir.script import JOB, admin_dir, is_waiting
 
 KERNELS = Path(__file__).resolve().parent.parent / "data" / "kernels"
-
-
-def parameter_types(benchmark: Benchmark) -> dict[str, str]:
-    return {p.name: p.type for s in benchmark.parametersets.values() for p in s.parameters.values()}
 
 
 def constants_for(run_dir: Path, benchmark: Benchmark, platform_parameters: dict) -> dict:
@@ -146,7 +142,7 @@ class Workpackages:
         heapq.heapify(self.ready_heap)
         #: planned workpackages with a parent that ended without success (kept up to date)
         self.doomed = {i for i in self.by_state[PLANNED] if self.failed_parent(self.rows[i])}
-        self.types = parameter_types(run.benchmark)
+        self.types = run.benchmark.parameter_types()
         self.constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
         self.preparers: dict[tuple[str, bool], StepPreparer] = {}
         self.staged: dict[int, Ready] = {}

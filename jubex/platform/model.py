@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
-from jubex.schedulers.base import Scheduler
-from jubex.space.values import Duration, Size, parse_value
+from jubex.language.values import Duration, Size, parse_value
 
 #: Resources that are whole numbers of at least one.
 COUNTS = ("nodes", "tasks_per_node", "tasks", "threads")
@@ -155,19 +154,9 @@ class Platform:
         )
         return render(self, "template", self.template, context)
 
-    def scheduler_instance(self) -> Scheduler:
-        """The backend named by ``scheduler``, configured by the backend's scheduler_options."""
-        from jubex.schedulers.registry import get_scheduler
-
-        options = {k: v for k, v in self.scheduler_options.items() if k not in ENGINE_OPTIONS}
-        try:
-            return get_scheduler(self.scheduler, **options)
-        except TypeError as exc:
-            raise DefinitionError(
-                f"the {self.scheduler} backend does not take one of the scheduler_options "
-                f"{sorted(options)} ({exc})",
-                self.where("scheduler_options"),
-            ) from None
+    def backend_options(self) -> dict[str, object]:
+        """The scheduler_options meant for the backend (the rest are the engine's)."""
+        return {k: v for k, v in self.scheduler_options.items() if k not in ENGINE_OPTIONS}
 
     def environment_for(self, resolved: Mapping[str, object]) -> dict[str, str]:
         """The platform's environment lines, rendered for these resources."""

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
+from jubex.language.expr import Expr, compile_expr
 from jubex.results.stats import ALIASES, COUNTS, NUMERIC, STATISTICS, Summary, summarize
 from jubex.results.units import UnitError, factor
-from jubex.space.expr import Expr, compile_expr
 
 Row = Mapping[str, object]
 #: keys every row carries besides parameters and measurements

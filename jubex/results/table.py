@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 
 from jubex.definition.model import Table
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
+from jubex.language.expr import compile_expr
+from jubex.language.values import Bool
 from jubex.results.columns import (
     ColumnPlan,
     Header,
@@ -22,8 +24,6 @@ from jubex.results.columns import (
     derive_rows,
     plan_columns,
 )
-from jubex.space.expr import compile_expr
-from jubex.space.values import Bool
 
 __all__ = ["Header", "PlusMinus", "ResultTable", "Row", "build_table"]
 

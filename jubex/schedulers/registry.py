@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from jubex.errors import JubexError, did_you_mean
+from jubex.errors import DefinitionError, JubexError, did_you_mean
+from jubex.platform.model import Platform
 from jubex.schedulers.base import Scheduler
 
 #: scheduler name -> "module:class". Adding a backend is one file and one line here.
@@ -29,3 +30,16 @@ def get_scheduler(name: str, **options: Any) -> Scheduler:
     module_name, class_name = target.split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
     return cls(**options)
+
+
+def scheduler_for(platform: Platform) -> Scheduler:
+    """The backend a platform names, configured by the backend's scheduler_options."""
+    options = platform.backend_options()
+    try:
+        return get_scheduler(platform.scheduler, **options)
+    except TypeError as exc:
+        raise DefinitionError(
+            f"the {platform.scheduler} backend does not take one of the scheduler_options "
+            f"{sorted(options)} ({exc})",
+            platform.where("scheduler_options"),
+        ) from None

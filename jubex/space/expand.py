@@ -18,11 +18,11 @@ from pathlib import Path
 from jubex.definition.model import Constraint, Parameter, ParameterSet
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError, did_you_mean
-from jubex.space.builtins import FUNCTIONS
-from jubex.space.expr import Expr, compile_expr
-from jubex.space.shell import run_snippet
-from jubex.space.template import Template
-from jubex.space.values import coerce, parse_value
+from jubex.language.builtins import FUNCTIONS
+from jubex.language.expr import Expr, compile_expr
+from jubex.language.shell import run_snippet
+from jubex.language.template import Template
+from jubex.language.values import coerce, parse_value
 
 #: update modes whose parameters are evaluated again at the start of every cycle (JUBE)
 PER_CYCLE = ("cycle", "always")

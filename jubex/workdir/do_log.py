@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from jubex.errors import DefinitionError, Loc
-from jubex.space.template import template
+from jubex.language.template import template
 from jubex.workdir.script import Command
 
 #: the shell JUBE runs commands with, and so names in the log's first line

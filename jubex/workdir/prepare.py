@@ -18,12 +18,11 @@ from functools import partial
 from pathlib import Path
 
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
-from jubex.engine.conditions import Condition, condition
-from jubex.engine.plan import set_names
-from jubex.engine.store import WorkpackageRow
+from jubex.definition.order import set_names
 from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.language.template import Template, template
+from jubex.space.conditions import Condition, condition
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
-from jubex.space.template import Template, template
 from jubex.workdir.do_log import log_path, write_do_log
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
 
@@ -44,11 +43,6 @@ class Prepared:
 def wp_dir_name(wp_id: int, step: str, suffix: str = "") -> str:
     """``<id>_<step><suffix>``: JUBE's name of a workpackage directory."""
     return f"{wp_id:06d}_{step}{suffix}"
-
-
-def wp_dir_of(run_dir: Path, wp: WorkpackageRow) -> Path:
-    """Where a stored workpackage lives (its name is kept in the store since planning)."""
-    return run_dir / (wp.workdir or wp_dir_name(wp.id, wp.step))
 
 
 def set_aside(wp_dir: Path) -> Path | None:

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.analysis.harvest import Harvester
-from jubex.analysis.measurement import Measurement
 from jubex.analysis.patterns import Stored
 from jubex.definition.model import Benchmark, Pattern, PatternSet, Step
-from jubex.engine.store import Store
+from jubex.store.measurement import Measurement
+from jubex.store.store import Store
 
 PATTERNS = {
     "n": Pattern("n", r"^n: $jube_pat_int", type="int"),

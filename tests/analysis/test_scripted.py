@@ -9,7 +9,7 @@ import pytest
 from jubex.analysis.patterns import PatternEngine
 from jubex.definition.model import Pattern
 from jubex.errors import DefinitionError, Loc
-from jubex.space.shell import perl_command
+from jubex.language.shell import perl_command
 
 BW = Pattern("bw", r"bw=$jube_pat_fp", type="float")
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from jubex.analysis.harvest import Harvester
+from jubex.api import load, validate
 from jubex.cli.main import main
-from jubex.definition.load import load, validate_files
-from jubex.engine.analyse import result_rows
 from jubex.engine.dryrun import dry_run
-from jubex.engine.rundir import open_run
 from jubex.platform.load import load_platform
+from jubex.results.rows import result_rows
+from jubex.store.rundir import open_run
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
@@ -59,7 +59,7 @@ def commands(
 
 @pytest.mark.parametrize(("name", "tags"), [(n, t) for n, ts in TAGS.items() for t in ts])
 def test_every_definition_validates_with_each_tag(name: str, tags: list[str]) -> None:
-    assert [str(p) for p in validate_files([BENCHMARKS / name], tags)] == []
+    assert [str(p) for p in validate([BENCHMARKS / name], tags)] == []
 
 
 def test_ior_runs_the_sites_ior_through_the_launcher() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jubex.definition.load import load
+from jubex.api import load
 from jubex.definition.model import FileOp, Pattern, Syslog
 from jubex.errors import DefinitionError, ErrorList
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from jubex.definition.load import validate_files
+from jubex.api import validate
 from jubex.errors import DefinitionWarning
 
 Write = Callable[[str, str], Path]
@@ -14,7 +14,7 @@ Write = Callable[[str, str], Path]
 
 def problems(write: Write, text: str, tags: tuple[str, ...] = ()) -> list[str]:
     path = write("d.yaml", "name: d\n" + text)
-    return [str(p).replace(str(path), "d.yaml") for p in validate_files([path], tags)]
+    return [str(p).replace(str(path), "d.yaml") for p in validate([path], tags)]
 
 
 def test_an_expression_that_does_not_compile_is_an_error_at_its_line(write: Write) -> None:
@@ -68,7 +68,7 @@ def test_misspelt_shell_name_in_do_is_a_warning_with_a_suggestion(write: Write) 
         "name: d\nparameters: {transfer: [1, 2]}\n"
         "steps: {run: {do: 'ior -t $transfr -o $HOME/x'}}\n",
     )
-    (warning,) = validate_files([path])
+    (warning,) = validate([path])
     assert isinstance(warning, DefinitionWarning) and warning.exit_code == 0
     assert str(warning) == (
         f"{path}:3:19: warning: step 'run': $transfr is no parameter; a shell variable of that "

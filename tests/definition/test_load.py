@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jubex.definition.load import load, validate_files
+from jubex.api import load, validate
 from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, UsageError
 
 Write = Callable[[str, str], Path]
@@ -146,7 +146,7 @@ def test_validate_files_lists_every_problem_of_every_file(write: Write) -> None:
         "three.yaml",
         "name: c\nparameters: {transfer: [1, 2]}\nsteps: {run: {do: 'echo $transfre'}}\n",
     )
-    problems = validate_files([one, two, three])
+    problems = validate([one, two, three])
     assert [(p.loc.file, p.loc.line, type(p)) for p in problems] == [
         (str(one), 2, DefinitionError),
         (str(one), 2, DefinitionError),
@@ -157,5 +157,5 @@ def test_validate_files_lists_every_problem_of_every_file(write: Write) -> None:
 
 
 def test_validate_files_reports_an_unreadable_file(tmp_path: Path) -> None:
-    (problem,) = validate_files([tmp_path / "missing.yaml"])
+    (problem,) = validate([tmp_path / "missing.yaml"])
     assert "cannot read" in str(problem) and "missing.yaml" in str(problem)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jubex.definition.load import load, validate_files
+from jubex.api import load, validate
 from jubex.errors import DefinitionError, DefinitionWarning
 
 Write = Callable[[str, str], Path]
@@ -17,7 +17,7 @@ def problems(write: Write, text: str) -> list[tuple[str, str, str]]:
     path = write("d.yaml", "name: d\n" + text)
     return [
         ("warning" if isinstance(p, DefinitionWarning) else "error", p.message, p.hint)
-        for p in validate_files([path])
+        for p in validate([path])
     ]
 
 
@@ -36,6 +36,7 @@ def test_unknown_names_in_use_files_depend_analyse(write: Write) -> None:
             "did you mean 'src'?",
         ),
         ("error", "step 'run' names unknown step 'buidl'", "did you mean 'build'?"),
+        # the analyse stage checks the analysers, after the load stage's checks
         ("error", "step 'run' names unknown analyser or patternset 'iorr'", "did you mean 'ior'?"),
         ("error", "step 'run' names unknown analyser or patternset 'bww'", "did you mean 'bw'?"),
     ]

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jubex.definition.load import validate_files
+from jubex.api import validate
 from jubex.errors import JubexError
 
 WORDS = [
@@ -71,7 +71,7 @@ def test_any_tree_of_known_words_gives_problems_not_a_traceback(
 ) -> None:
     path = tmp_path_factory.mktemp("fuzz") / "d.yaml"
     path.write_text(yaml.safe_dump(tree))
-    problems = validate_files([path])
+    problems = validate([path])
     assert all(isinstance(p, JubexError) and str(p) for p in problems)
 
 
@@ -82,9 +82,9 @@ def test_arbitrary_bytes_give_problems_not_a_traceback(
 ) -> None:
     path = tmp_path_factory.mktemp("bytes") / "d.yaml"
     path.write_bytes(data)
-    assert all(isinstance(p, JubexError) for p in validate_files([path]))
+    assert all(isinstance(p, JubexError) for p in validate([path]))
 
 
 def test_a_directory_is_reported_not_raised(tmp_path: Path) -> None:
-    (problem,) = validate_files([tmp_path])
+    (problem,) = validate([tmp_path])
     assert "cannot read" in problem.message

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jubex.definition.load import load
+from jubex.api import load
 from jubex.definition.tree import split_top
 from jubex.definition.xml_spelling import parse_xml, read_xml
 from jubex.errors import DefinitionError

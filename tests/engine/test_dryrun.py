@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jubex.definition.load import load
+from jubex.api import load
 from jubex.engine.dryrun import dry_run
 from jubex.platform.load import load_platform
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from jubex.api import drive
 from jubex.definition.model import (
     Benchmark,
     Do,
@@ -20,10 +21,10 @@ from jubex.definition.model import (
     Sub,
     SubstituteSet,
 )
-from jubex.engine.driver import Options, drive, new_run
-from jubex.engine.rundir import open_run
-from jubex.engine.store import DONE, FAILED, SKIPPED
+from jubex.engine.driver import Options, new_run
 from jubex.platform.load import load_platform
+from jubex.store.rundir import open_run
+from jubex.store.store import DONE, FAILED, SKIPPED
 
 
 def pset(name: str, **values: list[str]) -> ParameterSet:

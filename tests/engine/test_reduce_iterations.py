@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from jubex.api import drive, load
 from jubex.cli.main import main
-from jubex.definition.load import load
-from jubex.engine.analyse import result_rows
-from jubex.engine.driver import Options, drive, new_run
-from jubex.engine.rundir import Run, open_run
-from jubex.engine.store import DONE, FAILED
+from jubex.engine.driver import Options, new_run
 from jubex.errors import DefinitionError, ErrorList
 from jubex.platform.load import load_platform
+from jubex.results.rows import result_rows
+from jubex.store.rundir import Run, open_run
+from jubex.store.store import DONE, FAILED
 
 DEFINITION = """
 name: reduce

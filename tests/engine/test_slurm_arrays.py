@@ -9,14 +9,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jubex.api import drive
 from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
 from jubex.engine import arrays
-from jubex.engine.driver import Options, drive, new_run
-from jubex.engine.store import WorkpackageRow
+from jubex.engine.driver import Options, new_run
 from jubex.engine.workpackages import Ready
 from jubex.platform.load import load_platform
 from jubex.schedulers.pbs import PBSScheduler
 from jubex.schedulers.slurm import SlurmScheduler
+from jubex.store.store import WorkpackageRow
 from jubex.workdir.prepare import Prepared
 
 SLURM = load_platform("slurm")

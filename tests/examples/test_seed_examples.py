@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from jubex.definition.load import load, validate_files
+from jubex.api import load, validate
+from jubex.language.template import Template
 from jubex.space.expand import Space
-from jubex.space.template import Template
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
@@ -133,4 +133,4 @@ def test_cori_command_lines_are_the_reports() -> None:
     "name", ["ska-ior.yaml", "ska-ior.xml", "ska-mdtest.yaml", "cori-ior.yaml"]
 )
 def test_examples_validate_without_any_problem(name: str) -> None:
-    assert [str(p) for p in validate_files([EXAMPLES / name])] == []
+    assert [str(p) for p in validate([EXAMPLES / name])] == []

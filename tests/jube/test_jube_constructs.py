@@ -14,12 +14,12 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from jubex.api import load
 from jubex.cli.main import main
 from jubex.definition.jube.convert import convert_file
 from jubex.definition.jube.sets import rebased
-from jubex.definition.load import load
-from jubex.engine.plan import plan
 from jubex.errors import DefinitionError
+from jubex.space.plan import plan
 from jubex.workdir.prepare import StepPreparer, wp_dir_name
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

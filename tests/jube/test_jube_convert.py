@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jubex.api import load, validate
 from jubex.cli.main import main
 from jubex.definition.jube.convert import convert_file
-from jubex.definition.load import load, validate_files
-from jubex.engine.plan import plan
 from jubex.errors import DefinitionWarning
+from jubex.space.plan import plan
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 CONVERTIBLE = [
@@ -57,7 +57,7 @@ def test_converted_file_validates_and_plans_the_same(
     source = CORPUS / name
     out = tmp_path / "converted.yaml"
     out.write_text(convert_file(source, out, tags=tags))
-    problems = [p for p in validate_files([out], tags) if not isinstance(p, DefinitionWarning)]
+    problems = [p for p in validate([out], tags) if not isinstance(p, DefinitionWarning)]
     assert problems == []
     assert workpackages(out, tags) == workpackages(source, tags)
 
@@ -149,4 +149,4 @@ def test_names_the_concise_spelling_refuses_are_renamed_and_flagged(tmp_path: Pa
     assert set(data["parametersets"]) == {"_2nd_set"}
     assert data["steps"]["after"]["depend"] == ["run_it"]
     assert "# jubex: called '2nd set' in the JUBE file" in text
-    assert [p for p in validate_files([out]) if not isinstance(p, DefinitionWarning)] == []
+    assert [p for p in validate([out]) if not isinstance(p, DefinitionWarning)] == []

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jubex.api import load
 from jubex.cli.main import main
-from jubex.definition.load import load
-from jubex.engine.plan import plan
+from jubex.space.plan import plan
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 

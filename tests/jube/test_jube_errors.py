@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from jubex.api import load, validate
 from jubex.cli.main import main
 from jubex.definition.jube.context import UNSUPPORTED
-from jubex.definition.load import load, validate_files
-from jubex.engine.plan import plan
 from jubex.errors import DefinitionError, ErrorList, JubexError, UsageError
+from jubex.space.plan import plan
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 BAD = CORPUS / "bad"
@@ -80,7 +80,7 @@ def test_independent_problems_are_reported_together() -> None:
 
 
 def test_validate_lists_jube_problems_without_raising() -> None:
-    problems = validate_files([BAD / "syslog.xml", CORPUS / "hello.xml"])
+    problems = validate([BAD / "syslog.xml", CORPUS / "hello.xml"])
     assert [type(p) for p in problems] == [DefinitionError]
     assert "syslog.xml:7" in str(problems[0])
 

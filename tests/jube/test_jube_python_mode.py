@@ -15,8 +15,8 @@ from jubex.definition.jube.python_mode import (
     text_expression,
 )
 from jubex.errors import DefinitionError
-from jubex.space.expr import compile_expr
-from jubex.space.values import parse_value
+from jubex.language.expr import compile_expr
+from jubex.language.values import parse_value
 
 KNOWN = {"a", "b", "name", "jube_wp_id"}.__contains__
 

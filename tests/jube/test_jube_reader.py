@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jubex.api import load
 from jubex.cli.main import main
 from jubex.definition.jube import read_jube
-from jubex.definition.load import load
 from jubex.definition.model import AnalyseFile, Do, FileOp, IOFile, Sub
-from jubex.engine.plan import plan
 from jubex.errors import DefinitionError
+from jubex.space.plan import plan
 from jubex.workdir.prepare import StepPreparer, wp_dir_name
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

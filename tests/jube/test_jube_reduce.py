@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jubex.api import load
 from jubex.cli.main import main
 from jubex.definition.jube.convert import convert_file
-from jubex.definition.load import load
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 EXPECTED = yaml.safe_load((CORPUS / "iterations.expected.yaml").read_text())["table"]

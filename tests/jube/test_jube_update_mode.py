@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jubex.cli.main import main
-from jubex.engine.rundir import open_run
+from jubex.store.rundir import open_run
 
 
 def run_jube(tmp_path: Path, body: str) -> Path:

@@ -12,6 +12,7 @@ from jubex.definition.frozen import from_json, to_json
 from jubex.errors import DefinitionError
 from jubex.platform.load import load_platform
 from jubex.platform.model import Platform
+from jubex.schedulers.registry import scheduler_for
 
 BOOSTER = load_platform("juwels-booster")
 
@@ -132,7 +133,7 @@ def test_backend_options_reach_the_backend_and_engine_options_do_not(tmp_path: P
     path.write_text("name: x\nextends: slurm\nscheduler_options: {sbatch: /opt/sbatch, qsub: q}\n")
     platform = load_platform(str(path))
     with pytest.raises(DefinitionError, match="does not take"):
-        platform.scheduler_instance()
+        scheduler_for(platform)
     platform.scheduler_options.pop("qsub")
-    backend = platform.scheduler_instance()
+    backend = scheduler_for(platform)
     assert backend.name == "slurm" and backend.commands["sbatch"] == "/opt/sbatch"  # type: ignore[attr-defined]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from jubex.space.values import Size
+from jubex.language.values import Size
 
 
 def _row(wp, api, transfer, nodes, write_bw, read_bw=None, *, it=0, ok=True, run="r1"):

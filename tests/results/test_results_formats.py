@@ -5,9 +5,9 @@ import json
 import pytest
 
 from jubex.errors import UsageError
+from jubex.language.values import Size
 from jubex.results.formats import FORMATS, render
 from jubex.results.table import Header, PlusMinus, ResultTable
-from jubex.space.values import Size
 
 
 @pytest.fixture

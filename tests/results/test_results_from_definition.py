@@ -1,9 +1,9 @@
 """A table as a definition file states it, built from rows shaped like the run store's."""
 
-from jubex.definition.load import load
+from jubex.api import load
+from jubex.language.values import parse_value
 from jubex.results.formats import render
 from jubex.results.table import build_table
-from jubex.space.values import parse_value
 
 DEFINITION = """\
 name: sweep

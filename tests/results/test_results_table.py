@@ -6,9 +6,9 @@ from hypothesis import strategies as st
 
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, Loc
+from jubex.language.values import Size
 from jubex.results.table import PlusMinus, build_table
 from jubex.results.units import UnitError
-from jubex.space.values import Size
 
 LOC = Loc("bench.yaml", 12, 3)
 

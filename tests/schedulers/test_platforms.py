@@ -11,6 +11,7 @@ import pytest
 
 from jubex.platform.load import SHIPPED, load_platform
 from jubex.schedulers.base import Scheduler
+from jubex.schedulers.registry import scheduler_for
 
 SHIPPED_NAMES = sorted(p.stem for p in SHIPPED.glob("*.yaml"))
 
@@ -41,7 +42,7 @@ def test_each_shipped_platform_loads_renders_and_names_its_backend(
     script = render(name, tmp_path, nodes="1", time="10m")
     assert script.startswith("#!/bin/") and script.rstrip().endswith("echo body-ran")
     assert "{{" not in script and "{%" not in script
-    backend = platform.scheduler_instance() if name != "local" else None
+    backend = scheduler_for(platform) if name != "local" else None
     assert backend is None or (
         isinstance(backend, Scheduler) and backend.name == platform.scheduler
     )

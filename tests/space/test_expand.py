@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from jubex.definition.model import Constraint, Parameter, ParameterSet
 from jubex.errors import DefinitionError, ExpressionError, Loc, UsageError
+from jubex.language.values import Size
 from jubex.space.expand import Space
-from jubex.space.values import Size
 
 
 def pset(

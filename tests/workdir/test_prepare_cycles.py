@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from jubex.cli.main import main
-from jubex.engine.rundir import open_run
-from jubex.engine.store import DONE
+from jubex.store.rundir import open_run
+from jubex.store.store import DONE
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from jubex.analysis.measurement import Measurement, Metric, ParseResult
+from jubex.analysis.measurement import Metric, ParseResult
+from jubex.store.measurement import Measurement
 
 #: a floating point number as benchmarks print it
 FP = r"[+-]?(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"

@@ -16,7 +16,7 @@ from jubex.definition.jube.context import Context
 from jubex.definition.jube.steps import set_kind
 from jubex.definition.model import Benchmark, Parameter, Step
 from jubex.errors import JubexError, Loc
-from jubex.space.template import Template
+from jubex.language.template import Template
 
 
 def resolve_chosen(ctx: Context, built: Benchmark) -> None:

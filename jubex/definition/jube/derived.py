@@ -19,8 +19,8 @@ from jubex.definition.jube.parameters import TYPES, RawParameter, RawSet, model_
 from jubex.definition.jube.python_mode import Known, compile_snippet, evaluate, makes_list
 from jubex.definition.model import Parameter, ParameterSet
 from jubex.errors import DefinitionError
-from jubex.space.shell import perl_command
-from jubex.space.values import parse_value
+from jubex.language.shell import perl_command
+from jubex.language.values import parse_value
 
 
 @dataclass

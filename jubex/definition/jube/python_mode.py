@@ -5,7 +5,7 @@ evaluates Python; it rewrites the snippet so that the parameter is read as a val
 ``$n * 2`` becomes ``n * 2``, and a reference inside a string literal, ``"$api".lower()``,
 becomes ``(str(api)).lower()``. Only names that are parameters (or patterns, or JUBE's
 ``jube_*`` variables) are rewritten; any other ``$NAME`` stays as JUBE would leave it.
-``$$`` is a literal ``$``, as in JUBE. The result compiles with :mod:`jubex.space.expr`, so
+``$$`` is a literal ``$``, as in JUBE. The result compiles with :mod:`jubex.language.expr`, so
 a construct outside the safe language is refused with its name and the way to rewrite it.
 """
 
@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.space.expr import Expr, compile_expr
+from jubex.language.expr import Expr, compile_expr
 
 Known = Callable[[str], bool]
 _REF = re.compile(r"\$\$|\$\{(\w+)\}|\$(\w+)")

@@ -23,8 +23,8 @@ from jubex.definition.jube.sets import expanded, fileset, patternset, substitute
 from jubex.definition.jube.source import JubeFile, Sources
 from jubex.definition.jube.steps import set_kind, step
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
+from jubex.definition.order import step_order
 from jubex.definition.references import check_reduce, check_tags
-from jubex.engine.plan import step_order
 from jubex.errors import DefinitionError, ErrorList, Loc
 
 SET_KINDS = ("parameterset", "fileset", "substituteset", "patternset")
@@ -85,6 +85,7 @@ class _Builder:
             tags=tuple(sorted(ctx.jube.known_tags)),
             file=str(ctx.path),
             loc=node.loc,
+            dialect="jube",
         )
         known_values = self.fill(built, sets, known_params)
         self.steps(node, built, known_params)

@@ -16,7 +16,7 @@ from jubex.definition.jube.parameters import TYPES, find_set
 from jubex.definition.jube.python_mode import Known, compile_snippet, rewrite, text_expression
 from jubex.definition.model import FileOp, FileSet, IOFile, Pattern, PatternSet, Sub, SubstituteSet
 from jubex.errors import DefinitionError
-from jubex.space.shell import perl_command
+from jubex.language.shell import perl_command
 
 
 def condition(text: str | None, known: Known) -> str:

@@ -13,7 +13,7 @@ import string
 from collections.abc import Callable, Iterable, Mapping
 
 from jubex.errors import JubexError
-from jubex.space.values import format_size, parse_value
+from jubex.language.values import format_size, parse_value
 
 MAX_ITEMS = 1_000_000
 MAX_DIGITS = 10_000

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from jubex.analysis.measurement import Measurement
-from jubex.engine.store import DONE, PLANNED, QUEUED, SUBMITTED, Store
 from jubex.errors import JubexError
+from jubex.store.measurement import Measurement
+from jubex.store.store import DONE, PLANNED, QUEUED, SUBMITTED, Store
 
 
 def make(tmp_path: Path) -> Store:

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.errors import DefinitionError, Loc
-from jubex.space.values import (
+from jubex.language.values import (
     Bool,
     Duration,
     Float,

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.space.expr import Expr, compile_expr
-from jubex.space.template import Template
+from jubex.language.expr import Expr, compile_expr
+from jubex.language.template import Template
 
 _WORDS = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False, "": True}
 

@@ -18,8 +18,8 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from jubex.analysis.measurement import Measurement
 from jubex.errors import JubexError
+from jubex.store.measurement import Measurement
 
 SCHEMA_VERSION = 1
 

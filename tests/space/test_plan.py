@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
-from jubex.engine.plan import plan, step_order
+from jubex.definition.order import step_order
 from jubex.errors import DefinitionError
+from jubex.space.plan import plan
 
 
 def pset(name: str, **values: list[str]) -> ParameterSet:

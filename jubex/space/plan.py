@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from jubex.definition.model import Benchmark, ParameterSet, Step
+from jubex.definition.order import set_names, step_order
 from jubex.definition.tags import tag_matches
-from jubex.engine.conditions import Condition
-from jubex.errors import DefinitionError, UsageError, did_you_mean
+from jubex.errors import UsageError, did_you_mean
+from jubex.space.conditions import Condition
 from jubex.space.expand import Space
 
 SHARED = "shared"
@@ -39,42 +40,6 @@ class _StepIndex:
     names: tuple[str, ...]
     by_key: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
     shared: int | None = None
-
-
-def step_order(benchmark: Benchmark) -> list[Step]:
-    """Steps with every parent before its children (definition order otherwise)."""
-    done: dict[str, Step] = {}
-    visiting: list[str] = []
-
-    def visit(step: Step) -> None:
-        if step.name in done:
-            return
-        if step.name in visiting:
-            cycle = " -> ".join([*visiting[visiting.index(step.name) :], step.name])
-            raise DefinitionError(f"steps depend on each other in a cycle: {cycle}", step.loc)
-        visiting.append(step.name)
-        for parent in step.depend:
-            if parent not in benchmark.steps:
-                raise DefinitionError(
-                    f"step '{step.name}' depends on unknown step '{parent}'", step.loc
-                )
-            visit(benchmark.steps[parent])
-        visiting.pop()
-        done[step.name] = step
-
-    for step in benchmark.steps.values():
-        visit(step)
-    return list(done.values())
-
-
-def set_names(benchmark: Benchmark, step: Step) -> list[str]:
-    """The parametersets a step spans: its ancestors' first, then its own."""
-    names: list[str] = []
-    for parent in step.depend:
-        names += set_names(benchmark, benchmark.steps[parent])
-    own = step.use if step.use is not None else tuple(benchmark.parametersets)
-    names += [n for n in own if n in benchmark.parametersets]
-    return list(dict.fromkeys(names))
 
 
 def step_space(

@@ -1,87 +1,22 @@
-"""Analysis into the store, incremental and idempotent, and the rows result tables read.
+"""The rows result tables read: one per analysed workpackage, or per merged point.
 
-A workpackage is read again only when its outputs changed since the last reading (the
-signature is its exit-status file's size and modification time, and the state), so
-``jubex analyse`` twice in a row does nothing the second time.
+Parameters come back typed, values as the analysers stored them; iterations of a point
+whose analysers reduce are merged here, from the matches each iteration stored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from functools import cache
-from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
-from jubex.analysis.measurement import ParseResult
+from jubex.analysis.run import ANALYSABLE, analysed_steps
 from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
-from jubex.engine.plan import SHARED
-from jubex.engine.rundir import Run
-from jubex.engine.store import DONE, FAILED, WorkpackageRow
-from jubex.engine.workpackages import parameter_types
-from jubex.space.values import parse_value
-from jubex.workdir.prepare import wp_dir_of
-from jubex.workdir.script import EXIT, admin_dir
-
-ANALYSABLE = (DONE, FAILED)
-
-
-def _signature(run_dir: Path, wp: WorkpackageRow) -> str:
-    try:
-        st = (admin_dir(wp_dir_of(run_dir, wp)) / EXIT).stat()
-    except OSError:
-        return wp.state
-    return f"{wp.state}:{st.st_size}:{st.st_mtime_ns}"
-
-
-def analysed_steps(benchmark: Benchmark) -> set[str]:
-    """Steps with something to read: built-ins, patternsets or analysers bound to them."""
-    bound = {a.step for a in benchmark.analysers.values() if a.step}
-    return {name for name, step in benchmark.steps.items() if step.analyse or name in bound}
-
-
-class RunAnalysis:
-    """Harvests a run's finished workpackages; compiled once, then used for every batch."""
-
-    def __init__(self, run: Run) -> None:
-        self.run = run
-        self.types = parameter_types(run.benchmark)
-        self.steps = analysed_steps(run.benchmark)
-        self.harvesters: dict[str, Harvester] = {}
-
-    def harvester(self, step: str) -> Harvester:
-        found = self.harvesters.get(step)
-        if found is None:
-            found = self.harvesters[step] = Harvester(self.run.benchmark, step)
-        return found
-
-    def workpackages(self, wps: Sequence[WorkpackageRow], *, force: bool = False) -> int:
-        """Harvest the given finished workpackages whose outputs are new; returns how many."""
-        wps = [
-            wp
-            for wp in wps
-            if wp.state in ANALYSABLE and wp.kind != SHARED and wp.step in self.steps
-        ]
-        known = {} if force else self.run.store.analysed([wp.id for wp in wps])
-        results = []
-        for wp in wps:
-            signature = _signature(self.run.dir, wp)
-            if not force and known.get(wp.id, (None, None, None))[2] == signature:
-                continue
-            params = {k: parse_value(v, self.types.get(k, "auto")) for k, v in wp.params.items()}
-            workdir = wp_dir_of(self.run.dir, wp) / "work"
-            found: ParseResult = self.harvester(wp.step).harvest(workdir, params)
-            ok = found.ok and wp.state == DONE
-            reason = found.reason if wp.state == DONE else (wp.reason or "failed")
-            results.append((wp.id, ok, reason, signature, found.measurements))
-        if results:
-            self.run.store.store_analysis(results)
-        return len(results)
-
-
-def analyse_run(run: Run, *, force: bool = False) -> int:
-    wps = run.store.workpackages(states=list(ANALYSABLE))
-    return RunAnalysis(run).workpackages(wps, force=force)
+from jubex.language.values import parse_value
+from jubex.space.plan import SHARED
+from jubex.store.rundir import Run
+from jubex.store.store import WorkpackageRow
 
 
 def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
@@ -97,7 +32,7 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     JUBE's iteration siblings) are one row: the first iteration's identity, values merged
     from the matches all of them stored, ``ok`` only when every iteration is.
     """
-    types = parameter_types(run.benchmark)
+    types = run.benchmark.parameter_types()
 
     @cache
     def typed(name: str, text: str) -> object:
@@ -222,13 +157,3 @@ def _stored_names(names: Collection[str]) -> set[str]:
 
 def units_of(run: Run) -> dict[str, str]:
     return run.store.units()
-
-
-def missing_analysis(run: Run) -> list[tuple[int, str]]:
-    """Finished workpackages whose analysers found nothing (for ``jubex status``)."""
-    found = run.store.found_counts()
-    return [
-        (wp, reason or "no value found")
-        for wp, (ok, reason, _sig) in run.store.analysed().items()
-        if not found.get(wp) or not ok
-    ]

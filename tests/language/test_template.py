@@ -3,8 +3,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.errors import ExpressionError, Loc
-from jubex.space.template import Template, shell_lookalikes
-from jubex.space.values import parse_value
+from jubex.language.template import Template, shell_lookalikes
+from jubex.language.values import parse_value
 
 ENV = {"nodes": 4, "ppn": parse_value("8"), "transfer": parse_value("1m"), "api": "POSIX"}
 

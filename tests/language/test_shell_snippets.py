@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from jubex.definition.model import Parameter, ParameterSet
 from jubex.errors import DefinitionError, Loc
+from jubex.language.shell import perl_command, run_snippet
 from jubex.space.expand import Space
-from jubex.space.shell import perl_command, run_snippet
 
 
 def test_perl_runs_as_jube_runs_it() -> None:

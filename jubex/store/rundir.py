@@ -20,12 +20,13 @@ from pathlib import Path
 
 import platformdirs
 
-from jubex import __version__
 from jubex.definition.frozen import from_json, to_json
 from jubex.definition.model import Benchmark
-from jubex.engine.store import Store
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
+from jubex.store.store import Store, WorkpackageRow
+from jubex.version import __version__
+from jubex.workdir.prepare import wp_dir_name
 
 STORE, DEFINITION, PLATFORM, LOCK = "jubex.sqlite", "definition.json", "platform.json", "jubex.lock"
 
@@ -181,3 +182,8 @@ def _last_run() -> Path | None:
     except OSError:
         return None
     return path if (path / STORE).exists() else None
+
+
+def wp_dir_of(run_dir: Path, wp: WorkpackageRow) -> Path:
+    """Where a stored workpackage lives (its name is kept in the store since planning)."""
+    return run_dir / (wp.workdir or wp_dir_name(wp.id, wp.step))

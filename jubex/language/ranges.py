@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 
 from jubex.errors import DefinitionError, Loc
-from jubex.space.values import Size, format_size, parse_value
+from jubex.language.values import Size, format_size, parse_value
 
 MAX_VALUES = 1_000_000
 #: a geometric range this long is a mistake (doubling 1 B to 1 EiB takes 61 values); the cap

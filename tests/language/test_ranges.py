@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.errors import DefinitionError, Loc
-from jubex.space.ranges import MAX_VALUES, geometric, linear
-from jubex.space.values import parse_value
+from jubex.language.ranges import MAX_VALUES, geometric, linear
+from jubex.language.values import parse_value
 
 
 def test_geometric_sizes_keep_the_unit_family_of_the_start() -> None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from types import GeneratorType
 
 from jubex.errors import ExpressionError, JubexError, Loc, did_you_mean
-from jubex.space import builtins as safe
+from jubex.language import builtins as safe
 
 Fn = Callable[[Mapping[str, object]], object]
 

@@ -6,9 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.errors import ExpressionError, Loc
-from jubex.space.builtins import FUNCTIONS
-from jubex.space.expr import compile_expr
-from jubex.space.values import parse_value
+from jubex.language.builtins import FUNCTIONS
+from jubex.language.expr import compile_expr
+from jubex.language.values import parse_value
 
 ENV = {
     "nodes": 4,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 from jubex.errors import ExpressionError, JubexError, Loc, did_you_mean
-from jubex.space.expr import Expr, compile_expr
+from jubex.language.expr import Expr, compile_expr
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

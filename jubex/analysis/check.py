@@ -1,0 +1,31 @@
+"""A definition's analysers checked against the analysers jubex has built in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from jubex.analysis import builtin
+from jubex.definition.model import Benchmark
+from jubex.definition.references import unknown
+from jubex.errors import DefinitionError
+
+
+def check_analysers(b: Benchmark) -> list[DefinitionError]:
+    """What a step's ``analyse`` names exists; an analyser's ``builtin`` is one of jubex's."""
+    return list(_references(b))
+
+
+def _references(b: Benchmark) -> Iterator[DefinitionError]:
+    analysable = {*builtin.names(), *b.patternsets, *b.analysers}
+    for step in b.steps.values():
+        for name in step.analyse:
+            if name not in analysable:
+                yield unknown(
+                    "analyser or patternset", name, analysable, f"step '{step.name}'", step.loc
+                )
+    for analyser in b.analysers.values():
+        if analyser.builtin is not None and not builtin.is_builtin(analyser.builtin):
+            where = f"analyser '{analyser.name}'"
+            yield unknown(
+                "built-in analyser", analyser.builtin, builtin.names(), where, analyser.loc
+            )

@@ -1,0 +1,1 @@
+"""The language every stage speaks: typed values, ranges, safe expressions, ``$name`` templates."""

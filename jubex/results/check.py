@@ -1,0 +1,65 @@
+"""A definition's tables checked against what the run will give them.
+
+A table column that is neither a parameter, a pattern nor a metric of a built-in analyser in
+use is an error; when a built-in analyser is in use it is only a warning, since some outputs
+(fio job names, IO500 phases) carry metrics of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from jubex.analysis import builtin
+from jubex.definition.model import Benchmark
+from jubex.definition.references import BUILTIN_PREFIXES, unknown
+from jubex.errors import DefinitionError, DefinitionWarning, Loc, did_you_mean
+
+
+def check_tables(b: Benchmark) -> list[DefinitionError]:
+    """Every table's analysers, columns, groups and sort keys must name something."""
+    return list(_table_references(b))
+
+
+def _builtins_in_use(b: Benchmark) -> list[str]:
+    named = [n for step in b.steps.values() for n in step.analyse]
+    named += [a.builtin for a in b.analysers.values() if a.builtin]
+    return sorted({n for n in named if builtin.is_builtin(n)})
+
+
+def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
+    patterns = {name for ps in b.patternsets.values() for name in ps.patterns}
+    reduced = {f"{name}_{stat}" for name in patterns for stat in ("first", "last", "min", "max")}
+    reduced |= {f"{name}_{stat}" for name in patterns for stat in ("avg", "sum", "cnt", "std")}
+    parameters = {name for ps in b.parametersets.values() for name in ps.parameters}
+    builtins = _builtins_in_use(b)
+    metrics = {name for n in builtins for name in builtin.get(n).metrics}
+    sources = {*b.analysers, *b.patternsets, *builtin.names()}
+    for table in b.tables.values():
+        where = f"table '{table.name}'"
+        for name in table.use:
+            if name not in sources:
+                yield unknown("analyser", name, sources, where, table.loc)
+        known = parameters | patterns | reduced | metrics
+        for column in table.columns:
+            if column.expr is None and not _known_value(column.name, known):
+                yield _column_problem(where, column.name, known, builtins, column.loc)
+            known.add(column.name)
+            known |= {f"{column.name}_{stat}" for stat in column.stats}
+        for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
+            if not _known_value(name, known):
+                yield _column_problem(where, name, known, builtins, table.loc)
+
+
+def _known_value(name: str, known: set[str]) -> bool:
+    return name in known or name.startswith(BUILTIN_PREFIXES)
+
+
+def _column_problem(
+    where: str, name: str, known: set[str], builtins: list[str], loc: Loc | None
+) -> DefinitionError:
+    message = f"{where}: '{name}' is neither a parameter nor a pattern"
+    hint = did_you_mean(name, known)
+    if builtins:
+        message += f"; it stays empty unless the built-in analyser {', '.join(builtins)} gives it"
+        return DefinitionWarning(message, loc, hint)
+    return DefinitionError(message, loc, hint)

@@ -1,0 +1,3 @@
+"""jubex's version, in one place (the package metadata reads it too)."""
+
+__version__ = "0.1.0"
