@@ -23,8 +23,11 @@ from types import FrameType
 
 from jubex.engine import arrays
 from jubex.engine.progress import Progress
-from jubex.engine.rundir import Run
-from jubex.engine.store import (
+from jubex.engine.workpackages import Ready, Workpackages
+from jubex.errors import JubexError
+from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
+from jubex.store.rundir import Run
+from jubex.store.store import (
     CANCELLED,
     DONE,
     FAILED,
@@ -35,14 +38,13 @@ from jubex.engine.store import (
     SUBMITTED,
     WorkpackageRow,
 )
-from jubex.engine.workpackages import Ready, Workpackages
-from jubex.errors import JubexError
-from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
 from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_owner, release
 
 TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: how long a finished job may take to show its exit-status file (shared file systems lag)
 EXIT_FILE_GRACE = {True: 0.5, False: 10.0}
+#: exit statuses of commands ended by SIGTERM or SIGKILL (as a scheduler ends a job)
+SIGNALLED = frozenset({128 + signal.SIGTERM, 128 + signal.SIGKILL})
 
 Change = tuple[int, str, str | None, int | None, str]
 
@@ -250,11 +252,37 @@ class Engine:
     def _exits(self, active: Iterable[WorkpackageRow]) -> list[Change]:
         """The exit-status files written so far: the first source of truth."""
         changes = []
+        signalled = []
         for wp in active:
             code = read_exit(admin_dir(self.wps.wp_dir(wp)))
             if code is not None:
                 changes.append(self._final(wp, code))
-        return changes
+                if code in SIGNALLED and wp.job_id and not self.scheduler.local:
+                    signalled.append(wp)
+        return self._timed_out(changes, signalled) if signalled else changes
+
+    def _timed_out(self, changes: list[Change], signalled: list[WorkpackageRow]) -> list[Change]:
+        """A batch job killed at its time limit may still write the status its commands got
+        from the signal; the scheduler (one call) says whether the limit killed it."""
+        states = self._call(self.scheduler.poll, [wp.job_id for wp in signalled])
+        timed_out = {
+            wp.id: wp.job_id
+            for wp in signalled
+            if (status := states.get(wp.job_id)) is not None  # type: ignore[arg-type]
+            and status.state is JobState.TIMEOUT
+        }
+        return [
+            (
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                f"time limit exceeded: the scheduler killed job {timed_out[c[0]]}",
+            )
+            if c[0] in timed_out
+            else c
+            for c in changes
+        ]
 
     def _polled(self, unknown: list[WorkpackageRow]) -> list[Change]:
         """What one scheduler call says about the jobs that wrote no exit status yet."""

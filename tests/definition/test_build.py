@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.definition.load import load
+from jubex.api import load
 from jubex.definition.model import (
     Column,
     Constraint,
@@ -281,9 +281,18 @@ names = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True)
 values = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._]{0,7}", fullmatch=True)
 
 
+#: names the zip below uses itself
+_OWN = ("z0", "z1", "group")
+
+
 @settings(max_examples=60, deadline=None)
 @given(
-    st.dictionaries(names, st.lists(values, min_size=1, max_size=4), min_size=1, max_size=5),
+    st.dictionaries(
+        names.filter(lambda n: n not in _OWN),
+        st.lists(values, min_size=1, max_size=4),
+        min_size=1,
+        max_size=5,
+    ),
     st.integers(1, 4),
 )
 def test_any_set_of_value_lists_and_one_zip_maps_onto_the_model(
