@@ -26,8 +26,9 @@ from timing import JUBEX, timed
 from jubex.api import load
 from jubex.engine.driver import new_run
 from jubex.platform.load import load_platform
+from jubex.space.plan import wp_dir_name
+from jubex.space.spec import resolve_spec
 from jubex.store.store import DONE
-from jubex.workdir.prepare import wp_dir_name
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "tests/data/outputs/ior/posix_fpp_t1m_b16m_np4.txt"
@@ -61,7 +62,7 @@ def make_run(work: Path, n: int, analyser: str, iterations: int) -> Path:
     definition = work / "ior.yaml"
     reps = n // 20 // iterations
     definition.write_text(DEFINITION.format(reps=reps, analyser=analyser, iterations=iterations))
-    run = new_run(load(definition), load_platform("local"), work / "runs")
+    run = new_run(resolve_spec(load(definition), load_platform("local"), outpath=work / "runs"))
     text = SAMPLE.read_text() * 2
     wps = run.store.workpackages()
     for wp in wps:

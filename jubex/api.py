@@ -7,19 +7,26 @@ these functions run all of them, so a library user gets what ``jubex`` gives.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.analysis.check import check_analysers
 from jubex.analysis.run import Batched, RunAnalysis
 from jubex.definition import load as loading
 from jubex.definition.model import Benchmark
-from jubex.engine.driver import Options
+from jubex.engine.driver import Options, new_run
 from jubex.engine.driver import drive as drive_engine
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
+from jubex.platform.load import load_platform
 from jubex.results.check import check_tables
+from jubex.schedulers.registry import scheduler_for
 from jubex.space.check import check_spaces
-from jubex.store.rundir import Run
+from jubex.space.plan import Workpackage, plan
+from jubex.space.spec import RunSpec, resolve_spec
+from jubex.store.rundir import Run, next_run_dir
+from jubex.workdir.render import Rendered, Renderer, constants_for
+from jubex.workdir.writer import DryWriter
 
 
 def later_checks(benchmark: Benchmark) -> list[JubexError]:
@@ -60,3 +67,56 @@ def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str
     counts = drive_engine(run, options, retry_failed=retry_failed, on_finished=analysis.add)
     analysis.flush()
     return counts
+
+
+def resolve(
+    definition: str | Path,
+    *,
+    tags: Iterable[str] = (),
+    platform: str | None = None,
+    overrides: Mapping[str, Sequence[str]] | None = None,
+    include_path: Sequence[str | Path] = (),
+    outpath: str | Path | None = None,
+) -> RunSpec:
+    """The one way from a definition file (and the command line's choices) to a run."""
+    tags = tuple(tags)
+    paths = [Path(p) for p in include_path]
+    benchmark = load(definition, tags=tags, include_path=paths)
+    chosen = load_platform(platform or benchmark.platform)
+    return resolve_spec(
+        benchmark, chosen, tags=tags, overrides=overrides, include_path=paths, outpath=outpath
+    )
+
+
+def run(spec: RunSpec, options: Options | None = None) -> tuple[Run, dict[str, int]]:
+    """Make a run of a spec and drive it: the run and how many workpackages are in each state."""
+    made = new_run(spec)
+    return made, drive(made, options or Options())
+
+
+@dataclass
+class DryWorkpackage:
+    """What a run would make of one workpackage: rendered, with every file effect listed."""
+
+    rendered: Rendered
+    #: one line per directory, link, copy, prepare command, substitution and script
+    actions: list[str]
+    #: the wrapper (and, on a batch platform, the job script) as they would be written
+    scripts: dict[Path, str]
+
+
+def dry_run(spec: RunSpec) -> Iterator[DryWorkpackage]:
+    """Every workpackage a run of the spec would make, rendered exactly as the run renders
+    it (the same function), in the run directory it would get; nothing is written."""
+    run_dir = next_run_dir(Path(spec.outpath).resolve())
+    scheduler = scheduler_for(spec.platform)
+    renderer = Renderer(spec, run_dir, local=scheduler.local)
+    planned: dict[int, Workpackage] = {}
+    constants = constants_for(spec, run_dir)
+    for wp in plan(spec.benchmark, overrides=spec.overrides, tags=spec.tags, constants=constants):
+        planned[wp.id] = wp
+        writer = DryWriter()
+        rendered = renderer.render(wp, [planned[p] for p in wp.parents], writer)
+        if not scheduler.local:
+            renderer.job_script(rendered, f"jx{run_dir.name}-{wp.id}", writer)
+        yield DryWorkpackage(rendered, writer.actions, writer.files)

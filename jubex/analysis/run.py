@@ -14,16 +14,15 @@ from pathlib import Path
 from jubex.analysis.harvest import Harvester
 from jubex.analysis.measurement import ParseResult
 from jubex.definition.model import Benchmark
-from jubex.language.values import parse_value
-from jubex.space.plan import SHARED
+from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run, wp_dir_of
-from jubex.store.store import DONE, FAILED, WorkpackageRow
+from jubex.store.store import DONE, FAILED
 from jubex.workdir.script import EXIT, admin_dir
 
 ANALYSABLE = (DONE, FAILED)
 
 
-def _signature(run_dir: Path, wp: WorkpackageRow) -> str:
+def _signature(run_dir: Path, wp: Workpackage) -> str:
     try:
         st = (admin_dir(wp_dir_of(run_dir, wp)) / EXIT).stat()
     except OSError:
@@ -42,7 +41,6 @@ class RunAnalysis:
 
     def __init__(self, run: Run) -> None:
         self.run = run
-        self.types = run.benchmark.parameter_types()
         self.steps = analysed_steps(run.benchmark)
         self.harvesters: dict[str, Harvester] = {}
 
@@ -52,7 +50,7 @@ class RunAnalysis:
             found = self.harvesters[step] = Harvester(self.run.benchmark, step)
         return found
 
-    def workpackages(self, wps: Sequence[WorkpackageRow], *, force: bool = False) -> int:
+    def workpackages(self, wps: Sequence[Workpackage], *, force: bool = False) -> int:
         """Harvest the given finished workpackages whose outputs are new; returns how many."""
         wps = [
             wp
@@ -65,7 +63,7 @@ class RunAnalysis:
             signature = _signature(self.run.dir, wp)
             if not force and known.get(wp.id, (None, None, None))[2] == signature:
                 continue
-            params = {k: parse_value(v, self.types.get(k, "auto")) for k, v in wp.params.items()}
+            params = wp.point
             workdir = wp_dir_of(self.run.dir, wp) / "work"
             found: ParseResult = self.harvester(wp.step).harvest(workdir, params)
             ok = found.ok and wp.state == DONE
@@ -102,10 +100,10 @@ class Batched:
 
     def __init__(self, analysis: RunAnalysis) -> None:
         self.analysis = analysis
-        self.pending: list[WorkpackageRow] = []
+        self.pending: list[Workpackage] = []
         self.since = time.monotonic()
 
-    def add(self, wps: Iterable[WorkpackageRow]) -> None:
+    def add(self, wps: Iterable[Workpackage]) -> None:
         self.pending.extend(wps)
         if len(self.pending) >= self.SIZE or time.monotonic() - self.since >= self.AGE:
             self.flush()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from jubex.analysis.run import analyse_run
-from jubex.cli.common import add_run_selector, selected_run
+from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.engine.driver import run_lock
 
 
@@ -18,5 +18,5 @@ def handle(args: argparse.Namespace) -> int:
     run = selected_run(args)
     with run_lock(run.dir):
         count = analyse_run(run, force=args.force)
-    print(f"run {run.dir}: {count} workpackage(s) analysed")
+    print(f"run {shown(run.dir)}: {count} workpackage(s) analysed")
     return 0

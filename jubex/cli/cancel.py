@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from jubex.cli.common import add_run_selector, selected_run
+from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.engine.driver import cancel
 
 
@@ -14,5 +14,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     run = selected_run(args)
-    print(f"run {run.dir}: {cancel(run)} workpackage(s) cancelled")
+    print(f"run {shown(run.dir)}: {cancel(run)} workpackage(s) cancelled")
     return 0

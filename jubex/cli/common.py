@@ -11,6 +11,14 @@ from jubex.store.rundir import Run, open_run, resolve_run
 FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 
 
+def shown(path: Path) -> str:
+    """A run's path as a person reads it: relative to here when below here, else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def add_definition_options(
     parser: argparse.ArgumentParser,
     *,

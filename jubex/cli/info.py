@@ -13,12 +13,11 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from pathlib import Path
 
-from jubex.api import load
+from jubex.api import resolve
 from jubex.cli.common import add_definition_options, overrides
-from jubex.definition.tags import apply_tags
 from jubex.space.expand import Space
-from jubex.space.plan import check_overrides, plan
-from jubex.store.rundir import open_run, resolve_run
+from jubex.space.plan import plan
+from jubex.store.rundir import Run, open_run, resolve_run
 
 SHOWN = 10
 
@@ -54,23 +53,22 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _definition_info(args: argparse.Namespace) -> int:
-    benchmark = load(args.target, tags=args.tag, include_path=[Path(p) for p in args.include_path])
-    values = overrides(args)
-    if values:
-        check_overrides(benchmark, values)
+    spec = resolve(
+        args.target, tags=args.tag, overrides=overrides(args), include_path=args.include_path
+    )
+    benchmark = spec.benchmark
     space = Space(
         list(benchmark.parametersets.values()),
         benchmark.where,
-        overrides=values,
-        tags=args.tag,
+        overrides=spec.overrides,
+        tags=spec.tags,
         file=benchmark.file,
     )
     names = list(space.names)
     points = iter(space)
     rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
     total = len(rows) + (0 if args.all else sum(1 for _ in points))
-    selected = apply_tags(benchmark, args.tag)
-    per_step = Counter(wp.step for wp in plan(selected, overrides=values, tags=args.tag))
+    per_step = Counter(wp.step for wp in plan(benchmark, overrides=spec.overrides, tags=spec.tags))
     if args.format != "pretty":
         _emit(
             args.format,
@@ -95,12 +93,18 @@ def _definition_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_info(run, args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def _run_info(run: Run, args: argparse.Namespace) -> int:
     meta = run.meta
     wps = run.store.workpackages()
-    names = list(dict.fromkeys(n for wp in wps for n in wp.params))
+    names = list(dict.fromkeys(n for wp in wps for n in wp.point))
     rows = [
-        [str(wp.id), wp.step, str(wp.iteration), wp.state, *(wp.params.get(n, "") for n in names)]
+        [
+            str(wp.id),
+            wp.step,
+            str(wp.iteration),
+            wp.state,
+            *(str(wp.point.get(n, "")) for n in names),
+        ]
         for wp in wps
     ]
     header = ["id", "step", "iteration", "state", *names]

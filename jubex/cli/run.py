@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from jubex.api import drive, load
-from jubex.cli.common import add_definition_options, overrides
+from jubex.api import resolve
+from jubex.api import run as api_run
+from jubex.cli.common import add_definition_options, overrides, shown
+from jubex.cli.dryrun import show_dry_run
 from jubex.cli.tables import print_tables
-from jubex.definition.model import Benchmark
-from jubex.engine.driver import Options, new_run
-from jubex.engine.dryrun import dry_run
+from jubex.engine.driver import Options
 from jubex.errors import UsageError
-from jubex.platform.load import load_platform
 from jubex.store.store import FAILED
 
 
@@ -41,14 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--outpath", help="where runs are made (default: the definition's outpath, beside it)"
     )
     parser.add_argument("--dry-run", action="store_true", help="show what would run; write nothing")
+    parser.add_argument(
+        "-f",
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="how --dry-run shows the workpackages (default: text)",
+    )
     add_definition_options(parser)
     add_driving_options(parser)
-
-
-def outpath_of(benchmark: Benchmark) -> Path:
-    """The definition's outpath, relative to the definition file (as in JUBE)."""
-    home = Path(benchmark.file).parent if benchmark.file else Path()
-    return home / benchmark.outpath
 
 
 def options_from(args: argparse.Namespace) -> Options:
@@ -64,9 +63,9 @@ def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # typ
     """Say where the run is and what happened; print its tables when it is complete."""
     pending = counts.get("planned", 0) + counts.get("queued", 0) + counts.get("submitted", 0)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-    print(f"run {run.dir}: {summary}")
+    print(f"run {shown(run.dir)}: {summary}")
     if pending:
-        print(f"{pending} workpackage(s) still to finish: jubex continue {run.dir}")
+        print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
     elif run.benchmark.tables and not args.no_result:
         print_tables(run, None, None, include_failed=False)
     return 1 if counts.get(FAILED) else 0
@@ -75,13 +74,17 @@ def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # typ
 def handle(args: argparse.Namespace) -> int:
     if args.no_wait and args.dry_run:
         raise UsageError("--dry-run and --no-wait exclude each other")
-    benchmark = load(
-        args.definition, tags=args.tag, include_path=[Path(p) for p in args.include_path]
+    if args.format != "text" and not args.dry_run:
+        raise UsageError("--format is for --dry-run: a run prints its result tables")
+    spec = resolve(
+        args.definition,
+        tags=args.tag,
+        platform=args.platform,
+        overrides=overrides(args),
+        include_path=args.include_path,
+        outpath=args.outpath,
     )
-    platform = load_platform(args.platform or benchmark.platform)
-    values = overrides(args)
     if args.dry_run:
-        return dry_run(benchmark, platform, tags=args.tag, overrides=values)
-    outpath = Path(args.outpath) if args.outpath else outpath_of(benchmark)
-    run = new_run(benchmark, platform, outpath, tags=args.tag, overrides=values)
-    return finish(run, drive(run, options_from(args)), args)
+        return show_dry_run(spec, args.format)
+    run, counts = api_run(spec, options_from(args))
+    return finish(run, counts, args)

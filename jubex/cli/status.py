@@ -8,7 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from jubex.analysis.run import missing_analysis
-from jubex.cli.common import add_run_selector, selected_run
+from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.store.rundir import wp_dir_of
 from jubex.store.store import FAILED, STATES
 
@@ -42,7 +42,7 @@ def handle(args: argparse.Namespace) -> int:
                 "step": wp.step,
                 "exit_code": wp.exit_code,
                 "reason": wp.reason,
-                "params": wp.params,
+                "params": {k: str(v) for k, v in wp.point.items()},
                 "stderr": _tail(work / "stderr"),
                 "workdir": str(work),
             }
@@ -63,7 +63,7 @@ def handle(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(f"run {run.dir} ({meta.get('name')}, platform {meta.get('platform')})")
+    print(f"run {shown(run.dir)} ({meta.get('name')}, platform {meta.get('platform')})")
     for step, states in per_step.items():
         parts = ", ".join(f"{states[s]} {s}" for s in STATES if states.get(s))
         print(f"  {step}: {parts}")

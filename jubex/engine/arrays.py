@@ -16,10 +16,10 @@ import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from jubex.engine.workpackages import Ready
 from jubex.errors import JubexError
 from jubex.platform.model import Platform
 from jubex.schedulers.base import JobSpec
+from jubex.workdir.render import Rendered
 from jubex.workdir.script import BODY, admin_dir
 
 ARRAYS = "arrays"
@@ -32,16 +32,16 @@ OUTPUT_INDEX = {"slurm": "%a", "pbs": "^array_index^"}
 MANIFEST = ".ids"
 
 
-def array_name(uid: str, members: Sequence[Ready]) -> str:
+def array_name(uid: str, members: Sequence[Rendered]) -> str:
     """The job name by which ``reconcile`` finds an array after a crash."""
     return f"jx{uid}-a{members[0].wp.id}"
 
 
-def groups(ready: Iterable[Ready]) -> list[list[Ready]]:
+def groups(ready: Iterable[Rendered]) -> list[list[Rendered]]:
     """Workpackages that can share one array job, in id order, at most MAX_TASKS each."""
-    found: dict[tuple, list[Ready]] = {}
+    found: dict[tuple, list[Rendered]] = {}
     for item in ready:
-        resources = tuple(sorted((k, str(v)) for k, v in item.resolved.items()))
+        resources = tuple(sorted((k, str(v)) for k, v in item.resources.items()))
         found.setdefault((item.wp.step, resources, item.depends), []).append(item)
     return [
         members[start : start + MAX_TASKS]
@@ -50,13 +50,13 @@ def groups(ready: Iterable[Ready]) -> list[list[Ready]]:
     ]
 
 
-def dispatch(members: Sequence[Ready]) -> str:
+def dispatch(members: Sequence[Rendered]) -> str:
     """The body of an array script: run the wrapper of this task's workpackage.
 
     Each task writes its job output beside its workpackage, like a job of its own would.
     """
     cases = "".join(
-        f"{i}) jubex_admin={shlex.quote(str(admin_dir(m.prepared.wp_dir)))} ;;\n"
+        f"{i}) jubex_admin={shlex.quote(str(admin_dir(m.wp_dir)))} ;;\n"
         for i, m in enumerate(members)
     )
     return (
@@ -67,7 +67,9 @@ def dispatch(members: Sequence[Ready]) -> str:
     )
 
 
-def write_array(run_dir: Path, platform: Platform, name: str, members: Sequence[Ready]) -> JobSpec:
+def write_array(
+    run_dir: Path, platform: Platform, name: str, members: Sequence[Rendered]
+) -> JobSpec:
     """Write the manifest and the array script; the spec of the array job."""
     directory = run_dir / ARRAYS
     index = OUTPUT_INDEX.get(platform.scheduler, "")
@@ -77,7 +79,7 @@ def write_array(run_dir: Path, platform: Platform, name: str, members: Sequence[
     text = platform.job_script(
         name=name,
         body=dispatch(members),
-        resolved=members[0].resolved,
+        resolved=members[0].resources,
         workdir=directory,
         stdout=stdout,
         stderr=stderr,

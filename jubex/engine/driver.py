@@ -2,30 +2,26 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from jubex.definition.model import Benchmark
-from jubex.definition.tags import apply_tags, tag_matches
 from jubex.engine.progress import Progress
 from jubex.engine.runner import Engine, Policy
-from jubex.engine.support import check_supported
-from jubex.engine.workpackages import constants_for
-from jubex.errors import JubexError, UsageError
-from jubex.language.template import Template
+from jubex.errors import JubexError
 from jubex.platform.model import Platform
+from jubex.schedulers.base import Scheduler
 from jubex.schedulers.registry import scheduler_for
-from jubex.space.plan import check_overrides, plan
+from jubex.space.plan import Workpackage, plan
+from jubex.space.spec import RunSpec
 from jubex.store.rundir import LOCK, Run, create_run, wp_dir_of
-from jubex.store.store import CANCELLED, FAILED, PLANNED, SKIPPED, WorkpackageRow
-from jubex.workdir.prepare import set_aside, wp_dir_name
+from jubex.store.store import CANCELLED, FAILED, PLANNED, SKIPPED
+from jubex.workdir.prepare import set_aside
+from jubex.workdir.render import constants_for
 from jubex.workdir.script import admin_dir, reset
 
 PLAN_BATCH = 5000
@@ -60,74 +56,24 @@ def run_lock(run_dir: Path) -> Iterator[None]:
         lock.release()
 
 
-def new_run(
-    benchmark: Benchmark,
-    platform: Platform,
-    outpath: Path,
-    *,
-    tags: Sequence[str] = (),
-    overrides: Mapping[str, Sequence[str]] | None = None,
-) -> Run:
+def new_run(spec: RunSpec) -> Run:
     """Create the run directory and plan every workpackage into its store."""
-    platform, overrides = apply_platform_overrides(platform, overrides, benchmark, tags)
-    if overrides:
-        check_overrides(benchmark, overrides)
-    benchmark = apply_tags(benchmark, tags)
-    check_supported(benchmark)
-    run = create_run(benchmark, platform, outpath, tags=tags, overrides=overrides)
-    _plan_into(run, tags, overrides)
+    run = create_run(spec)
+    _plan_into(run)
     return run
 
 
-def apply_platform_overrides(
-    platform: Platform,
-    overrides: Mapping[str, Sequence[str]] | None,
-    benchmark: Benchmark | None = None,
-    tags: Iterable[str] = (),
-) -> tuple[Platform, dict[str, Sequence[str]]]:
-    """``-p ior=/opt/ior/bin/ior`` sets a platform parameter (one value) for this run.
-
-    A parameter the definition defines itself (under these tags) shadows the platform's, so
-    ``-p`` changes the definition's then; otherwise the override would reach a value no
-    command sees.
-    """
-    rest = dict(overrides or {})
-    tags = tuple(tags)
-    own = {
-        p.name
-        for s in (benchmark.parametersets.values() if benchmark else ())
-        for p in s.parameters.values()
-        if not p.tag or tag_matches(p.tag, tags)
-    }
-    mine = {k: v for k, v in rest.items() if k in platform.parameters and k not in own}
-    for name, values in mine.items():
-        if len(values) != 1:
-            raise UsageError(f"-p {name}=...: the platform parameter '{name}' takes one value")
-        del rest[name]
-    if mine:
-        platform = dataclasses.replace(
-            platform, parameters={**platform.parameters, **{k: v[0] for k, v in mine.items()}}
-        )
-    return platform, rest
-
-
-def _plan_into(
-    run: Run, tags: Sequence[str], overrides: Mapping[str, Sequence[str]] | None
-) -> None:
+def _plan_into(run: Run) -> None:
     """Plan in batches; the run counts as planned only once the last batch is in."""
-    constants = constants_for(run.dir, run.benchmark, run.platform.parameters)
-    suffixes = {n: Template(s.suffix, s.loc, shell=False) for n, s in run.benchmark.steps.items()}
-    rows: list[tuple] = []
-    edges: list[tuple[int, int]] = []
-    for wp in plan(run.benchmark, overrides=overrides, tags=tags, constants=constants):
-        params = {k: str(v) for k, v in wp.point.items()}
-        name = wp_dir_name(wp.id, wp.step, suffixes[wp.step].render({**constants, **wp.point}))
-        rows.append((wp.id, wp.step, wp.kind, wp.iteration, params, name))
-        edges += [(wp.id, p) for p in wp.parents]
-        if len(rows) >= PLAN_BATCH:
-            run.store.add_workpackages(rows, edges)
-            rows, edges = [], []
-    run.store.add_workpackages(rows, edges)
+    spec = run.spec
+    constants = constants_for(spec, run.dir.resolve())
+    batch: list[Workpackage] = []
+    for wp in plan(spec.benchmark, overrides=spec.overrides, tags=spec.tags, constants=constants):
+        batch.append(wp)
+        if len(batch) >= PLAN_BATCH:
+            run.store.add_workpackages(batch)
+            batch = []
+    run.store.add_workpackages(batch)
     run.store.set_meta({"planned": "yes"})
 
 
@@ -137,24 +83,25 @@ def finish_planning(run: Run) -> None:
     if meta.get("planned") == "yes":
         return
     run.store.delete_workpackages([wp.id for wp in run.store.workpackages()])
-    _plan_into(run, json.loads(meta.get("tags", "[]")), json.loads(meta.get("overrides", "{}")))
+    _plan_into(run)
 
 
-def policy_for(platform: Platform, options: Options) -> Policy:
+def policy_for(platform: Platform, scheduler: Scheduler, options: Options) -> Policy:
+    """How the engine drives this scheduler: capacity, polling, dependencies."""
     opts = platform.scheduler_options
-    if platform.scheduler == "local":
+    if scheduler.local:
         capacity = options.jobs or os.cpu_count() or 1
     else:
-        capacity = int(opts.get("max_queued", 1000))
+        capacity = int(str(opts.get("max_queued", 1000)))
         if options.jobs:
             capacity = min(capacity, options.jobs)
     return Policy(
         capacity=capacity,
-        interval=float(opts.get("poll_interval", 0.05 if platform.scheduler == "local" else 2)),
-        max_interval=float(opts.get("poll_max_interval", 30)),
+        interval=float(str(opts.get("poll_interval", 0.05 if scheduler.local else 2))),
+        max_interval=float(str(opts.get("poll_max_interval", 30))),
         fail_fast=options.fail_fast,
         wait=options.wait,
-        use_dependencies=platform.scheduler != "local" and bool(opts.get("dependencies", True)),
+        use_dependencies=scheduler.dependencies and bool(opts.get("dependencies", True)),
     )
 
 
@@ -163,7 +110,7 @@ def drive(
     options: Options,
     *,
     retry_failed: bool = False,
-    on_finished: Callable[[Iterable[WorkpackageRow]], None] | None = None,
+    on_finished: Callable[[Iterable[Workpackage]], None] | None = None,
 ) -> dict[str, int]:
     """Run (or continue) until done; ``on_finished`` hears of each workpackage that ends
     (the analyse stage hooks in here without the engine knowing it)."""
@@ -172,12 +119,9 @@ def drive(
         if retry_failed:
             _reset_failed(run)
         progress = Progress(run.benchmark.name, options.progress)
+        scheduler = scheduler_for(run.platform)
         engine = Engine(
-            run,
-            scheduler_for(run.platform),
-            policy_for(run.platform, options),
-            progress,
-            on_finished,
+            run, scheduler, policy_for(run.platform, scheduler, options), progress, on_finished
         )
         return engine.go()
 

@@ -23,9 +23,10 @@ from types import FrameType
 
 from jubex.engine import arrays
 from jubex.engine.progress import Progress
-from jubex.engine.workpackages import Ready, Workpackages
+from jubex.engine.workpackages import Workpackages
 from jubex.errors import JubexError
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
+from jubex.space.plan import Workpackage
 from jubex.store.rundir import Run
 from jubex.store.store import (
     CANCELLED,
@@ -36,8 +37,8 @@ from jubex.store.store import (
     QUEUED,
     SKIPPED,
     SUBMITTED,
-    WorkpackageRow,
 )
+from jubex.workdir.render import Rendered
 from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_owner, release
 
 TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
@@ -75,7 +76,7 @@ class Engine:
         scheduler: Scheduler,
         policy: Policy,
         progress: Progress,
-        on_finished: Callable[[Iterable[WorkpackageRow]], None] | None = None,
+        on_finished: Callable[[Iterable[Workpackage]], None] | None = None,
     ) -> None:
         self.run = run
         self.store = run.store
@@ -83,7 +84,7 @@ class Engine:
         self.policy = policy
         self.progress = progress
         self.on_finished = on_finished or (lambda _wps: None)
-        self.wps = Workpackages(run)
+        self.wps = Workpackages(run, scheduler)
         self.active = _Active()
         self.stopping = False
         #: changes applied in memory, recorded with the next transaction
@@ -169,11 +170,11 @@ class Engine:
             if not self.policy.use_dependencies:
                 return total
 
-    def _submit(self, ready: list[WorkpackageRow]) -> None:
+    def _submit(self, ready: list[Workpackage]) -> None:
         """Intent first (all ``queued`` in one transaction), then the scheduler, then the ids."""
         self._change([(wp.id, QUEUED, None, None, "") for wp in ready])
         changes: list[Change] = []
-        prepared: list[Ready] = []
+        prepared: list[Rendered] = []
         for wp in ready:
             try:
                 prepared.append(self.wps.take_prepared(wp))
@@ -188,7 +189,7 @@ class Engine:
         # a local job's id is in its claim file, which continue reads back (see reconcile)
         self._record(changes, defer=self.scheduler.local)
 
-    def _submit_job(self, members: Sequence[Ready], *, array: bool) -> list[Change]:
+    def _submit_job(self, members: Sequence[Rendered], *, array: bool) -> list[Change]:
         """One job for one workpackage, or one array job for several: their state changes."""
         try:
             if array:
@@ -208,7 +209,7 @@ class Engine:
             for i, m in enumerate(members)
         ]
 
-    def _submit_spec(self, spec: JobSpec, members: Sequence[Ready]) -> str:
+    def _submit_spec(self, spec: JobSpec, members: Sequence[Rendered]) -> str:
         """Submit, retrying transient errors; a retry first asks whether the job got in anyway.
 
         A submission that timed out may still have reached the scheduler: asking by name
@@ -229,8 +230,8 @@ class Engine:
                 return found[0]
         raise AssertionError("unreachable")
 
-    def _ran(self, item: Ready) -> bool:
-        admin = admin_dir(item.prepared.wp_dir)
+    def _ran(self, item: Rendered) -> bool:
+        admin = admin_dir(item.wp_dir)
         return read_owner(admin) is not None or read_exit(admin) is not None
 
     def _skip_orphans(self) -> None:
@@ -240,7 +241,7 @@ class Engine:
 
     # -- collecting ---------------------------------------------------------------------
 
-    def _collect(self, active: list[WorkpackageRow]) -> bool:
+    def _collect(self, active: list[Workpackage]) -> bool:
         """Read exit files, poll the rest with one call, record what finished."""
         exited = self._exits(active)
         self._record(exited, defer=True)
@@ -249,7 +250,7 @@ class Engine:
         self._record(polled, defer=True)
         return bool(exited or polled)
 
-    def _exits(self, active: Iterable[WorkpackageRow]) -> list[Change]:
+    def _exits(self, active: Iterable[Workpackage]) -> list[Change]:
         """The exit-status files written so far: the first source of truth."""
         changes = []
         signalled = []
@@ -261,7 +262,7 @@ class Engine:
                     signalled.append(wp)
         return self._timed_out(changes, signalled) if signalled else changes
 
-    def _timed_out(self, changes: list[Change], signalled: list[WorkpackageRow]) -> list[Change]:
+    def _timed_out(self, changes: list[Change], signalled: list[Workpackage]) -> list[Change]:
         """A batch job killed at its time limit may still write the status its commands got
         from the signal; the scheduler (one call) says whether the limit killed it."""
         states = self._call(self.scheduler.poll, [wp.job_id for wp in signalled])
@@ -284,7 +285,7 @@ class Engine:
             for c in changes
         ]
 
-    def _polled(self, unknown: list[WorkpackageRow]) -> list[Change]:
+    def _polled(self, unknown: list[Workpackage]) -> list[Change]:
         """What one scheduler call says about the jobs that wrote no exit status yet."""
         states = self._call(self.scheduler.poll, [wp.job_id for wp in unknown])
         now = time.monotonic()
@@ -310,7 +311,7 @@ class Engine:
                 changes.append(self._vanished(wp, status))
         return changes
 
-    def _final(self, wp: WorkpackageRow, code: int) -> Change:
+    def _final(self, wp: Workpackage, code: int) -> Change:
         self.active.since_finished.pop(wp.id, None)
         if code == 0:
             return (wp.id, DONE, None, 0, "")
@@ -319,7 +320,7 @@ class Engine:
             reason = f"time limit of {self.wps.time_limit(wp):.0f} s exceeded"
         return (wp.id, FAILED, None, code, reason)
 
-    def _vanished(self, wp: WorkpackageRow, status: JobStatus | None) -> Change:
+    def _vanished(self, wp: Workpackage, status: JobStatus | None) -> Change:
         self.active.since_finished.pop(wp.id, None)
         state = status.state if status else None
         if state is JobState.CANCELLED:
@@ -330,7 +331,7 @@ class Engine:
         what = f"ended as {state.value}" if state else "vanished from the scheduler"
         return (wp.id, FAILED, None, None, f"job {wp.job_id} {what} without writing an exit status")
 
-    def _adopt(self, wp: WorkpackageRow) -> Change:
+    def _adopt(self, wp: Workpackage) -> Change:
         """A second copy found the workpackage claimed: follow the copy that runs it."""
         owner = read_owner(admin_dir(self.wps.wp_dir(wp)))
         if owner is None:

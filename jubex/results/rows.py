@@ -7,16 +7,13 @@ whose analysers reduce are merged here, from the matches each iteration stored.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from functools import cache
 
 from jubex.analysis.harvest import Harvester
 from jubex.analysis.run import ANALYSABLE, analysed_steps
 from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
-from jubex.language.values import parse_value
-from jubex.space.plan import SHARED
+from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run
-from jubex.store.store import WorkpackageRow
 
 
 def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
@@ -32,13 +29,6 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     JUBE's iteration siblings) are one row: the first iteration's identity, values merged
     from the matches all of them stored, ``ok`` only when every iteration is.
     """
-    types = run.benchmark.parameter_types()
-
-    @cache
-    def typed(name: str, text: str) -> object:
-        """Parameter values repeat from row to row; each is parsed once (they are immutable)."""
-        return parse_value(text, types.get(name, "auto"))
-
     stored = _stored_names(names) if names is not None else None
     groups = _iteration_groups(run)
     analysed = run.store.analysed()
@@ -47,7 +37,7 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     merge = _Merge(run, merged, stored)
     for group in groups:
         wp = group[0]
-        row: dict[str, object] = {k: typed(k, v) for k, v in wp.params.items()}
+        row: dict[str, object] = dict(wp.point)
         found = merge(group, row) if len(group) > 1 else values.get(wp.id, ())
         ok, reason = _verdict(group, analysed)
         row.update(
@@ -74,7 +64,7 @@ def reducing_steps(benchmark: Benchmark) -> set[str]:
     }
 
 
-def _iteration_groups(run: Run) -> list[list[WorkpackageRow]]:
+def _iteration_groups(run: Run) -> list[list[Workpackage]]:
     """The analysed workpackages in rows: alone, or with their iteration siblings.
 
     The planner numbers the iterations of one point and parent consecutively, iteration
@@ -90,7 +80,7 @@ def _iteration_groups(run: Run) -> list[list[WorkpackageRow]]:
     if not reducing:
         return [[wp] for wp in wps]
     iterations = {name: run.benchmark.steps[name].iterations for name in reducing}
-    groups: dict[int, list[WorkpackageRow]] = {}
+    groups: dict[int, list[Workpackage]] = {}
     for wp in wps:
         first = wp.id - wp.iteration % iterations[wp.step] if wp.step in reducing else wp.id
         groups.setdefault(first, []).append(wp)
@@ -101,7 +91,7 @@ class _Merge:
     """The merged values of groups of iteration siblings, from one read of the store."""
 
     def __init__(
-        self, run: Run, groups: Sequence[list[WorkpackageRow]], stored: set[str] | None
+        self, run: Run, groups: Sequence[list[Workpackage]], stored: set[str] | None
     ) -> None:
         steps = {group[0].step for group in groups}
         self.harvesters = {step: Harvester(run.benchmark, step) for step in steps}
@@ -118,7 +108,7 @@ class _Merge:
         self.found = run.store.values_of(ids, every, firsts - (every or set()))
 
     def __call__(
-        self, group: Sequence[WorkpackageRow], params: Mapping[str, object]
+        self, group: Sequence[Workpackage], params: Mapping[str, object]
     ) -> list[tuple[str, int, object]]:
         harvester = self.harvesters[group[0].step]
         merged = harvester.merge([self.found.get(wp.id, []) for wp in group], params)
@@ -130,7 +120,7 @@ class _Merge:
 
 
 def _verdict(
-    group: Sequence[WorkpackageRow], analysed: dict[int, tuple[bool, str, str]]
+    group: Sequence[Workpackage], analysed: dict[int, tuple[bool, str, str]]
 ) -> tuple[bool, str]:
     """A row is ok when each of its workpackages is; the reason names the iterations not."""
     found = [(wp, *analysed.get(wp.id, (False, wp.reason, ""))[:2]) for wp in group]

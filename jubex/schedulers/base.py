@@ -67,8 +67,13 @@ class Scheduler(ABC):
     """Submit one, poll many, cancel many."""
 
     name: str = ""
-    #: True when jobs run as children of jubex (the engine may wait on them directly).
+    #: True when jobs run as children of jubex (the engine may wait on them directly):
+    #: they run without a job template, with the time limit the wrapper enforces
     local: bool = False
+    #: True when the scheduler runs job arrays (one submission, many workpackages)
+    arrays: bool = False
+    #: True when the scheduler holds a job until the jobs it depends on succeeded
+    dependencies: bool = False
 
     @abstractmethod
     def submit(self, job: JobSpec) -> str:

@@ -57,6 +57,8 @@ class PBSScheduler(Scheduler):
     """``qsub`` one, ``qstat`` many, ``qdel`` many; ``flavour`` is pro, torque or auto."""
 
     name = "pbs"
+    arrays = True
+    dependencies = True
 
     def __init__(
         self,

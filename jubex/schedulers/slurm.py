@@ -59,6 +59,8 @@ class SlurmScheduler(Scheduler):
     """Submit with ``sbatch --parsable``; poll with one ``squeue`` (then one ``sacct``)."""
 
     name = "slurm"
+    arrays = True
+    dependencies = True
 
     def __init__(
         self,

@@ -1,13 +1,14 @@
-"""A definition's parameter spaces checked: each must give at least one point."""
+"""A definition's parameter spaces checked: each gives a point; cycles can evaluate them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
 from jubex.definition.consistency import applies
-from jubex.definition.model import Benchmark, ParameterSet
-from jubex.errors import JubexError
-from jubex.space.expand import Space
+from jubex.definition.model import Benchmark, Parameter, ParameterSet
+from jubex.errors import DefinitionError, ErrorList, JubexError
+from jubex.language.template import template
+from jubex.space.expand import PER_CYCLE, Space
 
 #: spaces up to this size are walked to prove they give a point; larger ones are trusted
 MAX_WALK = 1_000_000
@@ -43,3 +44,32 @@ def _space(b: Benchmark, sets: list[ParameterSet], tags: Sequence[str]) -> Itera
 def _runs_commands(sets: list[ParameterSet]) -> bool:
     """Proving a space non-empty must not run shell commands or depend on this environment."""
     return any(p.mode in ("shell", "env") for ps in sets for p in ps.parameters.values())
+
+
+def check_cycle_updates(benchmark: Benchmark) -> None:
+    """Parameters evaluated again every cycle must be single values: raise one error per
+    parameter that is not (it would otherwise be silently evaluated wrong)."""
+    problems = [
+        DefinitionError(
+            f"parameter '{p.name}': update_mode \"{p.update_mode}\" is not supported for "
+            "several values computed from other values",
+            p.loc,
+            hint="give it one value; to vary it, give the values to an index parameter and "
+            "compute this one from the index",
+        )
+        for pset in benchmark.parametersets.values()
+        for p in pset.parameters.values()
+        if p.update_mode in PER_CYCLE and _computed_list(p)
+    ]
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise ErrorList(problems)
+
+
+def _computed_list(p: Parameter) -> bool:
+    """Several values, one of them read from other values: a cycle would have to know which
+    of them the workpackage chose, which it no longer can once the value is computed."""
+    split = p.mode == "text" and p.separator
+    texts = [t.strip() for v in p.values for t in (v.split(p.separator) if split else [v])]
+    return len(texts) > 1 and any(template(t, p.loc).names for t in texts)

@@ -17,20 +17,41 @@ from jubex.definition.model import Benchmark, ParameterSet, Step
 from jubex.definition.order import set_names, step_order
 from jubex.definition.tags import tag_matches
 from jubex.errors import UsageError, did_you_mean
+from jubex.language.template import Template
 from jubex.space.conditions import Condition
 from jubex.space.expand import Space
 
 SHARED = "shared"
 
 
-@dataclass
-class PlannedWorkpackage:
+def wp_dir_name(wp_id: int, step: str, suffix: str = "") -> str:
+    """``<id>_<step><suffix>``: JUBE's name of a workpackage directory."""
+    return f"{wp_id:06d}_{step}{suffix}"
+
+
+@dataclass(slots=True)
+class Workpackage:
+    """One workpackage, the same value from the plan to the job script and the tables.
+
+    ``point`` holds its parameter values typed (a size stays a size); ``dir_name`` is fixed
+    when it is planned. The last four fields are where it stands, kept by the run store.
+    """
+
     id: int
     step: str
     iteration: int
     point: dict[str, object]
     parents: tuple[int, ...] = ()
     kind: str = "wp"
+    dir_name: str = ""
+    state: str = "planned"
+    job_id: str | None = None
+    exit_code: int | None = None
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.dir_name:
+            self.dir_name = wp_dir_name(self.id, self.step)
 
 
 @dataclass
@@ -88,8 +109,9 @@ def plan(
     overrides: Mapping[str, Sequence[str]] | None = None,
     tags: Iterable[str] = (),
     constants: Mapping[str, object] | None = None,
-) -> Iterator[PlannedWorkpackage]:
-    """Every workpackage of the benchmark, parents before children, numbered from 0."""
+) -> Iterator[Workpackage]:
+    """Every workpackage of the benchmark, parents before children, numbered from 0, each
+    with its directory named (a step's ``suffix`` rendered with the point's values)."""
     tags = tuple(tags)
     indexes: dict[str, _StepIndex] = {}
     iterations: dict[int, int] = {}
@@ -99,6 +121,8 @@ def plan(
             continue
         space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
         active = Condition(step.active, step.loc)
+        suffix = Template(step.suffix, step.loc, shell=False)
+        values = dict(constants or {})
         index = _StepIndex(tuple(space.names))
         own_ids: list[int] = []
         parent_indexes = [indexes[p] for p in step.depend if p in indexes]
@@ -112,15 +136,34 @@ def plan(
             for combo in product(*matches):
                 parents = combo + shared_parents
                 base = iterations[combo[0]] * step.iterations if combo else 0
+                name = suffix.render({**values, **point}) if step.suffix else ""
                 for own in range(step.iterations):
                     iterations[next_id] = base + own
-                    yield PlannedWorkpackage(next_id, step.name, base + own, point, parents)
+                    yield Workpackage(
+                        next_id,
+                        step.name,
+                        base + own,
+                        point,
+                        parents,
+                        dir_name=wp_dir_name(next_id, step.name, name),
+                    )
                     index.by_key.setdefault(_key(index.names, point), []).append(next_id)
                     own_ids.append(next_id)
                     next_id += 1
         if any(d.shared for d in step.do) and own_ids:
             index.shared = next_id
-            yield PlannedWorkpackage(next_id, step.name, 0, {}, tuple(own_ids), kind=SHARED)
+            name = suffix.render(values) if step.suffix else ""
+            yield Workpackage(
+                next_id,
+                step.name,
+                0,
+                {},
+                tuple(own_ids),
+                kind=SHARED,
+                dir_name=wp_dir_name(
+                    next_id, step.name, suffix.render(values) if step.suffix else ""
+                ),
+            )
             next_id += 1
         indexes[step.name] = index
 

@@ -6,6 +6,7 @@ reads the frozen JSON, not the (possibly changed) definition file.
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import json
 import os
@@ -14,7 +15,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,23 +25,35 @@ from jubex.definition.frozen import from_json, to_json
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
-from jubex.store.store import Store, WorkpackageRow
+from jubex.space.plan import Workpackage
+from jubex.space.spec import RunSpec
+from jubex.store.store import Store
 from jubex.version import __version__
-from jubex.workdir.prepare import wp_dir_name
 
-STORE, DEFINITION, PLATFORM, LOCK = "jubex.sqlite", "definition.json", "platform.json", "jubex.lock"
+STORE, SPEC, LOCK = "jubex.sqlite", "run.json", "jubex.lock"
+#: what runs of earlier versions kept instead of run.json
+DEFINITION, PLATFORM = "definition.json", "platform.json"
 
 
 @dataclass
 class Run:
+    """A run directory: its store and the resolved run it was made from."""
+
     dir: Path
     store: Store
-    benchmark: Benchmark
-    platform: Platform
+    spec: RunSpec
 
     @property
     def id(self) -> str:
         return self.dir.name
+
+    @property
+    def benchmark(self) -> Benchmark:
+        return self.spec.benchmark
+
+    @property
+    def platform(self) -> Platform:
+        return self.spec.platform
 
     @property
     def meta(self) -> dict[str, str]:
@@ -61,15 +74,18 @@ def remember(run_dir: Path) -> None:
         pass
 
 
-def create_run(
-    benchmark: Benchmark,
-    platform: Platform,
-    outpath: Path,
-    *,
-    tags: Sequence[str] = (),
-    overrides: Mapping[str, Sequence[str]] | None = None,
-) -> Run:
-    """Make a new run directory with the next free id and an empty store."""
+def next_run_dir(outpath: Path) -> Path:
+    """The directory the next run below ``outpath`` would get (nothing is made)."""
+    try:
+        ids = [int(p.name) for p in outpath.iterdir() if p.name.isdigit()]
+    except OSError:
+        ids = []
+    return outpath / f"{max(ids, default=-1) + 1:06d}"
+
+
+def create_run(spec: RunSpec) -> Run:
+    """Make a new run directory with the next free id below the spec's outpath."""
+    outpath = Path(spec.outpath)
     try:
         outpath.mkdir(parents=True, exist_ok=True)
         ids = [int(p.name) for p in outpath.iterdir() if p.name.isdigit()]
@@ -81,38 +97,37 @@ def create_run(
                 break
             except FileExistsError:
                 next_id += 1
-        (run_dir / DEFINITION).write_text(to_json(benchmark))
-        (run_dir / PLATFORM).write_text(to_json(platform))
-        if benchmark.file and Path(benchmark.file).is_file():
+        (run_dir / SPEC).write_text(to_json(spec))
+        if spec.definition and Path(spec.definition).is_file():
             (run_dir / "source").mkdir()
-            shutil.copy2(benchmark.file, run_dir / "source" / Path(benchmark.file).name)
+            shutil.copy2(spec.definition, run_dir / "source" / Path(spec.definition).name)
     except OSError as exc:
         raise JubexError(
             f"cannot create a run directory in '{outpath}': {exc.strerror}",
             hint="choose another place with --outpath",
         ) from None
-    store = Store(run_dir / STORE, create=True)
+    store = Store(run_dir / STORE, create=True, types=spec.benchmark.parameter_types())
     store.set_meta(
         {
-            "name": benchmark.name,
-            "comment": benchmark.comment,
+            "name": spec.benchmark.name,
+            "comment": spec.benchmark.comment,
             "uid": uuid.uuid4().hex[:8],
             "created": f"{time.time():.3f}",
-            "definition": str(Path(benchmark.file).resolve()) if benchmark.file else "",
-            "platform": platform.name,
-            "scheduler": platform.scheduler,
+            "definition": spec.definition,
+            "platform": spec.platform.name,
+            "scheduler": spec.platform.scheduler,
             "jubex_version": __version__,
             "python": sys.version.split()[0],
             "host": socket.gethostname(),
             "user": _user(),
             "cwd": os.getcwd(),
             "command": " ".join(sys.argv),
-            "tags": json.dumps(list(tags)),
-            "overrides": json.dumps({k: list(v) for k, v in (overrides or {}).items()}),
+            "tags": json.dumps(list(spec.tags)),
+            "overrides": json.dumps({k: list(v) for k, v in spec.overrides.items()}),
         }
     )
     remember(run_dir)
-    return Run(run_dir, store, benchmark, platform)
+    return Run(run_dir, store, spec)
 
 
 def _user() -> str:
@@ -123,14 +138,34 @@ def _user() -> str:
 
 
 def open_run(run_dir: Path) -> Run:
-    """Open an existing run from its frozen files."""
+    """Open an existing run from its frozen files (its paths are absolute: any directory)."""
     store = Store(run_dir / STORE)
     try:
-        benchmark = from_json(Benchmark, (run_dir / DEFINITION).read_text())
-        platform = from_json(Platform, (run_dir / PLATFORM).read_text())
+        if (run_dir / SPEC).exists():
+            spec = from_json(RunSpec, (run_dir / SPEC).read_text())
+        else:
+            spec = _earlier_spec(run_dir, store.meta())
     except (OSError, ValueError, TypeError) as exc:
         raise JubexError(f"the run {run_dir} is damaged: {exc}") from None
-    return Run(run_dir, store, benchmark, platform)
+    store.decode.types.update(spec.benchmark.parameter_types())
+    return Run(run_dir, store, spec)
+
+
+def _earlier_spec(run_dir: Path, meta: Mapping[str, str]) -> RunSpec:
+    """The spec of a run made by an earlier version (definition.json, platform.json, meta)."""
+    benchmark = from_json(Benchmark, (run_dir / DEFINITION).read_text())
+    platform = from_json(Platform, (run_dir / PLATFORM).read_text())
+    definition = meta.get("definition", "")
+    overrides = json.loads(meta.get("overrides") or "{}")
+    return RunSpec(
+        benchmark=dataclasses.replace(benchmark, file=definition or benchmark.file),
+        platform=platform,
+        definition=definition,
+        home=str(Path(definition).parent) if definition else meta.get("cwd", ""),
+        outpath=str(run_dir.parent),
+        tags=tuple(json.loads(meta.get("tags") or "[]")),
+        overrides={k: tuple(v) for k, v in overrides.items()},
+    )
 
 
 def list_runs(outpath: Path) -> list[Path]:
@@ -184,6 +219,6 @@ def _last_run() -> Path | None:
     return path if (path / STORE).exists() else None
 
 
-def wp_dir_of(run_dir: Path, wp: WorkpackageRow) -> Path:
+def wp_dir_of(run_dir: Path, wp: Workpackage) -> Path:
     """Where a stored workpackage lives (its name is kept in the store since planning)."""
-    return run_dir / (wp.workdir or wp_dir_name(wp.id, wp.step))
+    return run_dir / wp.dir_name

@@ -13,12 +13,13 @@ import sqlite3
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
 from jubex.errors import JubexError
+from jubex.language.values import parse_value
+from jubex.space.plan import Workpackage
 from jubex.store.measurement import Measurement
 
 SCHEMA_VERSION = 1
@@ -75,39 +76,46 @@ STATES = (PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED)
 FINAL_STATES = frozenset({DONE, FAILED, SKIPPED, CANCELLED})
 
 
-@dataclass
-class WorkpackageRow:
-    """One workpackage as the store holds it."""
-
-    id: int
-    step: str
-    kind: str
-    iteration: int
-    params: dict[str, str]
-    workdir: str
-    state: str
-    job_id: str | None
-    exit_code: int | None
-    reason: str
-    updated: float
-
-
 _WP_COLUMNS = (
-    "id, step, kind, iteration, params, workdir, state, job_id, exit_code, reason, updated"
+    "id, step, kind, iteration, params, workdir, state, job_id, exit_code, reason,"
+    " (SELECT group_concat(parent) FROM parent WHERE child = id)"
 )
 
 
-def _row(r: sqlite3.Row | tuple) -> WorkpackageRow:
-    return WorkpackageRow(
-        r[0], r[1], r[2], r[3], json.loads(r[4]), r[5], r[6], r[7], r[8], r[9], r[10]
-    )
+class Decoder:
+    """Stored parameter texts back to typed values, each distinct text parsed once.
+
+    The text of a typed value is the text it was written as, so the declared type and the
+    text give back the very value that was planned.
+    """
+
+    def __init__(self, types: Mapping[str, str] | None) -> None:
+        self.types = dict(types or {})
+        self.known: dict[tuple[str, str], object] = {}
+
+    def __call__(self, params: Mapping[str, str]) -> dict[str, object]:
+        found = {}
+        for name, text in params.items():
+            value = self.known.get((name, text))
+            if value is None:
+                value = self.known[(name, text)] = parse_value(text, self.types.get(name, "auto"))
+            found[name] = value
+        return found
+
+
+def encode(point: Mapping[str, object]) -> str:
+    return json.dumps({k: str(v) for k, v in point.items()}, separators=(",", ":"))
 
 
 class Store:
     """Access to one run's database. Cheap to open; one writer at a time (see RunLock)."""
 
-    def __init__(self, path: Path, *, create: bool = False) -> None:
+    def __init__(
+        self, path: Path, *, create: bool = False, types: Mapping[str, str] | None = None
+    ) -> None:
+        """``types``: the declared type of each parameter, by name (how values read back)."""
         self.path = path
+        self.decode = Decoder(types)
         if not create and not path.exists():
             raise JubexError(f"no run store at {path}", hint="is this a jubex run directory?")
         try:
@@ -176,36 +184,45 @@ class Store:
 
     # -- workpackages -------------------------------------------------------------------
 
-    def add_workpackages(
-        self,
-        rows: Iterable[tuple[int, str, str, int, Mapping[str, str], str]],
-        parents: Iterable[tuple[int, int]],
-    ) -> None:
-        """Insert planned workpackages (id, step, kind, iteration, params, workdir) and edges."""
+    def add_workpackages(self, wps: Iterable[Workpackage]) -> None:
+        """Insert planned workpackages with their edges to their parents."""
         now = time.time()
+        wps = list(wps)
         with self.transaction() as db:
             db.executemany(
                 "INSERT INTO workpackage"
                 " (id, step, kind, iteration, params, workdir, state, updated)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    (i, s, k, it, json.dumps(p, separators=(",", ":")), w, PLANNED, now)
-                    for i, s, k, it, p, w in rows
+                    (
+                        wp.id,
+                        wp.step,
+                        wp.kind,
+                        wp.iteration,
+                        encode(wp.point),
+                        wp.dir_name,
+                        PLANNED,
+                        now,
+                    )
+                    for wp in wps
                 ),
             )
-            db.executemany("INSERT INTO parent (child, parent) VALUES (?, ?)", parents)
+            db.executemany(
+                "INSERT INTO parent (child, parent) VALUES (?, ?)",
+                ((wp.id, p) for wp in wps for p in wp.parents),
+            )
 
-    def set_params(self, changes: Iterable[tuple[int, Mapping[str, str]]]) -> None:
+    def set_points(self, changes: Iterable[tuple[int, Mapping[str, object]]]) -> None:
         """Replace the parameter values of workpackages (values their cycles changed)."""
         with self.transaction() as db:
             db.executemany(
                 "UPDATE workpackage SET params = ? WHERE id = ?",
-                ((json.dumps(p, separators=(",", ":")), i) for i, p in changes),
+                ((encode(point), i) for i, point in changes),
             )
 
     def workpackages(
         self, states: Sequence[str] | None = None, ids: Sequence[int] | None = None
-    ) -> list[WorkpackageRow]:
+    ) -> list[Workpackage]:
         sql = f"SELECT {_WP_COLUMNS} FROM workpackage"
         args: list[object] = []
         clauses = []
@@ -217,7 +234,12 @@ class Store:
             args += ids
         if clauses:
             sql += " WHERE " + " AND ".join(clauses)
-        return [_row(r) for r in self.db.execute(sql + " ORDER BY id", args)]
+        return [self._workpackage(r) for r in self.db.execute(sql + " ORDER BY id", args)]
+
+    def _workpackage(self, r: tuple) -> Workpackage:
+        parents = tuple(sorted(int(p) for p in r[10].split(","))) if r[10] else ()
+        point = self.decode(json.loads(r[4]))
+        return Workpackage(r[0], r[1], r[3], point, parents, r[2], r[5], r[6], r[7], r[8], r[9])
 
     def parents(self) -> dict[int, list[int]]:
         edges: dict[int, list[int]] = {}

@@ -18,6 +18,7 @@ from pathlib import Path
 from jubex.errors import DefinitionError, Loc
 from jubex.language.template import template
 from jubex.workdir.script import Command
+from jubex.workdir.writer import Writer
 
 #: the shell JUBE runs commands with, and so names in the log's first line
 SHELL = "/bin/sh"
@@ -66,6 +67,7 @@ def body(cycles: Sequence[Sequence[Command]], workdir: Path, shared: bool = Fals
 
 
 def write_do_log(
+    writer: Writer,
     path: Path,
     environment: Mapping[str, str],
     cycles: Sequence[Sequence[Command]],
@@ -80,15 +82,5 @@ def write_do_log(
     (after a crash) writes it anew instead of appending a second copy.
     """
     text = body(cycles, workdir, shared)
-    if not text:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if fresh:
-            path.unlink(missing_ok=True)
-        with open(path, "a") as log:
-            if log.tell() == 0:
-                log.write(header(environment))
-            log.write(text)
-    except OSError as exc:
-        raise DefinitionError(f"cannot write the do log {path}: {exc.strerror}") from None
+    if text:
+        writer.append_log(path, header(environment), text, fresh=fresh)

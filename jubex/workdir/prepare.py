@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import glob
 import os
-import re
-import shutil
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -25,24 +22,22 @@ from jubex.space.conditions import Condition, condition
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
 from jubex.workdir.do_log import log_path, write_do_log
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
+from jubex.workdir.writer import Writer
 
 
 @dataclass
 class Prepared:
-    """What the engine needs to submit a prepared workpackage."""
+    """What preparing a workpackage made: where its commands run, its wrapper, what it runs."""
 
-    wp_dir: Path
     workdir: Path
     body: Path
-    resources: dict[str, object] = field(default_factory=dict)
+    #: the rendered commands of each cycle
+    cycles: list[list[Command]]
+    #: the environment the wrapper exports
+    environment: dict[str, str]
     #: values of the parameters its cycles evaluated again, as the last cycle left them:
     #: what JUBE keeps for the workpackage, and so what its tables show
-    params: dict[str, str] = field(default_factory=dict)
-
-
-def wp_dir_name(wp_id: int, step: str, suffix: str = "") -> str:
-    """``<id>_<step><suffix>``: JUBE's name of a workpackage directory."""
-    return f"{wp_id:06d}_{step}{suffix}"
+    updated: dict[str, object] = field(default_factory=dict)
 
 
 def set_aside(wp_dir: Path) -> Path | None:
@@ -74,9 +69,11 @@ class StepPreparer:
         benchmark: Benchmark,
         step: Step,
         *,
+        home: Path,
         shared: bool = False,
         space_of: Callable[[Step], Space] | None = None,
     ) -> None:
+        """``home``: the definition's directory, where relative sources and work_dirs start."""
         self.benchmark = benchmark
         self.step = step
         self.shared = shared
@@ -85,7 +82,7 @@ class StepPreparer:
             if space_of is not None and not shared and _updated_per_cycle(benchmark, step)
             else []
         )
-        self.home = Path(benchmark.file).resolve().parent if benchmark.file else Path.cwd()
+        self.home = home
         dos = [d for d in step.do if d.shared == shared]
         self.dos = [(d, Template(d.command, d.loc), Condition(d.active, d.loc)) for d in dos]
         self.env = [
@@ -108,16 +105,17 @@ class StepPreparer:
     def prepare(
         self,
         wp_id: int,
-        run_dir: Path,
         wp_dir: Path,
         env: Mapping[str, object],
         parents: Sequence[tuple[str, Path]],
+        writer: Writer,
         *,
         time_limit_s: float | None = None,
         shared_dir: Path | None = None,
         platform_environment: Mapping[str, str] | None = None,
         local: bool = False,
     ) -> Prepared:
+        """Make the work directory (files, links, substitutions) and the wrapper script."""
         cycles = self.cycles(env)
         env = cycles[0]
         workdir = wp_dir / "work"
@@ -128,21 +126,21 @@ class StepPreparer:
             workdir = shared_dir
         admin = admin_dir(wp_dir)
         try:
-            _make_dirs(admin, workdir)
+            writer.make_dirs(admin, workdir)
             if workdir != wp_dir / "work" and not self.shared:
                 # the workpackage's own work/ leads there: analysis, status and children
                 # find the outputs where they look for every workpackage's
-                _symlink(workdir, wp_dir / "work")
+                writer.symlink(workdir, wp_dir / "work")
             for parent_step, parent_work in parents:
-                _symlink(parent_work, workdir / parent_step)
+                writer.symlink(parent_work, workdir / parent_step)
             if shared_dir is not None and not self.shared:
-                shared_dir.mkdir(exist_ok=True)
-                _symlink(shared_dir, workdir / (self.step.shared or "shared"))
+                writer.make_dirs(shared_dir)
+                writer.symlink(shared_dir, workdir / (self.step.shared or "shared"))
             for fileset in self.filesets:
                 for op in fileset.ops:
-                    self._file_op(op, workdir, env)
+                    self._file_op(op, workdir, env, writer)
             for subset in self.subsets:
-                _substitute(subset, workdir, env)
+                _substitute(subset, workdir, env, writer)
         except OSError as exc:
             raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
         per_cycle = [self._commands(values, workdir) for values in cycles]
@@ -153,6 +151,7 @@ class StepPreparer:
         if self.step.do_log_file:
             path = log_path(self.step.do_log_file, wp_dir, env, self.step.loc)
             write_do_log(
+                writer,
                 path,
                 {**self.start_environment, **environment},
                 per_cycle,
@@ -178,14 +177,13 @@ class StepPreparer:
             local=local,
         )
         body = admin / BODY
-        try:
-            body.write_text(text)
-            if do_script is not None:
-                (admin / DO).write_text(do_script)
-        except OSError as exc:
-            raise JubexError(f"cannot write the job script {body}: {exc}") from None
+        writer.write(body, text)
+        if do_script is not None:
+            writer.write(admin / DO, do_script)
         last = cycles[-1]
-        return Prepared(wp_dir, workdir, body, params={n: str(last[n]) for n, _ in self.per_cycle})
+        return Prepared(
+            workdir, body, per_cycle, environment, {n: last[n] for n, _ in self.per_cycle}
+        )
 
     def cycles(self, env: Mapping[str, object]) -> list[dict[str, object]]:
         """Each cycle's values: its number, and the parameters evaluated again for it, each
@@ -220,12 +218,21 @@ class StepPreparer:
             )
         return found
 
-    def _file_op(self, op: FileOp, workdir: Path, env: Mapping[str, object]) -> None:
+    def _file_op(
+        self, op: FileOp, workdir: Path, env: Mapping[str, object], writer: Writer
+    ) -> None:
         if not condition(op.active, op.loc).holds(env):
             return
         source = template(op.source, op.loc).render(env)
         if op.kind == "prepare":
-            _run_prepare(source, workdir, op, env)
+            where = (
+                workdir / template(op.directory, op.loc).render(env) if op.directory else workdir
+            )
+            out, err = (
+                _output(name, default, workdir, env, op.loc)
+                for name, default in ((op.stdout, "stdout"), (op.stderr, "stderr"))
+            )
+            writer.run_prepare(source, where, out, err, op)
             return
         base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
         if op.source_dir:
@@ -239,16 +246,14 @@ class StepPreparer:
         )
         if op.directory:
             target_dir = target_dir / template(op.directory, op.loc).render(env)
-        target_dir.mkdir(parents=True, exist_ok=True)
+        writer.make_dirs(target_dir)
         for match in matches:
             name = template(op.target, op.loc).render(env) if op.target else Path(match).name
             target = target_dir / name
             if op.kind == "link":
-                _symlink(Path(match).resolve(), target)
-            elif Path(match).is_dir():
-                shutil.copytree(match, target, symlinks=True, dirs_exist_ok=True)
+                writer.symlink(Path(match).resolve(), target)
             else:
-                shutil.copy2(match, target)
+                writer.copy(Path(match), target)
 
 
 def _updated_per_cycle(benchmark: Benchmark, step: Step) -> bool:
@@ -259,53 +264,10 @@ def _updated_per_cycle(benchmark: Benchmark, step: Step) -> bool:
     )
 
 
-def _make_dirs(*dirs: Path) -> None:
-    """Create directories with as few system calls as the common case needs."""
-    for path in dirs:
-        try:
-            os.mkdir(path)
-        except FileExistsError:
-            pass
-        except FileNotFoundError:
-            path.mkdir(parents=True, exist_ok=True)
-
-
 def _marker(
     name: str | None, *, where: Path, env: Mapping[str, object], loc: Loc | None
 ) -> str | None:
     return str(where / template(name, loc).render(env)) if name else None
-
-
-def _symlink(source: Path, link: Path) -> None:
-    if link.is_symlink() or link.exists():
-        return
-    link.symlink_to(os.path.relpath(source, link.parent))
-
-
-def _run_prepare(command: str, workdir: Path, op: FileOp, env: Mapping[str, object]) -> None:
-    """Run a prepare command as JUBE does: in its ``work_dir`` below the work directory, its
-    output appended to ``stdout``/``stderr`` (or the files it names) of the work directory."""
-    where = workdir / template(op.directory, op.loc).render(env) if op.directory else workdir
-    out, err = (
-        _output(name, default, workdir, env, op.loc)
-        for name, default in ((op.stdout, "stdout"), (op.stderr, "stderr"))
-    )
-    try:
-        where.mkdir(parents=True, exist_ok=True)
-        with open(out, "a") as stdout, open(err, "a") as stderr:
-            done = subprocess.run(
-                ["/bin/sh", "-c", command], cwd=where, stdout=stdout, stderr=stderr, check=False
-            )
-        last = err.read_text(errors="replace").strip().splitlines()[-1:] if done.returncode else []
-    except OSError as exc:
-        raise DefinitionError(f"prepare command '{command}' could not run: {exc}", op.loc) from None
-    if done.returncode != 0:
-        raise DefinitionError(
-            f"prepare command '{command}' failed with exit status {done.returncode}"
-            + (f": {last[0]}" if last else ""),
-            op.loc,
-            f"its output is in {out} and {err}",
-        )
 
 
 def _output(
@@ -317,23 +279,17 @@ def _output(
     return workdir / os.path.expandvars(os.path.expanduser(template(name, loc).render(env)))
 
 
-def _substitute(subset: SubstituteSet, workdir: Path, env: Mapping[str, object]) -> None:
+def _substitute(
+    subset: SubstituteSet, workdir: Path, env: Mapping[str, object], writer: Writer
+) -> None:
     """Replace placeholders in template files: text mode literally, regex mode by pattern."""
-    subs = [(s, template(s.dest, s.loc).render(env)) for s in subset.subs]
+    replace = [
+        (s.source, template(s.dest, s.loc).render(env), s.mode == "regex") for s in subset.subs
+    ]
     for iofile in subset.iofiles:
         source = workdir / template(iofile.source, iofile.loc).render(env)
         target = workdir / template(iofile.target, iofile.loc).render(env)
         try:
-            text = source.read_text()
-        except OSError as exc:
-            raise DefinitionError(
-                f"substitution source '{source}' cannot be read: {exc.strerror}", iofile.loc
-            ) from None
-        for sub, dest in subs:
-            text = (
-                re.sub(sub.source, lambda _m, d=dest: d, text)
-                if sub.mode == "regex"
-                else text.replace(sub.source, dest)
-            )
-        with open(target, iofile.out_mode if iofile.out_mode in ("w", "a") else "w") as out:
-            out.write(text)
+            writer.substitute(source, target, replace, iofile.out_mode)
+        except JubexError as exc:
+            raise exc.at(iofile.loc) from None

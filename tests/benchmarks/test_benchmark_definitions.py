@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 
 from jubex.analysis.harvest import Harvester
-from jubex.api import load, validate
+from jubex.api import dry_run, load, resolve, validate
 from jubex.cli.main import main
-from jubex.engine.dryrun import dry_run
-from jubex.platform.load import load_platform
 from jubex.results.rows import result_rows
 from jubex.store.rundir import open_run
 
@@ -39,22 +37,19 @@ TAGS = {
 def commands(
     name: str, *tags: str, platform: str = "local", **overrides: str
 ) -> list[tuple[str, str]]:
-    """(step, command) of every workpackage, whitespace collapsed, as --dry-run prints them."""
-    lines: list[str] = []
-    dry_run(
-        load(BENCHMARKS / name, tags=tags),
-        load_platform(platform),
+    """(step, command) of every workpackage, whitespace collapsed, as a dry run renders them."""
+    spec = resolve(
+        BENCHMARKS / name,
         tags=tags,
+        platform=platform,
         overrides={k: v.split(",") for k, v in overrides.items()},
-        out=lines.append,
     )
-    found, step = [], ""
-    for line in lines:
-        if line.startswith("wp "):
-            step = line.split()[2]
-        elif line.startswith("  $ "):
-            found.append((step, " ".join(line[4:].split())))
-    return found
+    return [
+        (item.rendered.wp.step, " ".join(command.text.split()))
+        for item in dry_run(spec)
+        for cycle in item.rendered.prepared.cycles
+        for command in cycle
+    ]
 
 
 @pytest.mark.parametrize(("name", "tags"), [(n, t) for n, ts in TAGS.items() for t in ts])
@@ -68,7 +63,7 @@ def test_ior_runs_the_sites_ior_through_the_launcher() -> None:
     assert found[0] == (
         "run",
         "srun -N 1 -n 8 -c 1 ior -a POSIX -F -C -e -b 1g -t 1m -s 1 -i 1 -w -r"
-        " -o ./ior.NEXT.000000",
+        " -o ./ior.000000.000000",  # the run directory a run would get
     )
     shared = [c for _, c in found if "-a MPIIO" in c and " -F " not in c]
     assert shared and all("-C -e -b" in c for c in shared)
@@ -97,7 +92,7 @@ def test_ior_kernels_build_once_and_fork_their_tasks() -> None:
     runs = [c for step, c in found[1:] if step == "kernels"]
     assert len(runs) == len(found) - 1 == 2 * 2 * 2 * 3  # access, transfer, ppn; 3 reps
     assert runs[0] == (
-        "build/jubex-bw -n 1 -a POSIX -F -C -e -b 16m -t 64k -s 1 -i 1 -w -r -o ./ior.NEXT.000001"
+        "build/jubex-bw -n 1 -a POSIX -F -C -e -b 16m -t 64k -s 1 -i 1 -w -r -o ./ior.000000.000001"
     )
     assert not any("mpiexec" in c or "MPIIO" in c for c in runs)
 
@@ -107,7 +102,7 @@ def test_mdtest_easy_and_hard_variants() -> None:
     easy = [c for c in found if " -u " in c]
     hard = [c for c in found if " -u " not in c]
     assert easy[0] == (
-        "srun -N 1 -n 8 -c 1 mdtest -F -n 1000 -z 0 -b 4 -u -w 0 -e 0 -i 1 -d ./mdtest.NEXT.000000"
+        "srun -N 1 -n 8 -c 1 mdtest -F -n 1000 -z 0 -b 4 -u -w 0 -e 0 -i 1 -d ./mdtest.000000.000000"
     )
     assert all("-w 3901 -e 3901" in c and "-z 0" in c for c in hard)
     assert len(easy) == 2 * 3 * 2 * 3 and len(hard) == 2 * 3 * 3  # hard: one directory only
@@ -123,7 +118,7 @@ def test_fio_asks_for_json_and_sweeps_direction_block_and_jobs() -> None:
     assert len(found) == 4 * 2 * 2 * 3
     assert found[0] == (
         "fio --name=write --rw=write --bs=4k --size=1g --numjobs=1 --ioengine=psync "
-        "--iodepth=1 --direct=1 --directory=. --filename_format=fio.NEXT.000000.'$jobnum' "
+        "--iodepth=1 --direct=1 --directory=. --filename_format=fio.000000.000000.'$jobnum' "
         "--unlink=1 --group_reporting --output-format=json"
     )
     assert {re.search(r"--rw=(\w+)", c).group(1) for c in found} == {  # type: ignore[union-attr]

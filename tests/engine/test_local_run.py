@@ -23,6 +23,7 @@ from jubex.definition.model import (
 )
 from jubex.engine.driver import Options, new_run
 from jubex.platform.load import load_platform
+from jubex.space.spec import resolve_spec
 from jubex.store.rundir import open_run
 from jubex.store.store import DONE, FAILED, SKIPPED
 
@@ -34,7 +35,7 @@ def pset(name: str, **values: list[str]) -> ParameterSet:
 def run_benchmark(tmp_path: Path, benchmark: Benchmark, **options: object):  # type: ignore[no-untyped-def]
     benchmark.file = str(tmp_path / "def.yaml")
     (tmp_path / "def.yaml").write_text("# built in the test\n")
-    run = new_run(benchmark, load_platform("local"), tmp_path / "runs")
+    run = new_run(resolve_spec(benchmark, load_platform("local"), outpath=tmp_path / "runs"))
     counts = drive(run, Options(progress="quiet", **options))  # type: ignore[arg-type]
     return open_run(run.dir), counts
 
@@ -62,7 +63,7 @@ def test_steps_run_in_order_with_parent_links_and_iterations(tmp_path: Path) -> 
     for wp in run.store.workpackages():
         if wp.step == "run":
             out = (work(run, wp) / "stdout").read_text()
-            assert out == f"built\nn={wp.params['n']} it={wp.iteration}\n"
+            assert out == f"built\nn={wp.point['n']} it={wp.iteration}\n"
 
 
 def test_a_failure_stops_its_commands_and_children_but_not_the_others(tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_a_failure_stops_its_commands_and_children_but_not_the_others(tmp_path: 
     run, counts = run_benchmark(tmp_path, b)
     assert (counts[DONE], counts[FAILED], counts[SKIPPED]) == (4, 1, 1)
     (failed,) = run.store.workpackages(states=[FAILED])
-    assert failed.exit_code == 3 and failed.params["n"] == "2"
+    assert failed.exit_code == 3 and str(failed.point["n"]) == "2"
     assert (work(run, failed) / "stderr").read_text() == "broken\n"
     assert (work(run, failed) / "stdout").read_text() == ""
     (skipped,) = run.store.workpackages(states=[SKIPPED])
@@ -202,7 +203,7 @@ def test_done_file_waits_and_error_file_fails(tmp_path: Path) -> None:
     assert (counts[DONE], counts[FAILED]) == (1, 1)
     for wp in run.store.workpackages():
         out = (work(run, wp) / "stdout").read_text()
-        assert out == ("after\n" if wp.params["outcome"] == "ready" else "")
+        assert out == ("after\n" if str(wp.point["outcome"]) == "ready" else "")
 
 
 def test_a_workpackage_waiting_for_its_done_file_holds_no_slot(tmp_path: Path) -> None:
@@ -260,7 +261,7 @@ def test_tags_select_operations_and_drop_dependencies_on_steps_tagged_off(tmp_pa
     benchmark_file.write_text("# built in the test\n")
     b.file = str(benchmark_file)
     for tags, expected in (((), "site\n"), (("kernels",), "kernels\n")):
-        run = new_run(b, load_platform("local"), tmp_path / "runs", tags=tags)
+        run = new_run(resolve_spec(b, load_platform("local"), outpath=tmp_path / "runs", tags=tags))
         drive(run, Options(progress="quiet"))
         (wp,) = [w for w in run.store.workpackages() if w.step == "run"]
         assert (work(run, wp) / "stdout").read_text() == expected

@@ -20,6 +20,7 @@ from jubex.engine.driver import Options, new_run
 from jubex.errors import DefinitionError, ErrorList
 from jubex.platform.load import load_platform
 from jubex.results.rows import result_rows
+from jubex.space.spec import resolve_spec
 from jubex.store.rundir import Run, open_run
 from jubex.store.store import DONE, FAILED
 
@@ -59,7 +60,7 @@ BW = [10, 14, 20, 6, 30]
 def run_with(tmp_path: Path, reduce: str) -> Run:
     path = tmp_path / "reduce.yaml"
     path.write_text(DEFINITION.replace("{reduce}", reduce))
-    run = new_run(load(path), load_platform("local"), tmp_path / "runs")
+    run = new_run(resolve_spec(load(path), load_platform("local"), outpath=tmp_path / "runs"))
     drive(run, Options(progress="quiet"))
     return open_run(run.dir)
 
@@ -182,7 +183,7 @@ analysers:
   merge: {use: [out], reduce: true}
 """
     )
-    run = new_run(load(path), load_platform("local"), tmp_path / "runs")
+    run = new_run(resolve_spec(load(path), load_platform("local"), outpath=tmp_path / "runs"))
     drive(run, Options(progress="quiet"))
     rows = list(result_rows(open_run(run.dir)))
     # a child's iteration is parent iteration x 3 + own: 0, 1, 2 under the first build

@@ -13,23 +13,24 @@ from jubex.api import drive
 from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
 from jubex.engine import arrays
 from jubex.engine.driver import Options, new_run
-from jubex.engine.workpackages import Ready
 from jubex.platform.load import load_platform
 from jubex.schedulers.pbs import PBSScheduler
 from jubex.schedulers.slurm import SlurmScheduler
-from jubex.store.store import WorkpackageRow
+from jubex.space.plan import Workpackage
+from jubex.space.spec import resolve_spec
 from jubex.workdir.prepare import Prepared
+from jubex.workdir.render import Rendered
 
 SLURM = load_platform("slurm")
 
 
 def ready(
     wp_id: int, base: Path, step: str = "run", nodes: int = 1, depends: tuple[str, ...] = ()
-) -> Ready:
-    row = WorkpackageRow(wp_id, step, "wp", 0, {}, "", "queued", None, None, "", 0.0)
-    wp_dir = base / f"{wp_id:06d}_{step}"
-    prepared = Prepared(wp_dir, wp_dir / "work", wp_dir / "body.sh")
-    return Ready(row, prepared, SLURM.resolve({"nodes": str(nodes)}), depends)
+) -> Rendered:
+    wp = Workpackage(wp_id, step, 0, {}, state="queued")
+    wp_dir = base / wp.dir_name
+    prepared = Prepared(wp_dir / "work", wp_dir / "body.sh", [], {})
+    return Rendered(wp, wp_dir, prepared, {}, SLURM.resolve({"nodes": str(nodes)}), depends)
 
 
 @settings(max_examples=60, deadline=None)
@@ -56,9 +57,9 @@ def test_an_array_shares_step_resources_and_dependencies_and_stays_small(
     assert sorted(r.wp.id for g in groups for r in g) == list(range(len(items)))
     for group in groups:
         assert 1 <= len(group) <= most
-        assert len({(r.wp.step, r.resolved["nodes"], r.depends) for r in group}) == 1
+        assert len({(r.wp.step, r.resources["nodes"], r.depends) for r in group}) == 1
         assert [r.wp.id for r in group] == sorted(r.wp.id for r in group)
-    keys = [(g[0].wp.step, g[0].resolved["nodes"], g[0].depends) for g in groups]
+    keys = [(g[0].wp.step, g[0].resources["nodes"], g[0].depends) for g in groups]
     full = [k for k, g in zip(keys, groups, strict=True) if len(g) < most]
     assert len(full) == len(set(full)), "a group was split before it was full"
 
@@ -66,7 +67,7 @@ def test_an_array_shares_step_resources_and_dependencies_and_stays_small(
 def test_each_task_runs_the_wrapper_of_its_own_workpackage(tmp_path: Path) -> None:
     members = [ready(i, tmp_path) for i in (4, 9, 12)]
     for item in members:
-        item.prepared.wp_dir.mkdir()
+        item.wp_dir.mkdir()
         item.prepared.body.write_text("echo out $JUBEX_MARK; echo err >&2; exit 3\n")
     script = tmp_path / "dispatch.sh"
     script.write_text(arrays.dispatch(members))
@@ -74,7 +75,7 @@ def test_each_task_runs_the_wrapper_of_its_own_workpackage(tmp_path: Path) -> No
         env = {"PATH": os.environ["PATH"], variable: str(index), "JUBEX_MARK": variable}
         done = subprocess.run(["/bin/sh", str(script)], env=env, check=False)
         assert done.returncode == 3
-        wp_dir = members[index].prepared.wp_dir
+        wp_dir = members[index].wp_dir
         assert (wp_dir / "job.out").read_text() == f"out {variable}\n"
         assert (wp_dir / "job.err").read_text() == "err\n"
     stray = subprocess.run(
@@ -118,7 +119,7 @@ def test_the_local_platform_ignores_array(tmp_path: Path) -> None:
         parametersets={"p": values},
         steps={"s": Step("s", array=True, do=[Do("echo $n")])},
     )
-    run = new_run(benchmark, load_platform("local"), tmp_path / "runs")
+    run = new_run(resolve_spec(benchmark, load_platform("local"), outpath=tmp_path / "runs"))
     assert drive(run, Options(progress="quiet"))["done"] == 3
     assert not (run.dir / arrays.ARRAYS).exists()
     assert all(":" in wp.job_id for wp in run.store.workpackages())  # type: ignore[operator]

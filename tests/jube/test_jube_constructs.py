@@ -19,8 +19,9 @@ from jubex.cli.main import main
 from jubex.definition.jube.convert import convert_file
 from jubex.definition.jube.sets import rebased
 from jubex.errors import DefinitionError
-from jubex.space.plan import plan
-from jubex.workdir.prepare import StepPreparer, wp_dir_name
+from jubex.space.plan import plan, wp_dir_name
+from jubex.workdir.prepare import StepPreparer
+from jubex.workdir.writer import DiskWriter
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -72,7 +73,8 @@ def test_a_failing_prepare_names_its_message_and_where_its_output_is(tmp_path: P
     )
     benchmark = load(path)
     with pytest.raises(DefinitionError) as caught:
-        StepPreparer(benchmark, benchmark.steps["s"]).prepare(0, tmp_path, tmp_path / "wp", {}, [])
+        preparer = StepPreparer(benchmark, benchmark.steps["s"], home=tmp_path)
+        preparer.prepare(0, tmp_path / "wp", {}, [], DiskWriter())
     assert caught.value.loc is not None and caught.value.loc.line == 1
     assert "failed with exit status 3: boom" in caught.value.message
     assert str(tmp_path / "wp" / "work" / "why") in caught.value.hint

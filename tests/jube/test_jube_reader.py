@@ -16,8 +16,9 @@ from jubex.cli.main import main
 from jubex.definition.jube import read_jube
 from jubex.definition.model import AnalyseFile, Do, FileOp, IOFile, Sub
 from jubex.errors import DefinitionError
-from jubex.space.plan import plan
-from jubex.workdir.prepare import StepPreparer, wp_dir_name
+from jubex.space.plan import plan, wp_dir_name
+from jubex.workdir.prepare import StepPreparer
+from jubex.workdir.writer import DiskWriter
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 
@@ -58,10 +59,10 @@ def test_files_and_substitutions_map_onto_the_model() -> None:
 def test_work_directories_are_prepared_as_jube_prepares_them(tmp_path: Path) -> None:
     b = load(CORPUS / "files_and_sub.xml")
     step = b.steps["sub_step"]
-    preparer = StepPreparer(b, step)
+    preparer = StepPreparer(b, step, home=Path(b.file).parent)
     for wp in plan(b):
         wp_dir = tmp_path / wp_dir_name(wp.id, wp.step)
-        prepared = preparer.prepare(wp.id, tmp_path, wp_dir, wp.point, [])
+        prepared = preparer.prepare(wp.id, wp_dir, wp.point, [], DiskWriter())
         work = prepared.workdir
         n, zahl = wp.point["number"], wp.point["zahl"]
         assert (work / "file.out").read_text() == f"Number: {n}\nZahl: {zahl}\n"

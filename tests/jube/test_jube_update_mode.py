@@ -30,7 +30,7 @@ def lines(run_dir: Path, step: str, name: str) -> list[list[str]]:
     """The lines a file of each workpackage of a step holds, one list per workpackage."""
     run = open_run(run_dir)
     return [
-        (run_dir / wp.workdir / "work" / name).read_text().splitlines()
+        (run_dir / wp.dir_name / "work" / name).read_text().splitlines()
         for wp in run.store.workpackages()
         if wp.step == step
     ]
@@ -63,7 +63,7 @@ def test_the_table_shows_the_last_cycles_value_as_jube_keeps_it(
 ) -> None:
     run_dir = run_jube(tmp_path, CYCLED)
     (wp,) = open_run(run_dir).store.workpackages()
-    assert wp.params["x"] == "20"
+    assert str(wp.point["x"]) == "20"
     capsys.readouterr()
     assert main(["result", str(run_dir), "-t", "t", "-f", "csv"]) == 0
     (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out.strip()))
@@ -90,7 +90,7 @@ def test_dependents_follow_when_they_are_evaluated_per_cycle_too(tmp_path: Path)
         ["2 n2-y2 100", "12 n2-y12 100", "22 n2-y22 100"],
     ]
     params = sorted(
-        (wp.params["y"], wp.params["tag"], wp.params["kept"])
+        (str(wp.point["y"]), str(wp.point["tag"]), str(wp.point["kept"]))
         for wp in open_run(run_dir).store.workpackages()
     )
     assert params == [("21", "n1-y21", "100"), ("22", "n2-y22", "100")]
@@ -110,7 +110,10 @@ def test_always_is_evaluated_per_cycle_in_every_step(tmp_path: Path) -> None:
     )
     assert lines(run_dir, "first", "seen") == [["first:0 0", "first:1 2"]]
     assert lines(run_dir, "second", "seen") == [["second:0 0", "second:1 2", "second:2 4"]]
-    kept = {wp.step: wp.params for wp in open_run(run_dir).store.workpackages()}
+    kept = {
+        wp.step: {k: str(v) for k, v in wp.point.items()}
+        for wp in open_run(run_dir).store.workpackages()
+    }
     assert kept["first"] == {"step_cycle": "first:1", "twice": "2"}
     assert kept["second"] == {"step_cycle": "second:2", "twice": "4"}
 

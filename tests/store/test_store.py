@@ -7,14 +7,16 @@ from pathlib import Path
 import pytest
 
 from jubex.errors import JubexError
+from jubex.language.values import Size, parse_value
+from jubex.space.plan import Workpackage
 from jubex.store.measurement import Measurement
 from jubex.store.store import DONE, PLANNED, QUEUED, SUBMITTED, Store
 
 
 def make(tmp_path: Path) -> Store:
-    store = Store(tmp_path / "s.sqlite", create=True)
+    store = Store(tmp_path / "s.sqlite", create=True, types={"n": "size"})
     store.add_workpackages(
-        [(0, "build", "wp", 0, {}, ""), (1, "run", "wp", 0, {"n": "4KiB"}, "")], [(1, 0)]
+        [Workpackage(0, "build", 0, {}), Workpackage(1, "run", 0, {"n": parse_value("4KiB")}, (0,))]
     )
     return store
 
@@ -28,7 +30,10 @@ def test_states_and_history_are_recorded(tmp_path: Path) -> None:
     assert (wp.state, wp.job_id, wp.exit_code) == (DONE, "123", 0)
     assert [e[2] for e in store.events(0)] == [QUEUED, SUBMITTED, DONE]
     assert store.parents() == {1: [0]}
-    assert store.workpackages(states=[PLANNED])[0].params == {"n": "4KiB"}
+    (planned,) = store.workpackages(states=[PLANNED])
+    assert planned.point == {"n": 4096} and str(planned.point["n"]) == "4KiB"
+    assert isinstance(planned.point["n"], Size)
+    assert (planned.parents, planned.dir_name) == ((0,), "000001_run")
 
 
 def test_requeue_forgets_the_old_job_id(tmp_path: Path) -> None:

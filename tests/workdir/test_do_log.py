@@ -13,6 +13,7 @@ from jubex.errors import DefinitionError
 from jubex.workdir.do_log import body, header, log_path, write_do_log
 from jubex.workdir.prepare import StepPreparer
 from jubex.workdir.script import Command
+from jubex.workdir.writer import DiskWriter
 
 
 def test_header_is_the_shell_and_the_environment_as_jube_writes_it() -> None:
@@ -63,13 +64,13 @@ def test_where_the_log_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_shared_log_is_started_once_and_a_private_one_written_anew(tmp_path: Path) -> None:
     shared = tmp_path / "logs" / "all.sh"
     for n in (1, 2):
-        write_do_log(shared, {"A": "1"}, [[Command(f"echo {n}")]], tmp_path / str(n))
+        write_do_log(DiskWriter(), shared, {"A": "1"}, [[Command(f"echo {n}")]], tmp_path / str(n))
     assert shared.read_text() == (
         f"#!/bin/sh\n\nset A='1'\n\ncd {tmp_path}/1\necho 1\ncd {tmp_path}/2\necho 2\n"
     )
     private = tmp_path / "do_log"
     for _ in range(2):
-        write_do_log(private, {}, [[Command("x")]], tmp_path, fresh=True)
+        write_do_log(DiskWriter(), private, {}, [[Command("x")]], tmp_path, fresh=True)
     assert private.read_text() == f"#!/bin/sh\n\n\ncd {tmp_path}\nx\n"
 
 
@@ -79,7 +80,7 @@ def test_the_preparer_logs_each_cycle_of_a_workpackage(tmp_path: Path) -> None:
     benchmark = Benchmark("b", steps={"s": step}, file=str(tmp_path / "b.yaml"))
     wp_dir = tmp_path / "000000_s"
     for _ in range(2):  # prepared again after a crash: still one copy
-        StepPreparer(benchmark, step).prepare(0, tmp_path, wp_dir, {"n": 3}, [])
+        StepPreparer(benchmark, step, home=tmp_path).prepare(0, wp_dir, {"n": 3}, [], DiskWriter())
     lines = (wp_dir / "do_log").read_text().splitlines()
     work = wp_dir / "work"
     assert lines[0] == "#!/bin/sh"

@@ -19,7 +19,7 @@ def write(tmp_path: Path, text: str) -> Path:
 def values(run_dir: Path) -> dict[str, list[str]]:
     """The lines of each workpackage's ``values`` file (where there is one), by its ``n``."""
     files = {
-        wp.params["n"]: run_dir / wp.workdir / "work" / "values"
+        str(wp.point["n"]): run_dir / wp.dir_name / "work" / "values"
         for wp in open_run(run_dir).store.workpackages()
     }
     return {n: path.read_text().splitlines() for n, path in files.items() if path.exists()}
@@ -73,12 +73,12 @@ def test_a_workpackage_run_again_starts_from_the_first_cycle(tmp_path: Path) -> 
     assert values(run_dir) == {"1": ["n1-s1", "n1-s2", "n1-s4"], "2": ["n2-s2", "n2-s4", "n2-s8"]}
     (tmp_path / "ok").touch()
     for wp in open_run(run_dir).store.workpackages():
-        (run_dir / wp.workdir / "work" / "values").unlink()
+        (run_dir / wp.dir_name / "work" / "values").unlink()
     assert main(["continue", str(run_dir), "--retry-failed", "-q"]) == 0
     run = open_run(run_dir)
     assert {wp.state for wp in run.store.workpackages()} == {DONE}
     assert values(run_dir) == {"2": ["n2-s2", "n2-s4", "n2-s8"]}
-    assert {wp.params["n"]: wp.params["size"] for wp in run.store.workpackages()} == {
+    assert {str(wp.point["n"]): str(wp.point["size"]) for wp in run.store.workpackages()} == {
         "1": "4",
         "2": "8",
     }

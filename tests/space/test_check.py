@@ -1,12 +1,12 @@
-"""Features the engine does not carry out yet are refused by name, with their place."""
+"""Parameters evaluated again every cycle must be single values: refused by name and place."""
 
 from __future__ import annotations
 
 import pytest
 
 from jubex.definition.model import Benchmark, Parameter, ParameterSet, Step
-from jubex.engine.support import check_supported
 from jubex.errors import DefinitionError, ErrorList, Loc
+from jubex.space.check import check_cycle_updates
 
 
 def with_params(*params: Parameter) -> Benchmark:
@@ -19,7 +19,7 @@ def test_every_list_of_computed_values_evaluated_per_cycle_is_listed() -> None:
         Parameter("y", ("1,${n * 2}",), separator=",", update_mode="always"),
     )
     with pytest.raises(ErrorList) as err:
-        check_supported(b)
+        check_cycle_updates(b)
     assert [e.message.split("'")[1] for e in err.value.errors] == ["x", "y"]
 
 
@@ -27,7 +27,7 @@ def test_the_refusal_names_the_place_and_a_way_around() -> None:
     loc = Loc("bench.xml", 7)
     b = with_params(Parameter("x", ("${n}", "2"), update_mode="cycle", loc=loc))
     with pytest.raises(DefinitionError) as err:
-        check_supported(b)
+        check_cycle_updates(b)
     assert err.value.loc == loc
     assert 'update_mode "cycle"' in err.value.message and "one value" in err.value.hint
 
@@ -43,8 +43,8 @@ def test_the_refusal_names_the_place_and_a_way_around() -> None:
     ],
 )
 def test_what_the_engine_carries_out_passes(param: Parameter) -> None:
-    check_supported(with_params(param))
+    check_cycle_updates(with_params(param))
 
 
 def test_a_plain_benchmark_passes() -> None:
-    check_supported(Benchmark("b", steps={"s": Step("s")}))
+    check_cycle_updates(Benchmark("b", steps={"s": Step("s")}))

@@ -1,0 +1,65 @@
+"""``jubex run --dry-run``: every workpackage as the run would render it; nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jubex.api import DryWorkpackage, dry_run
+from jubex.space.plan import SHARED
+from jubex.space.spec import RunSpec
+
+
+def show_dry_run(spec: RunSpec, style: str) -> int:
+    """Print the dry run as text (commands and files) or as one JSON document."""
+    if style == "json":
+        found = [_as_dict(item) for item in dry_run(spec)]
+        print(json.dumps({"platform": spec.platform.name, "workpackages": found}, indent=1))
+        return 0
+    count = 0
+    for item in dry_run(spec):
+        _print(item)
+        count += 1
+    print(
+        f"{count} workpackage(s) would run on platform '{spec.platform.name}'; nothing was written"
+    )
+    return 0
+
+
+def _commands(item: DryWorkpackage) -> list[list[str]]:
+    return [[c.text for c in cycle] for cycle in item.rendered.prepared.cycles]
+
+
+def _as_dict(item: DryWorkpackage) -> dict[str, object]:
+    wp = item.rendered.wp
+    job = [text for path, text in item.scripts.items() if path.name == "job.sh"]
+    return {
+        "id": wp.id,
+        "step": wp.step,
+        "iteration": wp.iteration,
+        "shared": wp.kind == SHARED,
+        "parameters": {k: str(v) for k, v in wp.point.items()},
+        "work_dir": str(item.rendered.prepared.workdir),
+        "commands": [text for cycle in _commands(item) for text in cycle],
+        "cycles": _commands(item),
+        "files": item.actions,
+        "job_script": job[0] if job else None,
+    }
+
+
+def _print(item: DryWorkpackage) -> None:
+    wp = item.rendered.wp
+    label = " ".join(f"{k}={v}" for k, v in wp.point.items())
+    shared = " (shared)" if wp.kind == SHARED else ""
+    print(f"wp {wp.id} {wp.step}{shared} iteration {wp.iteration}  {label}")
+    print(f"  in {item.rendered.prepared.workdir}")
+    cycles = _commands(item)
+    for number, commands in enumerate(cycles):
+        if len(cycles) > 1:
+            print(f"  cycle {number}:")
+        for text in commands:
+            print("  $ " + text.replace("\n", "\n    "))
+    for path, text in item.scripts.items():
+        if Path(path).name == "job.sh":
+            print(f"  job script {path}:")
+            print("    " + text.rstrip("\n").replace("\n", "\n    "))

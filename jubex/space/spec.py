@@ -1,0 +1,100 @@
+"""The resolved run: what a run is made from, frozen and absolute.
+
+Run, dry run, info, continue, analyse, result and compare all start from this one value, and
+a run keeps it (``run.json``), so they see exactly what the run ran from any directory and
+whatever happens to the files later.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.definition.model import Benchmark
+from jubex.definition.tags import apply_tags, tag_matches
+from jubex.errors import UsageError
+from jubex.platform.model import Platform
+from jubex.space.check import check_cycle_updates
+from jubex.space.plan import check_overrides
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A definition resolved for one run: tags applied, ``-p`` overrides placed, paths absolute.
+
+    ``home`` is the definition's directory (JUBE's benchmark home: relative paths of files
+    and work directories start there); ``outpath`` is where the run directory is made.
+    """
+
+    benchmark: Benchmark
+    platform: Platform
+    definition: str = ""
+    home: str = ""
+    outpath: str = ""
+    tags: tuple[str, ...] = ()
+    overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    include_path: tuple[str, ...] = ()
+
+
+def resolve_spec(
+    benchmark: Benchmark,
+    platform: Platform,
+    *,
+    tags: Iterable[str] = (),
+    overrides: Mapping[str, Sequence[str]] | None = None,
+    include_path: Iterable[str | Path] = (),
+    outpath: str | Path | None = None,
+) -> RunSpec:
+    """The run a benchmark, a platform, tags and overrides make; every path absolute."""
+    tags = tuple(tags)
+    platform, rest = _platform_overrides(platform, overrides, benchmark, tags)
+    if rest:
+        check_overrides(benchmark, rest)
+    benchmark = apply_tags(benchmark, tags)
+    check_cycle_updates(benchmark)
+    definition = Path(benchmark.file).resolve() if benchmark.file else None
+    home = definition.parent if definition else Path.cwd()
+    out = Path(outpath) if outpath is not None else home / benchmark.outpath
+    return RunSpec(
+        benchmark=dataclasses.replace(benchmark, file=str(definition or "")),
+        platform=platform,
+        definition=str(definition or ""),
+        home=str(home),
+        outpath=str(out.absolute()),
+        tags=tags,
+        overrides={k: tuple(v) for k, v in rest.items()},
+        include_path=tuple(str(Path(p).resolve()) for p in include_path),
+    )
+
+
+def _platform_overrides(
+    platform: Platform,
+    overrides: Mapping[str, Sequence[str]] | None,
+    benchmark: Benchmark,
+    tags: tuple[str, ...],
+) -> tuple[Platform, dict[str, Sequence[str]]]:
+    """``-p ior=/opt/ior/bin/ior`` sets a platform parameter (one value) for this run.
+
+    A parameter the definition defines itself (under these tags) shadows the platform's, so
+    ``-p`` changes the definition's then; otherwise the override would reach a value no
+    command sees.
+    """
+    rest = dict(overrides or {})
+    own = {
+        p.name
+        for s in benchmark.parametersets.values()
+        for p in s.parameters.values()
+        if not p.tag or tag_matches(p.tag, tags)
+    }
+    mine = {k: v for k, v in rest.items() if k in platform.parameters and k not in own}
+    for name, values in mine.items():
+        if len(values) != 1:
+            raise UsageError(f"-p {name}=...: the platform parameter '{name}' takes one value")
+        del rest[name]
+    if mine:
+        platform = dataclasses.replace(
+            platform, parameters={**platform.parameters, **{k: v[0] for k, v in mine.items()}}
+        )
+    return platform, rest

@@ -1,0 +1,153 @@
+"""What rendering a workpackage does to the file system, done or only recorded.
+
+Rendering is one function for the real run and the dry run; it asks a writer for every
+directory, link, copy, prepare command, substitution and script. :class:`DiskWriter` does
+them; :class:`DryWriter` records them so that a dry run shows exactly what a run would do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+from jubex.definition.model import FileOp
+from jubex.errors import DefinitionError, JubexError
+
+
+class Writer(Protocol):
+    """The file-system effects of rendering one workpackage."""
+
+    def make_dirs(self, *dirs: Path) -> None: ...
+
+    def symlink(self, source: Path, link: Path) -> None: ...
+
+    def copy(self, source: Path, target: Path) -> None: ...
+
+    def run_prepare(self, command: str, where: Path, out: Path, err: Path, op: FileOp) -> None: ...
+
+    def substitute(
+        self, source: Path, target: Path, replace: Sequence[tuple[str, str, bool]], mode: str
+    ) -> None: ...
+
+    def write(self, path: Path, text: str) -> None: ...
+
+    def append_log(self, path: Path, header: str, text: str, *, fresh: bool) -> None: ...
+
+
+class DiskWriter:
+    """Makes what rendering asks for."""
+
+    def make_dirs(self, *dirs: Path) -> None:
+        """Create directories with as few system calls as the common case needs."""
+        for path in dirs:
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                pass
+            except FileNotFoundError:
+                path.mkdir(parents=True, exist_ok=True)
+
+    def symlink(self, source: Path, link: Path) -> None:
+        if link.is_symlink() or link.exists():
+            return
+        link.symlink_to(os.path.relpath(source, link.parent))
+
+    def copy(self, source: Path, target: Path) -> None:
+        if source.is_dir():
+            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(source, target)
+
+    def run_prepare(self, command: str, where: Path, out: Path, err: Path, op: FileOp) -> None:
+        """Run a prepare command as JUBE does, its output appended to ``out`` and ``err``."""
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            with open(out, "a") as stdout, open(err, "a") as stderr:
+                done = subprocess.run(
+                    ["/bin/sh", "-c", command], cwd=where, stdout=stdout, stderr=stderr, check=False
+                )
+            text = err.read_text(errors="replace") if done.returncode else ""
+        except OSError as exc:
+            raise DefinitionError(
+                f"prepare command '{command}' could not run: {exc}", op.loc
+            ) from None
+        if done.returncode != 0:
+            last = text.strip().splitlines()[-1:]
+            raise DefinitionError(
+                f"prepare command '{command}' failed with exit status {done.returncode}"
+                + (f": {last[0]}" if last else ""),
+                op.loc,
+                f"its output is in {out} and {err}",
+            )
+
+    def substitute(
+        self, source: Path, target: Path, replace: Sequence[tuple[str, str, bool]], mode: str
+    ) -> None:
+        """Replace placeholders: literally, or by pattern where the third item is true."""
+        try:
+            text = source.read_text()
+        except OSError as exc:
+            raise JubexError(
+                f"substitution source '{source}' cannot be read: {exc.strerror}"
+            ) from None
+        for old, new, regex in replace:
+            text = re.sub(old, lambda _m, d=new: d, text) if regex else text.replace(old, new)
+        with open(target, mode if mode in ("w", "a") else "w") as out:
+            out.write(text)
+
+    def write(self, path: Path, text: str) -> None:
+        try:
+            path.write_text(text)
+        except OSError as exc:
+            raise JubexError(f"cannot write {path}: {exc.strerror}") from None
+
+    def append_log(self, path: Path, header: str, text: str, *, fresh: bool) -> None:
+        """Append to a log, ``header`` first when it is new; ``fresh`` starts it anew."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if fresh:
+                path.unlink(missing_ok=True)
+            with open(path, "a") as log:
+                if log.tell() == 0:
+                    log.write(header)
+                log.write(text)
+        except OSError as exc:
+            raise JubexError(f"cannot write the do log {path}: {exc.strerror}") from None
+
+
+class DryWriter:
+    """Records what rendering would do, one line per effect, and writes nothing."""
+
+    def __init__(self) -> None:
+        self.actions: list[str] = []
+        self.files: dict[Path, str] = {}
+
+    def make_dirs(self, *dirs: Path) -> None:
+        self.actions += [f"mkdir {d}" for d in dirs]
+
+    def symlink(self, source: Path, link: Path) -> None:
+        self.actions.append(f"link {link} -> {source}")
+
+    def copy(self, source: Path, target: Path) -> None:
+        self.actions.append(f"copy {source} -> {target}")
+
+    def run_prepare(self, command: str, where: Path, out: Path, err: Path, op: FileOp) -> None:
+        self.actions.append(f"prepare (in {where}): {command}")
+
+    def substitute(
+        self, source: Path, target: Path, replace: Sequence[tuple[str, str, bool]], mode: str
+    ) -> None:
+        pairs = ", ".join(f"{old!r} -> {new!r}" for old, new, _ in replace)
+        self.actions.append(f"substitute {source} -> {target}: {pairs}")
+
+    def write(self, path: Path, text: str) -> None:
+        self.actions.append(f"write {path}")
+        self.files[path] = text
+
+    def append_log(self, path: Path, header: str, text: str, *, fresh: bool) -> None:
+        self.actions.append(f"append to the do log {path}")

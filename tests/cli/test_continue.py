@@ -1,0 +1,67 @@
+"""``jubex continue``, ``analyse`` and ``result`` work on a run from any directory.
+
+A run keeps its resolved spec with absolute paths, so nothing a command does depends on the
+directory it is started from.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+STUDY = """\
+name: copyit
+parameters:
+  x: [1, 2]
+files:
+  inputs: [{copy: input.txt}]
+patterns:
+  found: {value: 'value=$jube_pat_int'}
+steps:
+  s:
+    suffix: _n$x
+    files: [inputs]
+    do: cat input.txt && test -e FLAG && echo value=${x}0
+    analyse: found
+"""
+
+
+def jubex(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.run(
+        [sys.executable, "-m", "jubex", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_continue_analyse_and_result_from_another_directory(tmp_path: Path) -> None:
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "d.yaml").write_text(STUDY.replace("FLAG", str(tmp_path / "flag")))
+    (study / "input.txt").write_text("input\n")
+    first = jubex(tmp_path, "run", "study/d.yaml", "-q", "--no-result")
+    assert first.returncode == 1, first.stderr  # no flag yet: both fail
+    (tmp_path / "flag").touch()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    run_dir = study / "runs" / "000000"
+    again = jubex(elsewhere, "continue", str(run_dir), "--retry-failed", "-q", "--no-result")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "2 done" in again.stdout
+    for name in ("000000_s_n1", "000001_s_n2"):
+        assert (run_dir / name / "work" / "input.txt").read_text() == "input\n"
+    analysed = jubex(elsewhere, "analyse", str(run_dir), "--force")
+    assert analysed.returncode == 0, analysed.stderr
+    table = jubex(elsewhere, "result", str(run_dir), "-f", "csv")
+    assert table.returncode == 0, table.stderr
+    assert [line.split(",")[:3] for line in table.stdout.splitlines()[1:]] == [
+        ["0", "1", "10"],
+        ["1", "2", "20"],
+    ]
