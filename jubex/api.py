@@ -11,13 +11,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from jubex.analysis.check import check_analysers
-from jubex.analysis.run import Batched, RunAnalysis
+from jubex.analysis.run import Batched, RunAnalysis, analyse_run
 from jubex.definition import load as loading
 from jubex.definition.model import Benchmark
 from jubex.engine.driver import Options
 from jubex.engine.driver import drive as drive_engine
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
 from jubex.results.check import check_tables
+from jubex.results.compare import Comparison, compare_runs
+from jubex.results.table import ResultTable
+from jubex.results.tabulate import tabulate
 from jubex.space.check import check_spaces
 from jubex.store.rundir import Run
 
@@ -60,3 +63,58 @@ def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str
     counts = drive_engine(run, options, retry_failed=retry_failed, on_finished=analysis.add)
     analysis.flush()
     return counts
+
+
+def analyse_runs(runs: Iterable[Run]) -> None:
+    """Read the outputs of the runs' workpackages that are not analysed yet."""
+    for run in runs:
+        analyse_run(run)
+
+
+def result(
+    runs: Run | Sequence[Run],
+    tables: Sequence[str] | None = None,
+    *,
+    include_failed: bool = False,
+    analyse: bool = True,
+) -> list[ResultTable]:
+    """The result tables of one run or several (in one table each), as ``jubex result``
+    shows them: each with its columns' units and better directions, its rows and notes.
+
+    ``analyse`` first reads the outputs not analysed yet, as ``jubex result`` does unless
+    ``--no-analyse``. Nothing is written besides the store's analysis: render the tables
+    with :func:`jubex.results.render`.
+    """
+    runs = [runs] if isinstance(runs, Run) else list(runs)
+    if analyse:
+        analyse_runs(runs)
+    return tabulate(runs, tables, include_failed=include_failed)
+
+
+def compare(
+    baseline: Run,
+    candidate: Run,
+    *,
+    keys: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    table: str | None = None,
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    analyse: bool = True,
+) -> Comparison:
+    """Is ``candidate`` worse than ``baseline`` beyond the noise and the tolerance?
+
+    As ``jubex compare``: both runs are analysed first; keys and metrics left out are taken
+    from ``table``, else from the runs. ``Comparison.failed`` is the verdict.
+    """
+    if analyse:
+        analyse_runs([baseline, candidate])
+    return compare_runs(
+        baseline,
+        candidate,
+        keys=keys,
+        metrics=metrics,
+        table=table,
+        tolerance=tolerance,
+        alpha=alpha,
+    )

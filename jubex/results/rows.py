@@ -153,7 +153,3 @@ def _stored_names(names: Collection[str]) -> set[str]:
         if base and suffix.isdigit():
             found.add(base)
     return found
-
-
-def units_of(run: Run) -> dict[str, str]:
-    return run.store.units()
