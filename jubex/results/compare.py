@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from jubex.definition.model import Table
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
+from jubex.results.rows import META
 from jubex.results.stats import Summary, summarize
 from jubex.results.table import ResultTable, Row
-from jubex.results.tabulate import META, directions_of, rows_for, rows_of, tables_of, units_of
+from jubex.results.tabulate import directions_of, rows_for, rows_of, tables_of, units_of
 from jubex.store.rundir import Run
 
 VERDICTS = ("better", "same", "within tolerance", "worse", "changed", "missing")

@@ -18,6 +18,9 @@ from jubex.space.plan import SHARED
 from jubex.store.rundir import Run
 from jubex.store.store import WorkpackageRow
 
+#: the keys every row has besides parameters and values
+META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
+
 
 def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
     """One row per analysed workpackage, or per parameter point of a step whose analysers

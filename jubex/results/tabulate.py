@@ -14,12 +14,9 @@ from jubex.analysis import builtin
 from jubex.definition.model import Benchmark, Column, Table
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.language.expr import compile_expr
-from jubex.results.rows import result_rows
+from jubex.results.rows import META, result_rows
 from jubex.results.table import ResultTable, Row, build_table
 from jubex.store.rundir import Run
-
-#: the keys every row has besides parameters and values
-META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
 
 
 def directions_of(runs: Sequence[Run]) -> dict[str, bool | None]:
