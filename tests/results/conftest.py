@@ -51,7 +51,7 @@ def directions():
     return {"write_bw": True, "read_bw": True}
 
 
-#: a definition whose values are known: iteration i of a point writes ``level * (1 + i)``
+#: a definition whose values are known: iteration i of a point writes ``level * (1 + i / 100)``
 SYNTHETIC = r"""
 name: synthetic
 parameters:
@@ -66,7 +66,7 @@ steps:
   run:
     iterations: 2
     do:
-      - 'echo bw: ${level * (1 + jube_wp_iteration)} MiB/s; echo t: 2 s'
+      - 'echo bw: ${level * (1 + jube_wp_iteration / 100)} MiB/s; echo t: 2 s'
       - test $point != $fail
     analyse: [bw]
 results:
