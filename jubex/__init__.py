@@ -1,8 +1,8 @@
 """jubex: a declarative benchmark workflow environment for HPC.
 
 Importing the package does nothing but define names; the library's functions
-(``from jubex import resolve, run, dry_run``) are imported from :mod:`jubex.api` when first
-used. Every stage is a subpackage: see docs/design.md.
+(``from jubex import resolve, run, result, compare``) are imported from
+:mod:`jubex.api` when first used. Every stage is a subpackage: see docs/design.md.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 from jubex.version import __version__
 
 #: the library's names, each a function of :mod:`jubex.api`
-API = ("load", "validate", "resolve", "run", "dry_run", "drive")
+API = ("load", "validate", "resolve", "run", "dry_run", "drive", "result", "compare")
 
 __all__ = ["__version__", *API]
 

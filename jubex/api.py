@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.analysis.check import check_analysers
-from jubex.analysis.run import Batched, RunAnalysis
+from jubex.analysis.run import Batched, RunAnalysis, analyse_run
 from jubex.definition import load as loading
 from jubex.definition.model import Benchmark
 from jubex.engine.driver import Options, new_run
@@ -20,11 +20,14 @@ from jubex.engine.driver import drive as drive_engine
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
 from jubex.platform.load import load_platform
 from jubex.results.check import check_tables
+from jubex.results.compare import Comparison, compare_runs
+from jubex.results.table import ResultTable
+from jubex.results.tabulate import tabulate
 from jubex.schedulers.registry import scheduler_for
 from jubex.space.check import check_spaces
 from jubex.space.plan import Workpackage, plan
 from jubex.space.spec import RunSpec, resolve_spec
-from jubex.store.rundir import Run, next_run_dir
+from jubex.store.rundir import Run, next_run_dir, open_run, resolve_run
 from jubex.workdir.render import Rendered, Renderer, constants_for
 from jubex.workdir.writer import DryWriter
 
@@ -120,3 +123,65 @@ def dry_run(spec: RunSpec) -> Iterator[DryWorkpackage]:
         if not scheduler.local:
             renderer.job_script(rendered, f"jx{run_dir.name}-{wp.id}", writer)
         yield DryWorkpackage(rendered, writer.actions, writer.files)
+
+
+def analyse_runs(runs: Iterable[Run]) -> None:
+    """Read the outputs of the runs' workpackages that are not analysed yet."""
+    for run in runs:
+        analyse_run(run)
+
+
+def open_runs(runs: Run | str | Path | Sequence[Run | str | Path]) -> list[Run]:
+    """Runs given as opened runs, run directories, or JUBE's ids and ``last`` (as the CLI)."""
+    items = [runs] if isinstance(runs, (Run, str, Path)) else list(runs)
+    return [r if isinstance(r, Run) else open_run(resolve_run(str(r))) for r in items]
+
+
+def result(
+    runs: Run | str | Path | Sequence[Run | str | Path],
+    tables: Sequence[str] | None = None,
+    *,
+    include_failed: bool = False,
+    analyse: bool = True,
+) -> list[ResultTable]:
+    """The result tables of one run or several (in one table each), as ``jubex result``
+    shows them: each with its columns' units and better directions, its rows and notes.
+
+    ``analyse`` first reads the outputs not analysed yet, as ``jubex result`` does unless
+    ``--no-analyse``. Nothing is written besides the store's analysis: render the tables
+    with :func:`jubex.results.render`.
+    """
+    opened = open_runs(runs)
+    if analyse:
+        analyse_runs(opened)
+    return tabulate(opened, tables, include_failed=include_failed)
+
+
+def compare(
+    baseline: Run | str | Path,
+    candidate: Run | str | Path,
+    *,
+    keys: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    table: str | None = None,
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    analyse: bool = True,
+) -> Comparison:
+    """Is ``candidate`` worse than ``baseline`` beyond the noise and the tolerance?
+
+    As ``jubex compare``: both runs are analysed first; keys and metrics left out are taken
+    from ``table``, else from the runs. ``Comparison.failed`` is the verdict.
+    """
+    base, cand = open_runs([baseline, candidate])
+    if analyse:
+        analyse_runs([base, cand])
+    return compare_runs(
+        base,
+        cand,
+        keys=keys,
+        metrics=metrics,
+        table=table,
+        tolerance=tolerance,
+        alpha=alpha,
+    )

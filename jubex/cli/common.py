@@ -105,3 +105,14 @@ def add_format(
         default=default,
         help=f"output format (default: {default or 'each table style'})",
     )
+
+
+def write_output(text: str, path: str | None) -> None:
+    """Text to the terminal, or into the file ``-o`` names."""
+    if path is None:
+        print(text, end="" if text.endswith("\n") else "\n")
+        return
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write '{path}': {exc.strerror}") from None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from jubex.analysis.run import analyse_run
-from jubex.cli.common import FORMATS, add_format
-from jubex.cli.tables import render_tables, write_output
+from jubex.api import analyse_runs
+from jubex.cli.common import FORMATS, add_format, write_output
+from jubex.results.deliver import report
 from jubex.store.rundir import open_run, resolve_run
 
 
@@ -34,10 +34,7 @@ def handle(args: argparse.Namespace) -> int:
     specs = args.runs or [args.run_id]
     runs = [open_run(resolve_run(spec, args.outpath)) for spec in specs]
     if not args.no_analyse:
-        for run in runs:
-            analyse_run(run)
-    text = render_tables(
-        runs, args.table, args.format, include_failed=args.include_failed, deliver=True
-    )
+        analyse_runs(runs)
+    text = report(runs, args.table, args.format, include_failed=args.include_failed, targets=True)
     write_output(text, args.output)
     return 0

@@ -8,9 +8,9 @@ from jubex.api import resolve
 from jubex.api import run as api_run
 from jubex.cli.common import add_definition_options, overrides, shown
 from jubex.cli.dryrun import show_dry_run
-from jubex.cli.tables import print_tables
 from jubex.engine.driver import Options
 from jubex.errors import UsageError
+from jubex.results.deliver import report
 from jubex.store.store import FAILED
 
 
@@ -67,7 +67,7 @@ def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # typ
     if pending:
         print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
     elif run.benchmark.tables and not args.no_result:
-        print_tables(run, None, None, include_failed=False)
+        print(report([run], None, None, include_failed=False), end="")
     return 1 if counts.get(FAILED) else 0
 
 

@@ -1,14 +1,18 @@
 """Tabulate: result tables from the rows of a run store, and comparison of two result sets.
 
-``build_table`` filters, groups, summarizes, derives and sorts; ``render`` writes a table in
-one of :data:`FORMATS`; ``compare`` decides whether a candidate is worse than its baseline
-beyond the noise. All of it is pure: rows in, values and strings out.
+``tabulate`` reads runs into their tables; ``build_table`` filters, groups, summarizes,
+derives and sorts rows; ``render`` writes a table in one of :data:`FORMATS`; ``compare``
+decides whether a candidate is worse than its baseline beyond the noise
+(``compare_runs`` for two runs). Only ``tabulate``, ``compare_runs`` and ``deliver`` touch
+runs; the rest is pure: rows in, values and strings out.
 """
 
-from jubex.results.compare import Comparison, PointComparison, compare
-from jubex.results.formats import FORMATS, render
+from jubex.results.compare import Comparison, PointComparison, compare, compare_runs
+from jubex.results.deliver import deliver, report
+from jubex.results.formats import FORMATS, render, render_all
 from jubex.results.stats import STATISTICS, Summary, summarize
 from jubex.results.table import Header, PlusMinus, ResultTable, Row, build_table
+from jubex.results.tabulate import tabulate
 from jubex.results.units import UnitError, convert
 
 __all__ = [
@@ -24,7 +28,12 @@ __all__ = [
     "UnitError",
     "build_table",
     "compare",
+    "compare_runs",
     "convert",
+    "deliver",
     "render",
+    "render_all",
+    "report",
     "summarize",
+    "tabulate",
 ]

@@ -1,8 +1,9 @@
 """A definition's tables checked against what the run will give them.
 
-A table column that is neither a parameter, a pattern nor a metric of a built-in analyser in
-use is an error; when a built-in analyser is in use it is only a warning, since some outputs
-(fio job names, IO500 phases) carry metrics of their own.
+A table column that is neither a parameter, a pattern, a meta key of the rows (``run``,
+``ok``, ...) nor a metric of a built-in analyser in use is an error; when a built-in
+analyser is in use it is only a warning, since some outputs (fio job names, IO500 phases)
+carry metrics of their own.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from jubex.analysis import builtin
 from jubex.definition.model import Benchmark
 from jubex.definition.references import BUILTIN_PREFIXES, unknown
 from jubex.errors import DefinitionError, DefinitionWarning, Loc, did_you_mean
+from jubex.results.rows import META
 
 
 def check_tables(b: Benchmark) -> list[DefinitionError]:
@@ -39,7 +41,7 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
         for name in table.use:
             if name not in sources:
                 yield unknown("analyser", name, sources, where, table.loc)
-        known = parameters | patterns | reduced | metrics
+        known = parameters | patterns | reduced | metrics | set(META)
         for column in table.columns:
             if column.expr is None and not _known_value(column.name, known):
                 yield _column_problem(where, column.name, known, builtins, column.loc)

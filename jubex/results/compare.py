@@ -6,20 +6,28 @@ says whether a real loss is small enough to accept. A bootstrap interval of the 
 not chosen: with the 3–5 repetitions HPC runs afford, resampling sees too few distinct
 samples and its intervals come out too narrow, while the t-test's small-sample correction
 is exact under its (stated) normality assumption. See ``docs/results.md``.
+
+``compare`` is pure (rows in); ``compare_runs`` reads two runs' stores and chooses the
+points and metrics as ``jubex compare`` does when they are not given.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from jubex.definition.model import Table
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
+from jubex.results.rows import META
 from jubex.results.stats import Summary, summarize
 from jubex.results.table import ResultTable, Row
+from jubex.results.tabulate import directions_of, rows_for, rows_of, tables_of, units_of
+from jubex.store.rundir import Run
 
 VERDICTS = ("better", "same", "within tolerance", "worse", "changed", "missing")
 NO_SPREAD = "no spread: cannot tell noise"
@@ -47,13 +55,17 @@ class PointComparison:
 
 @dataclass
 class Comparison:
-    """All point comparisons; ``failed`` when any metric is worse beyond tolerance."""
+    """All point comparisons; ``failed`` when any metric is worse beyond tolerance.
+
+    ``units`` are the metrics' units, shown by ``to_table`` (a comparison of runs has them).
+    """
 
     keys: tuple[str, ...]
     items: list[PointComparison]
     tolerance: float
     alpha: float
     notes: list[str] = field(default_factory=list)
+    units: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -66,7 +78,7 @@ class Comparison:
 
     def to_table(self, units: Mapping[str, str] | None = None) -> ResultTable:
         """The comparison as a result table, for any of the formats of ``render``."""
-        units = units or {}
+        units = units or self.units
         headers = [Header(key, key) for key in self.keys] + [
             Header("metric", "metric"),
             Header("unit", "unit"),
@@ -250,3 +262,127 @@ def _verdict(
         return "better"
     loss = abs(cand - base) / abs(base) if base else math.inf
     return "within tolerance" if loss <= tolerance + 1e-12 else "worse"
+
+
+def compare_runs(
+    baseline: Run,
+    candidate: Run,
+    *,
+    keys: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    table: str | None = None,
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+) -> Comparison:
+    """Compare two analysed runs point by point.
+
+    Without ``keys`` and ``metrics`` they come from ``table`` (its group_by and measured
+    value columns), else from the runs (:func:`default_keys`, :func:`default_metrics`).
+    Only the steps that measure the metrics take part.
+    """
+    runs = [baseline, candidate]
+    chosen = tables_of(baseline.benchmark, [table])[0] if table else None
+    rows = [rows_of([run]) for run in runs]
+    if chosen is not None:
+        rows = [rows_for(chosen, side, baseline.benchmark) for side in rows]
+    directions = directions_of(runs)
+    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
+    metrics = list(metrics) or default_metrics(rows, parameters, directions, chosen)
+    steps = _steps_with(rows, metrics)
+    if steps:  # else compare() names the metric that no row has
+        rows = [[row for row in side if row["jube_step_name"] in steps] for side in rows]
+    keys = list(keys) or default_keys(rows, parameters, chosen)
+    result = applicable(
+        compare(
+            rows[0],
+            rows[1],
+            keys=keys,
+            metrics=metrics,
+            directions=directions,
+            tolerance=tolerance,
+            alpha=alpha,
+        )
+    )
+    result.notes.insert(
+        0, f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
+    )
+    return dataclasses.replace(result, units=units_of(runs))
+
+
+def default_metrics(
+    rows: Sequence[Sequence[Row]],
+    parameters: set[str],
+    directions: Mapping[str, bool | None],
+    table: Table | None,
+) -> list[str]:
+    """The table's measured value columns, or every measured value with a known direction."""
+    measured = [name for name in _numeric(rows) if name not in parameters]
+    if table is not None:
+        names = [c.name for c in table.columns if not c.expr and c.name not in table.group_by]
+        found = [_base_name(n, measured) for n in names]
+        metrics = list(dict.fromkeys(n for n in found if n is not None))
+    else:
+        metrics = [n for n in measured if directions.get(n) is not None]
+    if not metrics:
+        where = f"table '{table.name}' shows" if table else "the runs hold"
+        raise UsageError(
+            f"nothing to compare: {where} no measured value whose better direction is known",
+            hint="name the values with --metric",
+        )
+    return metrics
+
+
+def default_keys(
+    rows: Sequence[Sequence[Row]], parameters: set[str], table: Table | None
+) -> list[str]:
+    """A table's group_by, or the parameters that vary within either run.
+
+    A parameter that differs only *between* the runs (the setting under test) is no key:
+    it would put every point of one run apart from every point of the other.
+    """
+    if table is not None and table.group_by:
+        return list(table.group_by)
+    keys: dict[str, None] = {}
+    for side in rows:
+        for name in dict.fromkeys(k for row in side for k in row if k in parameters):
+            if len({str(row.get(name)) for row in side}) > 1:
+                keys[name] = None
+    return list(keys)
+
+
+def applicable(result: Comparison) -> Comparison:
+    """Drop metrics that neither run measured at a point (another step's values)."""
+    items = [i for i in result.items if i.baseline is not None or i.candidate is not None]
+    return dataclasses.replace(result, items=items)
+
+
+def _numeric(rows: Sequence[Sequence[Row]]) -> list[str]:
+    """Names holding a number in some row, meta keys left out."""
+    found: dict[str, None] = {}
+    for side in rows:
+        for row in side:
+            found.update(
+                dict.fromkeys(
+                    k
+                    for k, v in row.items()
+                    if k not in META and isinstance(v, int | float) and not isinstance(v, bool)
+                )
+            )
+    return list(found)
+
+
+def _base_name(name: str, measured: Sequence[str]) -> str | None:
+    """A column as written (``write_bw``) or in JUBE's ``<name>_<stat>`` spelling."""
+    if name in measured:
+        return name
+    base = name.rpartition("_")[0]
+    return base if base in measured else None
+
+
+def _steps_with(rows: Sequence[Sequence[Row]], metrics: Sequence[str]) -> set[object]:
+    return {
+        row["jube_step_name"]
+        for side in rows
+        for row in side
+        if any(row.get(m) is not None for m in metrics)
+    }

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rich import box
 from rich.console import Console
@@ -35,8 +35,9 @@ FORMATS = {
 Grid = tuple[list[str], list[list[str]], list[bool]]
 
 
-def render(table: ResultTable, fmt: str, *, width: int = 120) -> str:
-    """``table`` written in format ``fmt`` (one of :data:`FORMATS`)."""
+def render(table: ResultTable, fmt: str | None = None, *, width: int = 120) -> str:
+    """``table`` written in format ``fmt`` (one of :data:`FORMATS`; default: its style)."""
+    fmt = fmt or table.style
     if fmt == "json":
         return _json(table)
     if fmt not in FORMATS:
@@ -55,6 +56,11 @@ def render(table: ResultTable, fmt: str, *, width: int = 120) -> str:
     if fmt == "markdown":
         return _markdown(table, grid)
     return _latex(table, grid)
+
+
+def render_all(tables: Sequence[ResultTable], fmt: str | None = None) -> str:
+    """Several tables, a blank line apart, each in ``fmt`` or else its own style."""
+    return "\n".join(render(table, fmt) for table in tables)
 
 
 def format_value(value: object, spec: str | None, missing: str) -> str:

@@ -15,6 +15,9 @@ from jubex.definition.references import analysers_of
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run
 
+#: the keys every row has besides parameters and values
+META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
+
 
 def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
     """One row per analysed workpackage, or per parameter point of a step whose analysers
@@ -143,7 +146,3 @@ def _stored_names(names: Collection[str]) -> set[str]:
         if base and suffix.isdigit():
             found.add(base)
     return found
-
-
-def units_of(run: Run) -> dict[str, str]:
-    return run.store.units()

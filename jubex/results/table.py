@@ -30,7 +30,10 @@ __all__ = ["Header", "PlusMinus", "ResultTable", "Row", "build_table"]
 
 @dataclass
 class ResultTable:
-    """Headers, rows of typed cells (``None`` = missing) and notes on what was left out."""
+    """Headers, rows of typed cells (``None`` = missing) and notes on what was left out.
+
+    ``style`` is the format the table is shown in when no other is asked for.
+    """
 
     name: str
     headers: list[Header]
@@ -38,16 +41,31 @@ class ResultTable:
     notes: list[str] = field(default_factory=list)
     transpose: bool = False
     separator: str = ","
+    style: str = "pretty"
+
+    @property
+    def columns(self) -> list[str]:
+        """The output columns' names, as ``records`` and ``column`` take them."""
+        return [h.name for h in self.headers]
+
+    @property
+    def units(self) -> dict[str, str]:
+        """The unit of each output column that has one."""
+        return {h.name: h.unit for h in self.headers if h.unit}
+
+    @property
+    def directions(self) -> dict[str, bool]:
+        """Whether higher is better, for each output column whose direction is known."""
+        return {h.name: h.higher_is_better for h in self.headers if h.higher_is_better is not None}
 
     def column(self, name: str) -> list[object]:
         """The cells of the output column called ``name``."""
-        index = [h.name for h in self.headers].index(name)
+        index = self.columns.index(name)
         return [row[index] for row in self.rows]
 
     def records(self) -> list[dict[str, object]]:
         """The rows as mappings from column name to cell."""
-        names = [h.name for h in self.headers]
-        return [dict(zip(names, row, strict=True)) for row in self.rows]
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
 def build_table(
@@ -87,7 +105,9 @@ def build_table(
     _sort(body, table, plan)
     cells = [row for row, _ in body]
     headers = _count_missing(cells, plan, notes)
-    return ResultTable(table.name, headers, cells, notes, table.transpose, table.separator)
+    return ResultTable(
+        table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
+    )
 
 
 def _filter(

@@ -102,7 +102,8 @@ def test_mdtest_easy_and_hard_variants() -> None:
     easy = [c for c in found if " -u " in c]
     hard = [c for c in found if " -u " not in c]
     assert easy[0] == (
-        "srun -N 1 -n 8 -c 1 mdtest -F -n 1000 -z 0 -b 4 -u -w 0 -e 0 -i 1 -d ./mdtest.000000.000000"
+        "srun -N 1 -n 8 -c 1 mdtest -F -n 1000 -z 0 -b 4 -u -w 0 -e 0 -i 1"
+        " -d ./mdtest.000000.000000"
     )
     assert all("-w 3901 -e 3901" in c and "-z 0" in c for c in hard)
     assert len(easy) == 2 * 3 * 2 * 3 and len(hard) == 2 * 3 * 3  # hard: one directory only

@@ -78,6 +78,16 @@ def test_column_neither_parameter_nor_pattern_is_an_error(write: Write) -> None:
     ]
 
 
+def test_the_rows_meta_keys_are_known_to_tables(write: Write) -> None:
+    found = problems(
+        write,
+        "parameters: {api: [A, B]}\npatterns: {bw: {write_bw: 'W: $jube_pat_fp'}}\n"
+        "steps: {run: {analyse: bw}}\n"
+        "results:\n  t: {columns: [run, ok, write_bw], group_by: [run, api], sort: [-run]}\n",
+    )
+    assert found == []
+
+
 def test_builtin_analyser_metrics_are_known_and_others_only_warned(write: Write) -> None:
     found = problems(
         write,

@@ -5,9 +5,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import jubex
+from jubex.definition.model import Column, Table
 from jubex.errors import UsageError
-from jubex.results.compare import NO_SPREAD, compare
+from jubex.results.compare import NO_SPREAD, applicable, compare, default_keys, default_metrics
 from jubex.results.formats import render
+from jubex.store.rundir import Run
 
 #: five repetitions with a relative spread of about 1.2 % (sample std of these offsets)
 OFFSETS = (-1.5, -0.5, 0.0, 0.5, 1.5)
@@ -188,3 +191,52 @@ def test_identity_and_symmetry(base_values, cand_values, direction):
         assert backward.verdict in ("worse", "within tolerance")
     if forward.verdict == "same":
         assert backward.verdict == "same"
+
+
+def test_runs_compare_by_the_parameters_that_vary_and_the_values_with_a_direction(
+    synthetic: dict[str, Run],
+) -> None:
+    result = jubex.compare(synthetic["000000"], synthetic["000001"], analyse=False)
+    assert result.keys == ("point",)
+    assert [(i.point, i.metric, i.verdict) for i in result.items] == [
+        (("a",), "bw", "worse"),
+        (("a",), "t", "same"),
+        (("b",), "bw", "worse"),
+        (("b",), "t", "same"),
+    ]
+    assert result.failed and result.units["bw"] == "MiB/s"
+    assert result.notes[0] == (
+        f"baseline {synthetic['000000'].dir}, candidate {synthetic['000001'].dir}; points by point"
+    )
+    assert result.to_table().column("unit") == ["MiB/s", "s", "MiB/s", "s"]
+
+
+def test_a_table_gives_runs_their_keys_and_metrics(synthetic: dict[str, Run]) -> None:
+    result = jubex.compare(synthetic["000000"], synthetic["000002"], table="per_run")
+    assert (result.keys, {i.metric for i in result.items}) == (("run", "point"), {"bw"})
+    assert "2 failed workpackage(s) of the candidate left out" in result.notes
+
+
+def test_default_keys_leave_out_what_differs_only_between_the_sides(make_row) -> None:  # type: ignore[no-untyped-def]
+    base = [make_row(0, "POSIX", 4, 2, 1.0), make_row(1, "MPIIO", 4, 2, 1.0)]
+    cand = [make_row(0, "POSIX", 4, 8, 1.0), make_row(1, "MPIIO", 4, 8, 1.0)]
+    parameters = {"api", "transfer", "nodes"}
+    assert default_keys([base, cand], parameters, None) == ["api"]
+    table = Table("t", group_by=("transfer",))
+    assert default_keys([base, cand], parameters, table) == ["transfer"]
+
+
+def test_default_metrics_are_measured_values_of_known_direction_or_the_tables(make_row) -> None:  # type: ignore[no-untyped-def]
+    rows = [[make_row(0, "POSIX", 4, 2, 1.0, 2.0)]]
+    parameters = {"api", "transfer", "nodes"}
+    assert default_metrics(rows, parameters, {"write_bw": True}, None) == ["write_bw"]
+    table = Table("t", columns=[Column("api"), Column("read_bw_avg"), Column("x", expr="1")])
+    assert default_metrics(rows, parameters, {}, table) == ["read_bw"]
+    with pytest.raises(UsageError, match="nothing to compare: the runs hold no measured value"):
+        default_metrics(rows, parameters, {}, None)
+
+
+def test_metrics_measured_at_a_point_by_neither_side_are_dropped(make_row) -> None:  # type: ignore[no-untyped-def]
+    rows = [make_row(0, "POSIX", 4, 2, 1.0)]
+    result = compare(rows, rows, keys=["api"], metrics=["write_bw", "read_bw"], directions={})
+    assert [i.metric for i in applicable(result).items] == ["write_bw"]

@@ -1,0 +1,61 @@
+"""Where result tables go besides the screen: JUBE's ``<database>``, ``<syslog>`` and
+``result_dir``, and the text ``jubex result`` prints once they went there.
+
+A database is written whenever its table is built by the command line, as JUBE does; a
+syslog target or a ``result_dir`` only on ``jubex result`` (``targets``), so that
+``jubex run``'s closing table does not log every row twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jubex.definition.model import Table
+from jubex.results import syslog
+from jubex.results.database import write_database
+from jubex.results.files import result_dir, write_result
+from jubex.results.formats import render
+from jubex.results.table import ResultTable
+from jubex.results.tabulate import tables_with_definitions
+from jubex.store.rundir import Run
+
+
+def deliver(table: Table, result: ResultTable, run: Run, *, targets: bool = True) -> str | None:
+    """Write ``result`` where ``table`` sends it, noting where in ``result.notes``.
+
+    Returns the line that stands for the table when its rows went to syslog instead.
+    """
+    if table.database:
+        folder = result_dir(run.benchmark.file, run.dir, table)
+        target = (folder or run.dir) / table.database
+        write_database(result, target, table.primekeys)
+        result.notes.append(f"written to the database {target}")
+    if targets and table.syslog is not None:
+        sent = syslog.send(result, table.syslog)
+        return f"table '{table.name}': {sent} lines sent to syslog at {syslog.where(table.syslog)}"
+    if targets and table.result_dir and not table.database:
+        path = write_result(run.benchmark.file, run.dir, table, result)
+        result.notes.append(f"written to {path}")
+    return None
+
+
+def report(
+    runs: Sequence[Run],
+    names: Sequence[str] | None = None,
+    fmt: str | None = None,
+    *,
+    include_failed: bool = False,
+    targets: bool = False,
+) -> str:
+    """The tables of the runs as text, each delivered first (into the last run's places).
+
+    ``fmt`` None shows each table in its own ``style``.
+    """
+    built = tables_with_definitions(runs, names, include_failed=include_failed)
+    if not built:
+        return "no analysed workpackages yet\n"
+    out = []
+    for table, result in built:
+        line = deliver(table, result, runs[-1], targets=targets)
+        out.append(f"{line}\n" if line else render(result, fmt))
+    return "\n".join(out)

@@ -1,0 +1,154 @@
+"""The result tables of runs: rows read from their stores, tables from their definition.
+
+``tabulate`` is what ``jubex result`` shows and ``jubex.result`` returns: one
+:class:`ResultTable` per table of the definition (or one default table), its columns
+carrying units and better directions. It only reads: where a table is also written
+(a database, syslog, a ``result_dir``) is :mod:`jubex.results.deliver`'s business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from jubex.analysis import builtin
+from jubex.definition.model import Benchmark, Column, Table
+from jubex.errors import JubexError, UsageError, did_you_mean
+from jubex.language.expr import compile_expr
+from jubex.results.rows import META, result_rows
+from jubex.results.table import ResultTable, Row, build_table
+from jubex.store.rundir import Run
+
+
+def directions_of(runs: Sequence[Run]) -> dict[str, bool | None]:
+    """Higher-is-better per value, from the definitions' patterns and the built-ins they use.
+
+    Where runs disagree the first one (the baseline of a comparison) decides.
+    """
+    found: dict[str, bool | None] = {}
+    for run in reversed(runs):
+        benchmark = run.benchmark
+        for step in benchmark.steps.values():
+            for name in step.analyse:
+                if name in builtin.names():
+                    metrics = builtin.get(name).metrics
+                    found.update({k: m.higher_is_better for k, m in metrics.items()})
+        for pset in benchmark.patternsets.values():
+            found.update({p.name: p.higher_is_better for p in pset.patterns.values()})
+    return found
+
+
+def units_of(runs: Sequence[Run]) -> dict[str, str]:
+    """The unit of each value as the analysers stored it; the first run decides."""
+    found: dict[str, str] = {}
+    for run in reversed(runs):
+        found.update(run.store.units())
+    return found
+
+
+def tables_of(benchmark: Benchmark, names: Sequence[str] | None) -> list[Table]:
+    """The definition's tables called ``names`` (all of them without names)."""
+    tables = benchmark.tables
+    if not names:
+        return list(tables.values())
+    missing = [n for n in names if n not in tables]
+    if missing:
+        raise UsageError(
+            f"the definition has no result table '{missing[0]}'"
+            f" (it has: {', '.join(tables) or 'none'})",
+            hint=did_you_mean(missing[0], tables),
+        )
+    return [tables[n] for n in names]
+
+
+def default_table(rows: Sequence[Row]) -> Table:
+    """Without tables in the definition: every parameter that varies and every value."""
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(k for k in row if k not in META))
+    varying = [n for n in names if len({str(r.get(n)) for r in rows}) > 1]
+    values = [n for n in names if not all(n in r for r in rows)]
+    columns = [Column("jube_wp_id", title="wp")] + [Column(n) for n in varying if n not in values]
+    columns += [Column(n) for n in values]
+    return Table("values", columns=columns)
+
+
+def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
+    """The rows a table is about: all rows of the steps that produce its values.
+
+    ``use`` names steps or analysers (JUBE's way); without it, a step belongs when any of
+    its rows has one of the table's non-group-by columns, so a step's rows whose analysers
+    found nothing still count (as missing), and a build step's rows stay out.
+    """
+    if table.use:
+        analysers = {a.name: a.step for a in benchmark.analysers.values()}
+        steps = {analysers.get(n) or n for n in table.use}
+    else:
+        wanted = [c.name for c in table.columns if c.name not in table.group_by]
+        steps = {r["jube_step_name"] for r in rows if any(w in r for w in wanted)}
+    return [r for r in rows if r["jube_step_name"] in steps]
+
+
+def names_used(tables: Sequence[Table]) -> set[str]:
+    """Every name the tables may read: columns, their expressions, filters and sorting.
+
+    A column with statistics reads its base name; a JUBE-style ``x_avg`` is stored as such
+    but may also be a statistic of ``x``, so both are read.
+    """
+    found: set[str] = set()
+    texts = []
+    for table in tables:
+        found.update(table.group_by)
+        found.update(s.lstrip("-") for s in table.sort)
+        texts += [table.filter] if table.filter else []
+        for column in table.columns:
+            found.add(column.name)
+            texts += [column.expr] if column.expr else []
+    for text in texts:
+        try:
+            found |= compile_expr(text).names
+        except JubexError:
+            continue
+    found |= {n.rpartition("_")[0] for n in found if "_" in n}
+    return found
+
+
+def rows_of(runs: Sequence[Run], tables: Sequence[Table] = ()) -> list[Row]:
+    """The rows of all runs, with only the values ``tables`` read (every value without)."""
+    reads = names_used(tables) if tables else None
+    return [row for run in runs for row in result_rows(run, reads)]
+
+
+def tables_with_definitions(
+    runs: Sequence[Run], names: Sequence[str] | None = None, *, include_failed: bool = False
+) -> list[tuple[Table, ResultTable]]:
+    """Each table built, beside the definition it was built from (delivery needs both)."""
+    tables = tables_of(runs[0].benchmark, names)
+    rows = rows_of(runs, tables)
+    if not tables:
+        tables = [default_table(rows)] if rows else []
+    units, directions = units_of(runs), directions_of(runs)
+    return [
+        (
+            table,
+            build_table(
+                rows_for(table, rows, runs[0].benchmark),
+                table,
+                units,
+                directions,
+                include_failed=include_failed,
+            ),
+        )
+        for table in tables
+    ]
+
+
+def tabulate(
+    runs: Sequence[Run], names: Sequence[str] | None = None, *, include_failed: bool = False
+) -> list[ResultTable]:
+    """The tables ``names`` (default: all; without any, one of every value) over ``runs``.
+
+    Several runs make one table each, their rows told apart by ``run``; the first run's
+    definition says which tables there are. No table at all: nothing is analysed yet.
+    """
+    built = tables_with_definitions(runs, names, include_failed=include_failed)
+    return [result for _, result in built]
