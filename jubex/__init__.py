@@ -12,7 +12,17 @@ from typing import Any
 from jubex.version import __version__
 
 #: the library's names, each a function of :mod:`jubex.api`
-API = ("load", "validate", "resolve", "run", "dry_run", "drive", "result", "compare")
+API = (
+    "load",
+    "validate",
+    "resolve",
+    "run",
+    "dry_run",
+    "drive",
+    "open_runs",
+    "result",
+    "compare",
+)
 
 __all__ = ["__version__", *API]
 
