@@ -252,7 +252,7 @@ def statistics(analyser: BuiltinAnalyser, measurements: list[Measurement]) -> li
     for m in measurements:
         if m.name in names:
             repeated.setdefault((m.record, m.name), []).append(m.value)
-    out = []
+    out: list[Measurement] = []
     for (record, name), values in repeated.items():
         unit = analyser.metrics[name].unit
         stats = reductions(name, values, numeric=True)

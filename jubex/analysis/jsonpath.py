@@ -38,9 +38,9 @@ def pick(node: object, path: Sequence[Step]) -> list[object]:
         for item in nodes:
             if step is None and isinstance(item, list):
                 nxt.extend(item)
-            elif (
-                isinstance(step, int) and isinstance(item, list) and -len(item) <= step < len(item)
-            ) or (isinstance(step, str) and isinstance(item, dict) and step in item):
+            elif isinstance(step, int) and isinstance(item, list):
+                nxt.extend(item[step:][:1] if -len(item) <= step else ())
+            elif isinstance(step, str) and isinstance(item, dict) and step in item:
                 nxt.append(item[step])
         nodes = nxt
     flat: list[object] = []

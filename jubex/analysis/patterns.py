@@ -222,15 +222,15 @@ class PatternEngine:
             elif name.endswith("_cnt") and name[:-4] in by_name:
                 counts[name[:-4]] = next(rows)[2]
         found: dict[str, Matches] = {}
-        for name, rows in values.items():
-            got = [row[2] for row in rows]
+        for name, kept in values.items():
+            got = [row[2] for row in kept]
             count = counts.get(name)
             if count == 0 or (count is None and got == [None]):
                 found[name] = Matches()
                 continue
             if by_name[name].type == "bool":  # the store keeps a bool as its word
                 got = [typed.convert(v, "bool") for v in got]
-            found[name] = Matches(got, rows[0][3])
+            found[name] = Matches(got, kept[0][3])
         return found
 
     def inputs(self, names: Collection[str]) -> tuple[set[str], set[str]]:

@@ -160,18 +160,14 @@ class Builder:
         return tuple(values)
 
     def where(self, tree: Map) -> list[Constraint]:
-        where = tree.get("where")
-        if where is None:
+        if tree.get("where") is None:
             return []
-        holder, keys = (where, range(len(where))) if isinstance(where, list) else (tree, ["where"])
-        result = []
-        for key in keys:
-            item, loc = holder[key], holder.value_loc(key)
-            if isinstance(item, Map):
-                result.append(Constraint(text_of(item, "expr"), item.get("tag"), loc))
-            else:
-                result.append(Constraint(text_of(holder, key), None, loc))
-        return result
+        return [
+            Constraint(text_of(item, "expr"), item.get("tag"), loc)
+            if isinstance(item, Map)
+            else Constraint(text, None, loc)
+            for item, loc, text in _entries(tree, "where")
+        ]
 
     def fileset(self, name: str, spec: Seq, loc: Loc) -> FileSet:
         ops = []
@@ -341,22 +337,28 @@ def _resources(spec: Map | None) -> Resources:
     return Resources(**fields, extra=_environment(spec.get("extra")))
 
 
+def _entries(tree: Map, key: str) -> list[tuple[Any, Loc, str]]:
+    """A key's one entry or list of entries, each with its place and its text as written."""
+    value = tree[key]
+    if not isinstance(value, list):
+        return [(value, tree.value_loc(key), text_of(tree, key))]
+    return [
+        (
+            item,
+            value.value_loc(i) if isinstance(value, Seq) else tree.value_loc(key),
+            text_of(value, i),
+        )
+        for i, item in enumerate(value)
+    ]
+
+
 def _dos(spec: Map) -> list[Do]:
     if "do" not in spec:
         return []
-    holder, keys = (
-        (spec["do"], range(len(spec["do"])))
-        if isinstance(spec["do"], list)
-        else (
-            spec,
-            ["do"],
-        )
-    )
     result = []
-    for key in keys:
-        item, loc = holder[key], holder.value_loc(key)
+    for item, loc, text in _entries(spec, "do"):
         if not isinstance(item, Map):
-            result.append(Do(text_of(holder, key), loc=loc))
+            result.append(Do(text, loc=loc))
             continue
         result.append(
             Do(

@@ -72,10 +72,10 @@ def _expressions(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
         if table.filter:
             free.append((table.filter, table.loc, f"table '{table.name}' filter"))
         free += [(c.expr, c.loc, f"column '{c.name}'") for c in table.columns if c.expr]
-    for pset in b.patternsets.values():
+    for patternset in b.patternsets.values():
         free += [
             (p.regex, p.loc, f"pattern '{p.name}'")
-            for p in pset.patterns.values()
+            for p in patternset.patterns.values()
             if p.mode == "expr"
         ]
     for text, loc, what in free:

@@ -47,7 +47,7 @@ def _build(tp: Any, data: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(tp) if a is not type(None)]
         return _build(options[0], data) if len(options) == 1 else data
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
         names = {f.name for f in dataclasses.fields(tp)}
         return tp(**{k: _build(hints[k], v) for k, v in data.items() if k in names})

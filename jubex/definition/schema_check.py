@@ -10,6 +10,7 @@ misspelt key inside a mapping is reported as such, not as "matches no alternativ
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -64,27 +65,38 @@ def check_tree(tree: Any, *, fragment: bool = False) -> list[DefinitionError]:
     return sorted(found.values(), key=lambda e: (e.loc.line if e.loc else 0, e.message))
 
 
+def _schema(error: ValidationError) -> Mapping[str, Any]:
+    """The failed subschema; the stubs allow ``true``/``false`` and unset ones too."""
+    return error.schema if isinstance(error.schema, Mapping) else {}
+
+
+def _listed(error: ValidationError) -> list[Any]:
+    """The value of a list-valued keyword (``required``, ``enum``, ``anyOf``, ``oneOf``)."""
+    return error.validator_value if isinstance(error.validator_value, list) else []
+
+
 def _explain(error: ValidationError) -> list[_Problem]:
     path = tuple(error.absolute_path)
     keyword = error.validator
+    fields = error.instance if isinstance(error.instance, dict) else {}
     if "propertyNames" in error.relative_schema_path:
-        name = error.instance
-        expected = error.schema.get("x-expected", "a valid name")
+        name = str(error.instance)
+        expected = _schema(error).get("x-expected", "a valid name")
         return [_Problem((*path, name), f"'{name}' is not {expected}", at_key=True)]
     if keyword == "additionalProperties":
-        known = list(error.schema.get("properties", {}))
+        known = list(_schema(error).get("properties", {}))
         return [
             _Problem((*path, key), f"unknown key '{key}'", did_you_mean(key, known), at_key=True)
-            for key in error.instance
+            for key in fields
             if key not in known
         ]
     if keyword == "required":
-        missing = [key for key in error.validator_value if key not in error.instance]
+        missing = [key for key in _listed(error) if key not in fields]
         return [_Problem(path, f"missing key '{key}'") for key in missing]
     if keyword in ("anyOf", "oneOf"):
         return _alternatives(error, path)
     if keyword == "enum":
-        choices = [str(c) for c in error.validator_value]
+        choices = [str(c) for c in _listed(error)]
         return [
             _Problem(
                 path,
@@ -97,20 +109,21 @@ def _explain(error: ValidationError) -> list[_Problem]:
 
 def _alternatives(error: ValidationError, path: tuple[str | int, ...]) -> list[_Problem]:
     """Explain the one alternative whose type fits; otherwise say what would have fitted."""
-    expected = error.schema.get("x-expected")
-    required_only = all(set(branch) == {"required"} for branch in error.validator_value)
+    schema, alternatives = _schema(error), _listed(error)
+    expected = schema.get("x-expected")
+    required_only = all(set(branch) == {"required"} for branch in alternatives)
     if required_only and isinstance(error.instance, dict):
-        keys = [key for branch in error.validator_value for key in branch["required"]]
+        keys = [key for branch in alternatives for key in branch["required"]]
         given = [key for key in keys if key in error.instance]
-        unknown = [key for key in error.instance if key not in error.schema.get("properties", {})]
+        unknown = [key for key in error.instance if key not in schema.get("properties", {})]
         if unknown and not given:
             return []  # the unknown key is reported on its own, with a did-you-mean
         got = "none" if not given else " and ".join(given)
         return [_Problem(path, f"expected {expected or 'one of ' + ', '.join(keys)}, got {got}")]
     branches: dict[int, list[ValidationError]] = {}
     for sub in error.context or ():
-        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
-    fitting = [i for i in range(len(error.validator_value)) if _fits_type(branches.get(i, []))]
+        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
+    fitting = [i for i in range(len(alternatives)) if _fits_type(branches.get(i, []))]
     if len(fitting) == 1 and branches.get(fitting[0]):
         return [p for sub in branches[fitting[0]] for p in _explain(sub)]
     return [
@@ -128,15 +141,15 @@ def _fits_type(errors: list[ValidationError]) -> bool:
         if sub.validator in ("anyOf", "oneOf") and sub.context:
             inner: dict[int, list[ValidationError]] = {}
             for deeper in sub.context:
-                inner.setdefault(deeper.relative_schema_path[0], []).append(deeper)
-            if not any(_fits_type(inner.get(i, [])) for i in range(len(sub.validator_value))):
+                inner.setdefault(int(deeper.relative_schema_path[0]), []).append(deeper)
+            if not any(_fits_type(inner.get(i, [])) for i in range(len(_listed(sub)))):
                 return False
     return True
 
 
 def _expected(error: ValidationError) -> str:
-    if "x-expected" in error.schema:
-        return str(error.schema["x-expected"])
+    if "x-expected" in _schema(error):
+        return str(_schema(error)["x-expected"])
     value = error.validator_value
     return {
         "type": f"a value of type {value}",

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from jubex.definition.model import Benchmark
 from jubex.errors import DefinitionError, Loc
 
+Test = Callable[[frozenset[str]], bool]
 _TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_.\-]+)|(.))")
 
 
@@ -20,7 +21,7 @@ def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _compile(expr: str, loc: Loc | None):  # type: ignore[no-untyped-def]
+def _compile(expr: str, loc: Loc | None) -> Test:
     tokens = [(m.group(1), m.group(2)) for m in _TOKEN.finditer(expr) if m.group(0).strip()]
     pos = 0
 
@@ -34,7 +35,7 @@ def _compile(expr: str, loc: Loc | None):  # type: ignore[no-untyped-def]
     def peek() -> str | None:
         return tokens[pos][1] if pos < len(tokens) else None
 
-    def atom():  # type: ignore[no-untyped-def]
+    def atom() -> Test:
         nonlocal pos
         if pos >= len(tokens):
             raise error("ends too early")
@@ -53,8 +54,10 @@ def _compile(expr: str, loc: Loc | None):  # type: ignore[no-untyped-def]
             return inner
         raise error(f"unexpected '{op}'")
 
-    def binary(sub, ops, combine):  # type: ignore[no-untyped-def]
-        def parse():  # type: ignore[no-untyped-def]
+    def binary(
+        sub: Callable[[], Test], ops: set[str], combine: Callable[[Test, Test], Test]
+    ) -> Callable[[], Test]:
+        def parse() -> Test:
             nonlocal pos
             left = sub()
             while peek() in ops:

@@ -71,6 +71,11 @@ def parse_xml(data: bytes, file: str) -> etree._Element:
     return root
 
 
+def _tag(el: etree._Element) -> str:
+    """The tag as parsed: always text (lxml's types allow bytes and QName for tags set later)."""
+    return str(el.tag)
+
+
 def read_xml(root: etree._Element, file: str) -> tuple[Map, list[DefinitionError]]:
     """The tree of a ``<jubex>`` document and every problem found while reading it."""
     reader = _Reader(file)
@@ -102,7 +107,7 @@ class _Reader:
             kind = spec.get(name)
             if kind is None:
                 self.fail(
-                    f"<{el.tag}> has no attribute '{name}'", el, did_you_mean(name, spec) or ""
+                    f"<{_tag(el)}> has no attribute '{name}'", el, did_you_mean(name, spec) or ""
                 )
                 continue
             result.put(name, _coerce(raw, kind), self.loc(el), text=raw)
@@ -112,15 +117,15 @@ class _Reader:
         self, el: etree._Element, handlers: dict[str, Callable[[etree._Element], None]]
     ) -> None:
         if self.text(el):
-            self.fail(f"<{el.tag}> holds elements, not text", el)
+            self.fail(f"<{_tag(el)}> holds elements, not text", el)
         for child in el:
-            handler = handlers.get(child.tag)
+            handler = handlers.get(_tag(child))
             if handler is None:
-                where = f"inside <{el.tag}>"
+                where = f"inside <{_tag(el)}>"
                 self.fail(
-                    f"unknown element <{child.tag}> {where}",
+                    f"unknown element <{_tag(child)}> {where}",
                     child,
-                    did_you_mean(child.tag, handlers),
+                    did_you_mean(_tag(child), handlers),
                 )
             else:
                 handler(child)
@@ -128,7 +133,7 @@ class _Reader:
     def named(self, el: etree._Element) -> str:
         name = el.get("name", "")
         if not name:
-            self.fail(f"<{el.tag}> needs a name attribute", el)
+            self.fail(f"<{_tag(el)}> needs a name attribute", el)
         return name
 
     def add(self, holder: Map, el: etree._Element, value: Any) -> None:
@@ -136,7 +141,7 @@ class _Reader:
         name = self.named(el)
         if name in holder:
             first = holder.key_loc(name).line
-            self.fail(f'<{el.tag} name="{name}"> given twice (first at line {first})', el)
+            self.fail(f'<{_tag(el)} name="{name}"> given twice (first at line {first})', el)
         holder.put(name, value, self.loc(el))
 
     def benchmark(self, root: etree._Element) -> Map:
@@ -157,7 +162,7 @@ class _Reader:
         def set_once(key: str, build: Callable[[etree._Element], Any]) -> Callable:
             def handler(el: etree._Element) -> None:
                 if key in tree:
-                    self.fail(f"<{el.tag}> given twice", el)
+                    self.fail(f"<{_tag(el)}> given twice", el)
                 tree.put(key, build(el), loc(el), text=self.text(el))
 
             return handler

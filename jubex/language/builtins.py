@@ -8,9 +8,11 @@ sequences, ``str.format``, widths). The limits are generous for real benchmark d
 from __future__ import annotations
 
 import math
+import operator
 import re
 import string
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
+from typing import Protocol, runtime_checkable
 
 from jubex.errors import JubexError
 from jubex.language.values import format_size, parse_value
@@ -44,7 +46,7 @@ def check_spec(spec: str) -> None:
 
 
 def add(a: object, b: object) -> object:
-    result = a + b  # type: ignore[operator]
+    result = operator.add(a, b)
     if isinstance(result, _SEQUENCES):
         check_items(len(result))
     return result
@@ -58,7 +60,7 @@ def mul(a: object, b: object) -> object:
         check_items(len(a) * b, "the repetition")
     elif isinstance(b, _SEQUENCES) and isinstance(a, int):
         check_items(len(b) * a, "the repetition")
-    return a * b  # type: ignore[operator]
+    return operator.mul(a, b)
 
 
 def power(base: object, exponent: object) -> object:
@@ -70,13 +72,13 @@ def power(base: object, exponent: object) -> object:
         and exponent * math.log10(abs(base)) > MAX_DIGITS
     ):
         raise Refused(f"the power would have more than {MAX_DIGITS:,} digits")
-    return base**exponent  # type: ignore[operator]
+    return operator.pow(base, exponent)
 
 
 def lshift(a: object, b: object) -> object:
     if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b > _MAX_BITS:
         raise Refused(f"the shift would give more than {MAX_DIGITS:,} digits")
-    return a << b  # type: ignore[operator]
+    return operator.lshift(a, b)
 
 
 def mod(a: object, b: object) -> object:
@@ -86,13 +88,15 @@ def mod(a: object, b: object) -> object:
                 raise Refused("'*' widths in %-formatting are not supported; write the number")
             for number in (star_or_width, precision):
                 _check_width(int(number) if number else 0)
-    return a % b  # type: ignore[operator]
+    return operator.mod(a, b)
 
 
 def _pow(base: object, exponent: object, modulus: object = None) -> object:
     if modulus is None:
         return power(base, exponent)
-    return pow(base, exponent, modulus)  # type: ignore[call-overload]
+    if not (isinstance(base, int) and isinstance(exponent, int) and isinstance(modulus, int)):
+        raise TypeError("pow() with a modulus needs whole numbers")
+    return pow(base, exponent, modulus)
 
 
 def _range(*args: int) -> range:
@@ -101,10 +105,10 @@ def _range(*args: int) -> range:
     return result
 
 
-def _sum(values: Iterable[object], start: object = 0) -> object:
+def _sum(values: Iterable[float], start: object = 0) -> object:
     if not isinstance(start, (int, float)):
         raise Refused("sum() adds numbers; join texts with ''.join(...) and lists with [*a, *b]")
-    return sum(values, start)  # type: ignore[arg-type]
+    return sum(values, start)
 
 
 def _prod(values: Iterable[object], start: object = 1) -> object:
@@ -265,5 +269,20 @@ def str_method(name: str) -> Callable[..., object]:
     return call
 
 
-def is_mapping(value: object) -> bool:
-    return isinstance(value, Mapping)
+def iterable(value: object) -> Iterable[object]:
+    """``value`` to unpack with ``*``; the TypeError Python would raise for anything else."""
+    if not isinstance(value, Iterable):
+        raise TypeError(f"'{type(value).__name__}' object is not iterable")
+    return value
+
+
+@runtime_checkable
+class _Subscriptable(Protocol):
+    def __getitem__(self, key: object, /) -> object: ...
+
+
+def item(container: object, key: object) -> object:
+    """``container[key]``; the TypeError Python would raise for values without items."""
+    if not isinstance(container, _Subscriptable):
+        raise TypeError(f"'{type(container).__name__}' object is not subscriptable")
+    return container[key]

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from types import GeneratorType
+from typing import TypeVar
 
 from jubex.errors import ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language import builtins as safe
 
 Fn = Callable[[Mapping[str, object]], object]
+ListFn = Callable[[Mapping[str, object]], list[object]]
+T = TypeVar("T")
 
-_BINARY: dict[type, Callable[[object, object], object]] = {
+# The operands' types are checked by each operator when the expression runs.
+_BINARY: dict[type, Callable[..., object]] = {
     ast.Add: safe.add,
     ast.Sub: operator.sub,
     ast.Mult: safe.mul,
@@ -33,21 +37,21 @@ _BINARY: dict[type, Callable[[object, object], object]] = {
     ast.BitOr: operator.or_,
     ast.BitXor: operator.xor,
 }
-_UNARY: dict[type, Callable[[object], object]] = {
+_UNARY: dict[type, Callable[..., object]] = {
     ast.Not: operator.not_,
     ast.USub: operator.neg,
     ast.UAdd: operator.pos,
     ast.Invert: operator.invert,
 }
-_COMPARE: dict[type, Callable[[object, object], object]] = {
+_COMPARE: dict[type, Callable[..., object]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
     ast.Lt: operator.lt,
     ast.LtE: operator.le,
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,  # type: ignore[operator]
-    ast.NotIn: lambda a, b: a not in b,  # type: ignore[operator]
+    ast.In: lambda a, b: operator.contains(b, a),
+    ast.NotIn: lambda a, b: not operator.contains(b, a),
     ast.Is: operator.is_,
     ast.IsNot: operator.is_not,
 }
@@ -74,10 +78,15 @@ class _Unknown(Exception):
         self.env = env
 
 
-class _Scope(dict):  # type: ignore[type-arg]
+class _Scope(dict[str, object]):
     """Comprehension variables over the enclosing names; shares one iteration budget."""
 
     __slots__ = ("budget", "parent")
+
+    def __init__(self, parent: Mapping[str, object], budget: list[int]) -> None:
+        super().__init__()
+        self.parent = parent
+        self.budget = budget
 
     def __missing__(self, key: str) -> object:
         return self.parent[key]
@@ -115,9 +124,7 @@ class Expr:
         """The value for these names; an ExpressionError naming the expression on failure."""
         try:
             if self._loops:
-                scope = _Scope()
-                scope.parent, scope.budget = env, [safe.MAX_ITEMS]
-                env = scope
+                env = _Scope(env, [safe.MAX_ITEMS])
             value = self._fn(env)
             return list(value) if isinstance(value, GeneratorType) else value
         except _Unknown as exc:
@@ -213,7 +220,8 @@ class _Compiler:
         if method is None:
             what, how = _REFUSED.get(type(node), (f"'{type(node).__name__}'", "simplify it"))
             raise self.refuse(node, what, how)
-        return method(node, bound)  # type: ignore[no-any-return]
+        fn: Fn = method(node, bound)
+        return fn
 
     def many(self, nodes: list[ast.expr], bound: frozenset[str]) -> list[Fn]:
         return [self.compile(n, bound) for n in nodes]
@@ -290,21 +298,21 @@ class _Compiler:
             for op, c in zip(node.ops, node.comparators, strict=True)
         ]
         if len(pairs) == 1:
-            ((op, right),) = pairs
-            return lambda env: op(left(env), right(env))
+            ((compare, right),) = pairs
+            return lambda env: compare(left(env), right(env))
 
         def chain(env: Mapping[str, object]) -> object:
             a = left(env)
-            for op, fn in pairs:
+            for compare, fn in pairs:
                 b = fn(env)
-                if not op(a, b):
+                if not compare(a, b):
                     return False
                 a = b
             return True
 
         return chain
 
-    def items(self, nodes: list[ast.expr], bound: frozenset[str]) -> Fn:
+    def items(self, nodes: list[ast.expr], bound: frozenset[str]) -> ListFn:
         """The elements of a display, unpacking ``*xs`` within the size limit."""
         parts = [
             (
@@ -321,7 +329,7 @@ class _Compiler:
             result: list[object] = []
             for star, fn in parts:
                 if star:
-                    result.extend(fn(env))  # type: ignore[call-overload]
+                    result.extend(safe.iterable(fn(env)))
                     safe.check_items(len(result))
                 else:
                     result.append(fn(env))
@@ -334,11 +342,11 @@ class _Compiler:
 
     def c_Tuple(self, node: ast.Tuple, bound: frozenset[str]) -> Fn:
         elements = self.items(node.elts, bound)
-        return lambda env: tuple(elements(env))  # type: ignore[call-overload]
+        return lambda env: tuple(elements(env))
 
     def c_Set(self, node: ast.Set, bound: frozenset[str]) -> Fn:
         elements = self.items(node.elts, bound)
-        return lambda env: set(elements(env))  # type: ignore[call-overload]
+        return lambda env: set(elements(env))
 
     def c_Dict(self, node: ast.Dict, bound: frozenset[str]) -> Fn:
         entries = [
@@ -351,9 +359,9 @@ class _Compiler:
             for key, value in entries:
                 if key is None:
                     merged = value(env)
-                    if not safe.is_mapping(merged):
+                    if not isinstance(merged, Mapping):
                         raise TypeError(f"** in a dict needs a dict, not {type(merged).__name__}")
-                    result.update(merged)  # type: ignore[call-overload]
+                    result.update(merged)
                 else:
                     result[key(env)] = value(env)
             return result
@@ -362,7 +370,7 @@ class _Compiler:
 
     def c_Subscript(self, node: ast.Subscript, bound: frozenset[str]) -> Fn:
         value, index = self.compile(node.value, bound), self.compile(node.slice, bound)
-        return lambda env: value(env)[index(env)]  # type: ignore[index]
+        return lambda env: safe.item(value(env), index(env))
 
     def c_Slice(self, node: ast.Slice, bound: frozenset[str]) -> Fn:
         parts = [
@@ -400,7 +408,7 @@ class _Compiler:
                 self.identifier(kw.arg, kw)
             keywords.append((kw.arg, self.compile(kw.value, bound)))
         if not keywords:
-            return lambda env: target(*args(env))  # type: ignore[call-overload]
+            return lambda env: target(*args(env))
 
         def call(env: Mapping[str, object]) -> object:
             named: dict[str, object] = {}
@@ -408,11 +416,11 @@ class _Compiler:
                 value = fn(env)
                 if name is not None:
                     named[name] = value
-                elif safe.is_mapping(value):
-                    named.update(value)  # type: ignore[call-overload]
+                elif isinstance(value, Mapping):
+                    named.update(value)
                 else:
                     raise TypeError(f"** in a call needs a dict, not {type(value).__name__}")
-            return target(*args(env), **named)  # type: ignore[call-overload]
+            return target(*args(env), **named)
 
         return call
 
@@ -428,7 +436,8 @@ class _Compiler:
         if isinstance(func, ast.Attribute):
             self.identifier(func.attr, func)
             if self.math(func, bound):
-                return getattr(safe.FUNCTIONS["math"], func.attr)  # type: ignore[no-any-return]
+                function: Callable[..., object] = getattr(safe.FUNCTIONS["math"], func.attr)
+                return function
             if func.attr in safe.STR_METHODS:
                 return safe.str_method(func.attr)
             raise self.refuse(func, f"the method '.{func.attr}()'", _REFUSED[ast.Attribute][1])
@@ -456,40 +465,49 @@ class _Compiler:
         return formatted
 
     def c_ListComp(self, node: ast.ListComp, bound: frozenset[str]) -> Fn:
-        run = self.comprehension(node, (node.elt,), bound)
+        run = self.comprehension(node, lambda inner: self.compile(node.elt, inner), bound)
         return lambda env: list(run(env))
 
     def c_SetComp(self, node: ast.SetComp, bound: frozenset[str]) -> Fn:
-        run = self.comprehension(node, (node.elt,), bound)
+        run = self.comprehension(node, lambda inner: self.compile(node.elt, inner), bound)
         return lambda env: set(run(env))
 
     def c_GeneratorExp(self, node: ast.GeneratorExp, bound: frozenset[str]) -> Fn:
-        return self.comprehension(node, (node.elt,), bound)
+        return self.comprehension(node, lambda inner: self.compile(node.elt, inner), bound)
 
     def c_DictComp(self, node: ast.DictComp, bound: frozenset[str]) -> Fn:
-        run = self.comprehension(node, (node.key, node.value), bound)
-        return lambda env: dict(run(env))  # type: ignore[arg-type]
+        def pair(inner: frozenset[str]) -> Callable[[Mapping[str, object]], tuple[object, object]]:
+            key, value = self.compile(node.key, inner), self.compile(node.value, inner)
+            return lambda env: (key(env), value(env))
+
+        run = self.comprehension(node, pair, bound)
+        return lambda env: dict(run(env))
 
     def comprehension(
-        self, node: ast.expr, results: tuple[ast.expr, ...], bound: frozenset[str]
-    ) -> Fn:
-        """A generator over the ``for`` clauses; every item counts against one budget."""
+        self,
+        node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp,
+        produce: Callable[[frozenset[str]], Callable[[Mapping[str, object]], T]],
+        bound: frozenset[str],
+    ) -> Callable[[Mapping[str, object]], Iterator[T]]:
+        """A generator over the ``for`` clauses; every item counts against one budget.
+
+        ``produce`` compiles the result once the names of all ``for`` clauses are bound.
+        """
         self.loops = True
         loops = []
         inner = bound
-        for number, clause in enumerate(node.generators):  # type: ignore[attr-defined]
+        for number, clause in enumerate(node.generators):
             if clause.is_async:
                 raise self.refuse(node, "an async comprehension", "use a plain comprehension")
             source = self.compile(clause.iter, inner if number else bound)
             inner = inner | self.targets(clause.target)
             loops.append((source, self.assigner(clause.target), self.many(clause.ifs, inner)))
-        produce = [self.compile(r, inner) for r in results]
-        emit = produce[0] if len(produce) == 1 else (lambda s: (produce[0](s), produce[1](s)))
+        emit = produce(inner)
 
-        def level(index: int, scope: _Scope, outer: Mapping[str, object]) -> object:
+        def level(index: int, scope: _Scope, outer: Mapping[str, object]) -> Iterator[T]:
             source, assign, conditions = loops[index]
             budget = scope.budget
-            for item in source(outer):  # type: ignore[attr-defined]
+            for item in safe.iterable(source(outer)):
                 budget[0] -= 1
                 if budget[0] < 0:
                     raise safe.Refused(
@@ -500,12 +518,12 @@ class _Compiler:
                     if index + 1 == len(loops):
                         yield emit(scope)
                     else:
-                        yield from level(index + 1, scope, scope)  # type: ignore[misc]
+                        yield from level(index + 1, scope, scope)
 
-        def run(env: Mapping[str, object]) -> object:
-            scope = _Scope()
-            scope.parent, scope.budget = env, env.budget  # type: ignore[attr-defined]
-            return level(0, scope, env)
+        def run(env: Mapping[str, object]) -> Iterator[T]:
+            # Expr.evaluate puts every expression with loops into a scope with the budget.
+            assert isinstance(env, _Scope)
+            return level(0, _Scope(env, env.budget), env)
 
         return run
 
@@ -521,10 +539,11 @@ class _Compiler:
         if isinstance(target, ast.Name):
             name = target.id
             return lambda scope, value: scope.__setitem__(name, value)
-        parts = [self.assigner(t) for t in target.elts]  # type: ignore[attr-defined]
+        assert isinstance(target, (ast.Tuple, ast.List)), "targets() refused the others"
+        parts = [self.assigner(t) for t in target.elts]
 
         def unpack(scope: _Scope, value: object) -> None:
-            values = tuple(value)  # type: ignore[call-overload]
+            values = tuple(safe.iterable(value))
             if len(values) != len(parts):
                 raise ValueError(f"cannot unpack {len(values)} values into {len(parts)} names")
             for assign, item in zip(parts, values, strict=True):

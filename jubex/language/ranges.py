@@ -12,7 +12,7 @@ import re
 from fractions import Fraction
 
 from jubex.errors import DefinitionError, Loc
-from jubex.language.values import Size, format_size, parse_value
+from jubex.language.values import Bool, Size, format_size, parse_value
 
 MAX_VALUES = 1_000_000
 #: a geometric range this long is a mistake (doubling 1 B to 1 EiB takes 61 values); the cap
@@ -88,13 +88,14 @@ def _numbers(
 ) -> tuple[tuple[object, ...], tuple[Fraction, ...]]:
     """The parsed values and their exact numbers; an error for anything else."""
     values = tuple(parse_value(t, "auto", loc) for t in texts)
+    exact: list[Fraction] = []
     for text, value in zip(texts, values, strict=True):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, (bool, Bool)) or not isinstance(value, (int, float)):
             raise DefinitionError(
                 f"{what} bound '{text}' is not a number or size", loc, "write e.g. 4, 0.5 or 4KiB"
             )
-    exact = tuple(Fraction(str(v).strip()) if isinstance(v, float) else Fraction(v) for v in values)
-    return values, exact
+        exact.append(Fraction(str(value).strip()) if isinstance(value, float) else Fraction(value))
+    return values, tuple(exact)
 
 
 def linear(start: str, stop: str, step: str = "1", loc: Loc | None = None) -> list[str]:

@@ -133,14 +133,15 @@ class Template:
                 by_name = None if by_name is None else [*by_name, escaped]
                 continue
             positional.append(f"{{{len(subs)}}}")
-            if isinstance(piece[0], Expr):
-                names |= piece[0].names
-                subs.append(self._expression(piece[0]))
+            what, raw = piece
+            if isinstance(what, Expr):
+                names |= what.names
+                subs.append(self._expression(what))
                 by_name = None
             else:
-                names.add(piece[0])
-                subs.append(self._name(*piece))  # type: ignore[arg-type]
-                by_name = None if by_name is None else [*by_name, f"{{{piece[0]}}}"]
+                names.add(what)
+                subs.append(self._name(what, raw))
+                by_name = None if by_name is None else [*by_name, f"{{{what}}}"]
         self.names = frozenset(names)
         self._subs = tuple(subs)
         self._positional = "".join(positional)

@@ -55,8 +55,8 @@ class Int(int):
         self.text = str(value) if text is None else text
         return self
 
-    def __getnewargs__(self) -> tuple[int, str]:
-        return int(self), self.text
+    def __reduce__(self) -> tuple[type[Int], tuple[int, str]]:
+        return type(self), (int(self), self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -74,8 +74,8 @@ class Float(float):
         self.text = str(value) if text is None else text
         return self
 
-    def __getnewargs__(self) -> tuple[float, str]:
-        return float(self), self.text
+    def __reduce__(self) -> tuple[type[Float], tuple[float, str]]:
+        return type(self), (float(self), self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -93,8 +93,8 @@ class Bool(int):
         self.text = str(bool(value)) if text is None else text
         return self
 
-    def __getnewargs__(self) -> tuple[bool, str]:
-        return bool(self), self.text
+    def __reduce__(self) -> tuple[type[Bool], tuple[bool, str]]:
+        return type(self), (bool(self), self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -112,8 +112,8 @@ class Size(int):
         self.text = str(nbytes) if text is None else text
         return self
 
-    def __getnewargs__(self) -> tuple[int, str]:
-        return int(self), self.text
+    def __reduce__(self) -> tuple[type[Size], tuple[int, str]]:
+        return type(self), (int(self), self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -139,8 +139,8 @@ class Duration(float):
         self.text = _plain_number(seconds) if text is None else text
         return self
 
-    def __getnewargs__(self) -> tuple[float, str]:
-        return float(self), self.text
+    def __reduce__(self) -> tuple[type[Duration], tuple[float, str]]:
+        return type(self), (float(self), self.text)
 
     def __str__(self) -> str:
         return self.text
@@ -338,10 +338,11 @@ def coerce(value: object, type: str, loc: Loc | None = None) -> object:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, (bool, Bool)):
         kind = value.__class__
-        if type == "int" and isinstance(value, int):
-            return value if kind in (int, Int) else int(value)
-        if type == "int" and value.is_integer():
-            return int(value)
+        if type == "int":
+            if isinstance(value, int):
+                return value if kind in (int, Int) else int(value)
+            if value.is_integer():
+                return int(value)
         if type == "float":
             return value if isinstance(value, float) else Float(float(value), str(value))
         if type == "size" and isinstance(value, int):

@@ -157,8 +157,9 @@ def _misspelt_resources(resources: object, locs: Locs) -> list[JubexError]:
 def _message(error: jsonschema.ValidationError, path: str) -> str:
     where = f"'{path}'" if path else "the platform file"
     if error.validator == "additionalProperties":
-        known = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(known))
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        known = sorted(schema.get("properties", {}))
+        extra = sorted(set(error.instance if isinstance(error.instance, dict) else ()) - set(known))
         hint = did_you_mean(extra[0], known) if extra and known else ""
         names = ", ".join(known) if known else "none"
         return f"{where} has unknown key(s) {', '.join(extra)}; expected one of {names}" + (
@@ -167,7 +168,8 @@ def _message(error: jsonschema.ValidationError, path: str) -> str:
     if error.validator == "required":
         return f"{where} lacks {error.message.split(' is a required')[0]}, which is required"
     if error.validator == "enum":
-        choices = ", ".join(map(str, error.validator_value))
+        listed = error.validator_value if isinstance(error.validator_value, list) else []
+        choices = ", ".join(map(str, listed))
         return f"{where} must be one of {choices}, not {error.instance!r}"
     if error.validator == "type":
         expected = error.validator_value
@@ -190,13 +192,17 @@ def _loc_of(locs: Locs, path: str) -> Loc | None:
     return None
 
 
-def _build(data: dict, locs: Locs, path: Path) -> Platform:
+def _partition(name: str, spec: dict[str, Any] | None, loc: Loc | None) -> Partition:
+    """A validated partition; ``max_time`` as text, as YAML may read ``1:00:00`` as a number."""
+    fields = dict(spec or {})
+    if "max_time" in fields:
+        fields["max_time"] = str(fields["max_time"])
+    return Partition(name=name, loc=loc, **fields)
+
+
+def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
     partitions = {
-        name: Partition(
-            name=name,
-            loc=locs.get(f"partitions.{name}"),
-            **{k: str(v) if k == "max_time" else v for k, v in (spec or {}).items()},
-        )
+        name: _partition(name, spec, locs.get(f"partitions.{name}"))
         for name, spec in (data.get("partitions") or {}).items()
     }
     defaults = [p.name for p in partitions.values() if p.default]

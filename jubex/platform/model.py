@@ -91,16 +91,13 @@ class Platform:
         def origin(key: str) -> Loc | None:
             return None if key in given else self.where(f"resources.{key}")
 
-        for key in COUNTS:
-            if key in merged:
-                resolved[key] = _count(key, merged[key], origin(key))
-        nodes = int(resolved.setdefault("nodes", 1))  # type: ignore[call-overload]
-        threads = resolved.setdefault("threads", 1)
-        per_node = resolved.get("tasks_per_node")
-        if "tasks" in resolved and "tasks_per_node" not in given:
-            per_node = math.ceil(int(resolved["tasks"]) / nodes)  # type: ignore[call-overload]
-        per_node = int(per_node or 1)  # type: ignore[call-overload]
-        tasks = int(resolved.get("tasks", nodes * per_node))  # type: ignore[call-overload]
+        counts = {key: _count(key, merged[key], origin(key)) for key in COUNTS if key in merged}
+        nodes, threads = counts.get("nodes", 1), counts.get("threads", 1)
+        per_node = counts.get("tasks_per_node")
+        if "tasks" in counts and "tasks_per_node" not in given:
+            per_node = math.ceil(counts["tasks"] / nodes)
+        per_node = per_node or 1
+        tasks = counts.get("tasks", nodes * per_node)
         if tasks > nodes * per_node:
             raise DefinitionError(
                 f"{tasks} tasks do not fit on {nodes} node(s) with {per_node} task(s) per node",
@@ -108,13 +105,15 @@ class Platform:
                 "raise nodes or tasks_per_node, or leave tasks out to get nodes*tasks_per_node",
             )
         resolved.update(nodes=nodes, tasks_per_node=per_node, tasks=tasks, threads=threads)
-        resolved.update(self._time(merged.get("time"), origin("time")))
+        time = merged.get("time")
+        seconds = None if time is None else duration(time, origin("time"), "time")
+        resolved.update(time=seconds, walltime=None if seconds is None else seconds.hms)
         resolved.update(self._memory(merged.get("memory"), origin("memory")))
         resolved["account"] = merged.get("account", self.account)
         partition = self._partition(merged.get("partition"), origin("partition"))
         resolved["partition"] = partition.name if partition else merged.get("partition")
         if partition:
-            self._check_limits(partition, resolved)
+            self._check_limits(partition, nodes, seconds)
         for key in ("cores_per_node", "gpus_per_node"):
             value = getattr(partition, key, None) or self.hardware.get(key)
             if value is not None:
@@ -160,29 +159,29 @@ class Platform:
 
     def environment_for(self, resolved: Mapping[str, object]) -> dict[str, str]:
         """The platform's environment lines, rendered for these resources."""
-        return dict(self._context(resolved)["environment"])  # type: ignore[arg-type]
+        return self._environment(self._base_context(resolved))
 
-    def _context(self, resolved: Mapping[str, object]) -> dict[str, object]:
-        from jubex.platform.render import render
-
-        context: dict[str, object] = {
+    def _base_context(self, resolved: Mapping[str, object]) -> dict[str, object]:
+        return {
             **resolved,
             "platform": self.name,
             "modules": list(self.modules),
             "parameters": dict(self.parameters),
             "hardware": dict(self.hardware),
         }
-        context["environment"] = {
+
+    def _environment(self, context: Mapping[str, object]) -> dict[str, str]:
+        from jubex.platform.render import render
+
+        return {
             key: render(self, f"environment.{key}", str(value), context)
             for key, value in self.environment.items()
         }
-        return context
 
-    def _time(self, value: object, loc: Loc | None) -> dict[str, object]:
-        if value is None:
-            return {"time": None, "walltime": None}
-        seconds = duration(value, loc, "time")
-        return {"time": seconds, "walltime": seconds.hms}
+    def _context(self, resolved: Mapping[str, object]) -> dict[str, object]:
+        context = self._base_context(resolved)
+        context["environment"] = self._environment(context)
+        return context
 
     def _memory(self, value: object, loc: Loc | None) -> dict[str, object]:
         if value is None:
@@ -203,10 +202,9 @@ class Platform:
             did_you_mean(str(name), self.partitions),
         )
 
-    def _check_limits(self, partition: Partition, resolved: Mapping[str, object]) -> None:
+    def _check_limits(self, partition: Partition, nodes: int, seconds: Duration | None) -> None:
         """Refuse a job the partition would reject, naming the partition, limit and value."""
         where = partition.loc or self.where(f"partitions.{partition.name}")
-        nodes = int(resolved["nodes"])  # type: ignore[call-overload]
         if partition.max_nodes is not None and nodes > partition.max_nodes:
             raise DefinitionError(
                 f"{nodes} nodes requested, but partition '{partition.name}' of platform "
@@ -221,12 +219,11 @@ class Platform:
                 where,
                 "ask for more nodes or choose another partition",
             )
-        seconds = resolved.get("time")
         if partition.max_time is not None and seconds is not None:
             limit = duration(partition.max_time, where, f"partitions.{partition.name}.max_time")
-            if float(seconds) > float(limit):  # type: ignore[arg-type]
+            if seconds > limit:
                 raise DefinitionError(
-                    f"time {seconds} ({resolved['walltime']}) requested, but partition "
+                    f"time {seconds} ({seconds.hms}) requested, but partition "
                     f"'{partition.name}' of platform '{self.name}' allows at most "
                     f"{partition.max_time} ({limit.hms}) (max_time)",
                     where,

@@ -20,15 +20,15 @@ if TYPE_CHECKING:
     from jubex.platform.model import Platform
 
 
-def _hms(seconds: object) -> str:
+def _hms(seconds: float | str) -> str:
     """``hh:mm:ss`` (hours may pass 24) for a number of seconds."""
-    total = int(-(-float(seconds) // 1))  # type: ignore[arg-type]
+    total = int(-(-float(seconds) // 1))
     return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
 
 
-def _minutes(seconds: object) -> int:
+def _minutes(seconds: float | str) -> int:
     """Whole minutes, rounded up: a limit must never be shorter than asked for."""
-    return int(-(-float(seconds) // 60))  # type: ignore[arg-type]
+    return int(-(-float(seconds) // 60))
 
 
 @lru_cache(maxsize=1)

@@ -222,7 +222,8 @@ def job_status(job_id: str, attributes: dict[str, object]) -> JobStatus:
     if not state.finished:
         return JobStatus(job_id, state, reason=comment)
     raw = attributes.get("Exit_status", attributes.get("exit_status"))
-    status = int(raw) if raw is not None and str(raw).lstrip("-").isdigit() else None
+    text = "" if raw is None else str(raw)
+    status = int(text) if text.lstrip("-").isdigit() else None
     if status is None:
         if letter == "C":  # Torque: completed after having run, but no status reported
             return JobStatus(job_id, JobState.COMPLETED, None, "no exit status reported")

@@ -40,10 +40,11 @@ class _Derived:
         self.deps = deps
 
 
-class _Point(dict):  # type: ignore[type-arg]
+class _Point(dict[str, object]):
     """One point's parameters; constants (not parameters) are visible through lookups."""
 
     __slots__ = ("constants",)
+    constants: Mapping[str, object]
 
     def __missing__(self, key: str) -> object:
         return self.constants[key]
@@ -309,9 +310,11 @@ class Space:
         chose, and a list whose values are computed is refused before a run starts.
         """
         return [
-            (name, self._values[name][0].fn)  # type: ignore[union-attr]
+            (name, value.fn)
             for name in self._order
-            if self._params[name].update_mode in PER_CYCLE and len(self._values[name]) == 1
+            if self._params[name].update_mode in PER_CYCLE
+            and len(self._values[name]) == 1
+            and isinstance(value := self._values[name][0], _Derived)
         ]
 
     # -- iterating ------------------------------------------------------------------------
@@ -349,8 +352,8 @@ class Space:
                 )
                 if not fixed:
                     per_point.append(name)
-                elif isinstance(static[name], _Derived):
-                    static[name] = static[name].fn(static)  # type: ignore[union-attr]
+                elif isinstance(value := static[name], _Derived):
+                    static[name] = value.fn(static)
             self._prepared = (static, per_point)
         return self._prepared
 
@@ -383,8 +386,8 @@ class Space:
             for name, check in steps:
                 if check is None:
                     value = point[name]
-                    if value.__class__ is _Derived:
-                        point[name] = value.fn(point)  # type: ignore[attr-defined]
+                    if type(value) is _Derived:
+                        point[name] = value.fn(point)
                 elif not check.evaluate(point):
                     break
             else:

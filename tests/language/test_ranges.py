@@ -52,6 +52,8 @@ def test_geometric_with_a_fractional_factor() -> None:
         (lambda: linear("1", "5", "-1"), "is empty"),
         (lambda: linear("1", str(MAX_VALUES + 1)), "more than"),
         (lambda: linear("a", "5"), "not a number or size"),
+        (lambda: linear("false", "true"), "not a number or size"),
+        (lambda: geometric("1", "8", "true"), "not a number or size"),
         (lambda: geometric("1", "8", "1"), "greater than 1"),
         (lambda: geometric("1", "8", "0.5"), "greater than 1"),
         (lambda: geometric("0", "8"), "starts above 0"),

@@ -3,6 +3,7 @@ and JUBE's attribute vocabulary, element by element, with what jubex cannot hono
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,11 +90,11 @@ class Context:
         """A JUBE feature jubex cannot honour yet: an error naming it and the way around."""
         self.fail(f"<{tag}> {what} is not supported by jubex yet", loc, UNSUPPORTED[(tag, name)])
 
-    def _refuse(self, node: Node, name: str, what: str, known: object, loc: Loc) -> None:
+    def _refuse(self, node: Node, name: str, what: str, known: Iterable[str], loc: Loc) -> None:
         if (node.tag, name) in UNSUPPORTED:
             self.unsupported(node.tag, name, what, loc)
         else:
-            choices = sorted(known)  # type: ignore[call-overload]
+            choices = sorted(known)
             self.fail(
                 f"<{node.tag}> has no {what}",
                 loc,

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from jubex.definition.jube.reader import Loaded, read_jube
 from jubex.definition.jube.yaml_writer import Flagged, dump
@@ -29,6 +30,7 @@ from jubex.definition.model import (
 )
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+T = TypeVar("T")
 _SECTIONS = ("parametersets", "files", "substitutions", "patterns", "analysers", "steps", "results")
 
 
@@ -93,25 +95,20 @@ class Converter:
                 lines += [f"jubex: {name}: {m}" for m in messages]
         return lines
 
-    def _section(self, section: str) -> dict:
+    def _section(self, section: str) -> Mapping[str, object]:
         b = self.benchmark
-        return dict(
-            zip(
-                _SECTIONS,
-                (
-                    b.parametersets,
-                    b.filesets,
-                    b.substitutesets,
-                    b.patternsets,
-                    b.analysers,
-                    b.steps,
-                    b.tables,
-                ),
-                strict=True,
-            )
-        )[section]
+        sections: tuple[Mapping[str, object], ...] = (
+            b.parametersets,
+            b.filesets,
+            b.substitutesets,
+            b.patternsets,
+            b.analysers,
+            b.steps,
+            b.tables,
+        )
+        return dict(zip(_SECTIONS, sections, strict=True))[section]
 
-    def _rename(self, section: str, items: dict) -> None:
+    def _rename(self, section: str, items: Mapping[str, object]) -> None:
         """Names the concise spelling refuses (``2nd``, ``a b``) get a safe spelling, flagged."""
         taken = set(items)
         for name in items:
@@ -128,7 +125,9 @@ class Converter:
     def _name(self, section: str, name: str) -> str:
         return self.names.get((section, name), name)
 
-    def _named(self, section: str, items: dict, convert) -> dict:  # type: ignore[no-untyped-def]
+    def _named(
+        self, section: str, items: Mapping[str, T], convert: Callable[[T], object]
+    ) -> dict[str, object]:
         result: dict[str, object] = {}
         for name, item in items.items():
             value = convert(item)

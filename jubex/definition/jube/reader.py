@@ -119,7 +119,8 @@ class _Builder:
 
     def selected(self) -> Node | None:
         """The one benchmark ``<selection>`` leaves (JUBE runs them all; jubex runs one)."""
-        only, never = set(), set()
+        only: set[str] = set()
+        never: set[str] = set()
         for selection in self.root.all("selection"):
             self.ctx.check(selection, ("only", "not", "tag"))
             for child in selection.children:

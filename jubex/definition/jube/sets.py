@@ -75,7 +75,7 @@ def _copies(ctx: Context, node: Node, known: Known, home: Path) -> list[FileOp]:
     if not node.value:
         ctx.fail(f"<{node.tag}> names no file", node.loc)
         return []
-    names = [n.strip() for n in node.get("name", "").split(",")] if node.get("name") else None
+    names = [n.strip() for n in name.split(",")] if (name := node.get("name")) else None
     if names is not None and len(names) != len(files):
         ctx.fail(f"<{node.tag}>: name lists {len(names)} names for {len(files)} files", node.loc)
         names = None
