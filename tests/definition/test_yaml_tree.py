@@ -1,4 +1,4 @@
-"""The YAML reader: locations of keys and values, texts as written, YAML 1.2 scalars."""
+"""The one YAML reader: locations of keys and values, texts as written, YAML 1.2 scalars."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.definition.tree import Map, Seq, locate
-from jubex.definition.yaml_spelling import read_yaml
+from jubex.definition.yaml_tree import read_yaml
 from jubex.errors import DefinitionError
 
 
@@ -68,7 +68,8 @@ def test_merge_keys_give_way_to_explicit_keys() -> None:
 def test_unsupported_tag_is_reported() -> None:
     _, errors = read_yaml("a: !python/name:os.system x\n", "f.yaml")
     assert len(errors) == 1
-    assert "unsupported YAML tag" in errors[0].message
+    assert "unknown YAML tag '!python/name:os.system'" in errors[0].message
+    assert str(errors[0].loc) == "f.yaml:1:4"
 
 
 def test_empty_document_is_an_empty_mapping() -> None:
