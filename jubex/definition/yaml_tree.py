@@ -76,8 +76,10 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
     """
 
     def __init__(self, text: str) -> None:
-        for parser in _PARSERS:
-            parser.__init__(self, *([text] if parser is _PARSERS[0] else []))
+        reader, *stages = _PARSERS  # the first one takes the text
+        reader.__init__(self, text)
+        for stage in stages:
+            stage.__init__(self)
         Composer.__init__(self)
         _CoreResolver.__init__(self)
         self.depth = 0
