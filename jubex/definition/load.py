@@ -20,7 +20,7 @@ from jubex.definition.references import check_references, check_tags
 from jubex.definition.schema_check import check_tree
 from jubex.definition.tree import Map, Seq, text_of
 from jubex.definition.xml_spelling import parse_xml, read_xml
-from jubex.definition.yaml_spelling import read_yaml
+from jubex.definition.yaml_tree import read_yaml
 from jubex.errors import (
     DefinitionError,
     DefinitionWarning,

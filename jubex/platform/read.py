@@ -2,8 +2,8 @@
 
 Both spellings give the same dict, so one JSON Schema validates both. Places are kept by
 dotted path (``"partitions.booster.max_nodes"``) so that any later error names file and
-line. In YAML, ``30:00`` stays the text ``30:00`` (YAML 1.1 would read 1800, a base-60
-integer): durations are read by jubex, not by YAML.
+line. YAML is read as definitions are (:mod:`jubex.definition.yaml_tree`, the YAML 1.2 core
+schema): ``30:00`` and ``yes`` stay texts, only ``true``/``false`` are flags.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-import yaml
 from lxml import etree
 
-from jubex.errors import DefinitionError, Loc
+from jubex.definition.tree import Map, Seq
+from jubex.definition.yaml_tree import TreeBuilder, compose
+from jubex.errors import DefinitionError, ErrorList, Loc
 
 Locs = dict[str, Loc]
 
@@ -35,55 +36,38 @@ def read_file(path: Path) -> tuple[dict[str, Any], Locs]:
 
 
 def read_yaml(text: str, file: str) -> tuple[dict[str, Any], Locs]:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        loc = Loc(file, mark.line + 1, mark.column + 1) if mark else Loc(file)
-        raise DefinitionError(f"not valid YAML: {exc.problem or exc.context}", loc) from None
-    if not isinstance(node, yaml.MappingNode):
+    """The YAML spelling, read by the one reader definitions are read with."""
+    node = compose(text, file)
+    builder = TreeBuilder(file, text)
+    tree = builder.value(node) if node is not None else None
+    if builder.errors:
+        raise builder.errors[0] if len(builder.errors) == 1 else ErrorList(builder.errors)
+    if not isinstance(tree, Map):
         raise DefinitionError(
             "a platform file must be a mapping with at least name, scheduler and template",
-            Loc(file, node.start_mark.line + 1) if node else Loc(file),
+            builder.loc(node) if node is not None else Loc(file),
         )
-    locs: Locs = {"": _mark(file, node)}
-    return _yaml_value(node, "", locs, file), locs
+    locs: Locs = {"": tree.loc}
+    return _plain(tree, "", locs), locs
 
 
-def _mark(file: str, node: yaml.Node) -> Loc:
-    line = node.start_mark.line + 1
-    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
-        line += 1  # a block text starts on the line after its indicator
-    return Loc(file, line, node.start_mark.column + 1)
-
-
-def _yaml_value(node: yaml.Node, path: str, locs: Locs, file: str) -> Any:
-    if isinstance(node, yaml.MappingNode):
+def _plain(value: Any, path: str, locs: Locs) -> Any:
+    """Plain dicts and lists, each key placed at its line (a text below its key, at the text)."""
+    if isinstance(value, Map):
         data: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise DefinitionError("keys must be plain words", _mark(file, key_node))
-            key = str(key_node.value)
+        for key, item in value.items():
             child = f"{path}.{key}" if path else key
-            if key in data:
-                raise DefinitionError(
-                    f"key '{key}' appears twice (first at line {locs[child].line})",
-                    _mark(file, key_node),
-                )
-            block = getattr(value_node, "style", None) in ("|", ">")
-            locs[child] = _mark(file, value_node if block else key_node)
-            data[key] = _yaml_value(value_node, child, locs, file)
+            below = isinstance(item, str) and value.value_loc(key).line > value.key_loc(key).line
+            locs[child] = value.value_loc(key) if below else value.key_loc(key)
+            data[key] = _plain(item, child, locs)
         return data
-    if isinstance(node, yaml.SequenceNode):
+    if isinstance(value, Seq):
         items = []
-        for index, item in enumerate(node.value):
-            locs[f"{path}.{index}"] = _mark(file, item)
-            items.append(_yaml_value(item, f"{path}.{index}", locs, file))
+        for index, item in enumerate(value):
+            locs[f"{path}.{index}"] = value.value_loc(index)
+            items.append(_plain(item, f"{path}.{index}", locs))
         return items
-    if node.tag.endswith((":int", ":float")) and ":" in node.value:
-        return node.value  # a clock time such as 30:00, not a base-60 number
-    value = yaml.constructor.SafeConstructor().construct_object(node, deep=True)
-    return value.isoformat() if hasattr(value, "isoformat") else value
+    return value
 
 
 def _parser() -> etree.XMLParser:

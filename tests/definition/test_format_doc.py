@@ -9,7 +9,7 @@ import pytest
 
 from jubex.definition.schema_check import check_tree
 from jubex.definition.xml_spelling import parse_xml, read_xml
-from jubex.definition.yaml_spelling import read_yaml
+from jubex.definition.yaml_tree import read_yaml
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "format.md").read_text()
 

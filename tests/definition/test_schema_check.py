@@ -7,7 +7,7 @@ import json
 from jsonschema import Draft202012Validator
 
 from jubex.definition.schema_check import check_tree, schema
-from jubex.definition.yaml_spelling import read_yaml
+from jubex.definition.yaml_tree import read_yaml
 
 
 def problems(text: str, *, fragment: bool = False) -> list[str]:

@@ -166,3 +166,36 @@ def test_prune_removes_what_the_tags_exclude_and_remembers_it() -> None:
     assert [n.tag for n in dropped] == ["b"]
     assert [c.tag for c in prune(root, set()).children] == ["d"]
     assert tag_names(root) == {"x", "y"}
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("name: b\nstep:\n  do: !!python/object/apply:os.system [ls]\n", "3:7", "unknown YAML tag"),
+        ("name: b\nstep:\n  name: s\n  name: t\n", "4:3", "duplicate key 'name'"),
+        ("name: b\nstep: " + "[" * 100_000 + "]" * 100_000 + "\n", "2:", "deeper than 100"),
+        ("step: {do: !include data.yaml}\n", "data.yaml:2:1", "duplicate key 'x'"),
+    ],
+    ids=["python-tag", "duplicate", "deep", "included-duplicate"],
+)
+def test_yaml_refusals_name_file_line_and_column(
+    tmp_path: Path, text: str, where: str, message: str
+) -> None:
+    (tmp_path / "data.yaml").write_text("x: 1\nx: 2\n")
+    main = tmp_path / "main.yaml"
+    with pytest.raises(DefinitionError) as caught:
+        read_yaml(text, str(main))
+    assert message in caught.value.message
+    assert f"{caught.value.loc}".startswith(str(tmp_path)) and where in str(caught.value.loc)
+
+
+def test_included_values_are_placed_in_their_own_file(tmp_path: Path) -> None:
+    (tmp_path / "data.yaml").write_text("# commands\ndos:\n  - echo a\n  - echo b\n")
+    main = tmp_path / "main.yaml"
+    main.write_text('name: b\nstep:\n  name: s\n  do: !include data.yaml:["dos"]\n')
+    step = read_yaml(main.read_text(), str(main)).children[0].children[0]
+    assert [c.loc for c in step.children] == [
+        Loc(str(tmp_path / "data.yaml"), 3, 5),
+        Loc(str(tmp_path / "data.yaml"), 4, 5),
+    ]
+    assert step.where("name") == Loc(str(main), 3, 3)

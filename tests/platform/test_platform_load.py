@@ -128,8 +128,8 @@ def test_an_unknown_name_lists_the_known_ones_with_a_suggestion() -> None:
             5,
             "not a valid Jinja2",
         ),
-        ("name: x\nextends: slurm\nresources: [1, 2\n", 4, "not valid YAML"),
-        ("name: x\nextends: slurm\naccount: a\naccount: b\n", 4, "appears twice"),
+        ("name: x\nextends: slurm\nresources: [1, 2\n", 4, "YAML syntax"),
+        ("name: x\nextends: slurm\naccount: a\naccount: b\n", 4, "duplicate key 'account'"),
         ("name: x\nextends: nosuch\n", 2, "no platform 'nosuch'"),
         (
             "name: x\nextends: slurm\npartitions:\n  a: {default: true}\n  b: {default: true}\n",
