@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from jubex.analysis.builtin import io500
@@ -105,16 +107,28 @@ def test_run_that_stopped_before_the_score(outputs):
     assert [m.value for m in result.measurements if m.name == "find"] == [2067.548401]
 
 
-def test_valid_extended_run():
-    text = (
-        "IO500 version io500-sc23 (extended)\n"
-        "[RESULT]       ior-easy-write      120.500000 GiB/s : time 320.100 seconds\n"
-        "[SCORE ] Bandwidth 100.000000 GiB/s : IOPS 50.000000 kiops : TOTAL 70.710678\n"
-        "[SCOREX] Bandwidth 90.000000 GiB/s : IOPS 40.000000 kiops : TOTAL 60.000000\n"
+EXTENDED = Path(__file__).parent / "data" / "io500_extended"
+
+
+@pytest.mark.parametrize("name", ["stdout.txt", "result.txt"])
+def test_extended_run(by_name, name):
+    result = io500.parse((EXTENDED / name).read_text())
+    got = by_name(result)
+    assert result.ok, result.reason
+    assert (got["valid"], got["valid_x"], got["mode"]) == ([True], [True], ["extended"])
+    assert (got["score"], got["score_bw"], got["score_md"]) == (
+        [31.626889],
+        [6.807109],
+        [146.943447],
     )
-    result = io500.parse(text)
-    got = {m.name: m.value for m in result.measurements}
-    assert result.ok
-    assert (got["valid"], got["valid_x"], got["mode"]) == (True, True, "extended")
-    assert (got["score_x"], got["score_x_bw"], got["score_x_md"]) == (60.0, 90.0, 40.0)
+    assert (got["score_x"], got["score_x_md"]) == ([37.377191], [205.234599])
+    assert got["mdworkbench_bench"] == [55.901234]
+    assert got["find_hard"] == [1380.501177]
     assert "invalid_reason" not in got
+
+
+def test_extended_result_txt_find_phases(by_name):
+    got = by_name(io500.parse((EXTENDED / "result.txt").read_text()))
+    assert (got["find_easy_found"], got["find_easy_total_files"]) == ([1190224], [29572051])
+    assert (got["find_hard_found"], got["find_found"]) == ([10224], [317720])
+    assert got["tasks"] == [64]
