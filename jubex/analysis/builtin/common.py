@@ -8,8 +8,9 @@ from collections.abc import Iterable
 
 from jubex.analysis.measurement import Measurement, Metric, ParseResult
 
-#: a floating point number as benchmarks print it
-FP = r"[+-]?(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
+#: a floating point number as benchmarks print it; each digit can belong to one part only,
+#: so that a long run of digits that does not match fails in linear time
+FP = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 
 #: no counter, size or rate these programs keep goes beyond what 64 bits hold; a larger
 #: value is a corrupt output (and would overflow the statistics taken over it)

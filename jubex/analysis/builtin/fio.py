@@ -24,21 +24,24 @@ _PERCENTILES = ("1", "5", "10", "20", "30", "40", "50", "60", "70", "80", "90", 
 _PERCENTILES += ("99", "99_5", "99_9", "99_95", "99_99")
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 _NUM = r"[\d.]+[kKMG]?"
+#: a unit's prefix: no digit or dot, so a number and its unit cannot share characters
+_UNIT = r"[^\s\d.]*?"
 
 _JOB = re.compile(r"^(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
 _DIRECTION = re.compile(
-    rf"^\s*(read|write|trim)\s*: IOPS=({_NUM}), BW=([\d.]+)(\S+?/s)\s*(?:\([^)]*\))?\s*"
-    r"\(([\d.]+)(\S*?B)/(\d+)msec\)"
+    rf"^\s*(read|write|trim)\s*: IOPS=({_NUM}), BW=([\d.]+)({_UNIT}/s)\s*(?:\([^)]*\))?\s*"
+    rf"\(([\d.]+)({_UNIT}B)/(\d+)msec\)"
 )
 _LATENCY = re.compile(
     rf"^\s*(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({_NUM}),\s*max=\s*({_NUM}),"
     rf"\s*avg=\s*({_NUM}),\s*stdev=\s*({_NUM})"
 )
 _PERCENTILE_HEAD = re.compile(r"^\s*(clat|lat|slat) percentiles \((nsec|usec|msec)\):")
-_PERCENTILE = re.compile(rf"(\d+\.\d+)th=\[\s*({_NUM})\]")
+_PERCENTILE = re.compile(rf"(?<![\d.])(\d+\.\d+)th=\[\s*({_NUM})\]")
 _GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
 _GROUP_LINE = re.compile(
-    r"^\s*(READ|WRITE|TRIM): bw=([\d.]+)(\S+?/s).*?io=([\d.]+)(\S*?B)\b.*?run=\d+-(\d+)msec"
+    rf"^\s*(READ|WRITE|TRIM): bw=([\d.]+)({_UNIT}/s).*?io=([\d.]+)({_UNIT}B)\b"
+    r".*?run=\d+-(\d+)msec"
 )
 _CLUES = ("fio: ", "err=")
 _ERRORS = re.compile(

@@ -57,7 +57,7 @@ _SCORE = re.compile(
 _INVALID = re.compile(r"^(?:ERROR INVALID \([^)]*\)|; ERROR INVALID) (.*?)\s*$", re.MULTILINE)
 _SECTION = re.compile(r"^\[([\w-]+)\]\s*$")
 _PAIR = re.compile(r"^([\w-]+)\s*=\s*(.*?)\s*$")
-_VERIFIED = re.compile(r"^\[(OK|ERROR)\]\s*(.*)$", re.MULTILINE)
+_VERIFIED = re.compile(r"^\[(OK|ERROR)\][ \t]*(.*)$", re.MULTILINE)
 _CLUES = ("ERROR",)
 _ERRORS = re.compile(r"^ERROR\b(?! INVALID)", re.MULTILINE)
 
@@ -273,6 +273,8 @@ def _parse_verify(text: str) -> ParseResult:
         out.add("version", version[1])
     verdict = _VERIFIED.search(text)
     assert verdict is not None
+    if verdict.end() == len(text):  # the verifier ends its verdict with a newline
+        return out.result("the verifier's verdict line is cut short (truncated run?)")
     out.add("verified", verdict[1] == "OK")
     if "invalid run" in verdict[2]:
         out.add("valid", False)

@@ -203,7 +203,7 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
     test = _TEST.match(line) if first.startswith("Test") else None
     if test:
         state.record += 1
-        state.test_ids[int(test[1] or test[2])] = state.record
+        state.test_ids[number(test[1] or test[2])] = state.record  # type: ignore[index]
     elif first == "access" and "bw(MiB/s)" in tokens:
         state.table, state.columns = "results", tokens
         state.row_columns = [
