@@ -220,6 +220,11 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
             _result_row(tokens, state, out)
         elif state.table == "summary":
             _summary_row(tokens, state, out)
+    elif first in ("write", "read", "remove") and state.table and number(tokens[-1]) is not None:
+        out.problem(
+            f"a {first} row of {len(tokens)} columns under a header of {len(state.columns)}",
+            state.line,
+        )
     elif first == "Max" and (match := _MAX.match(line)) is not None:
         out.number(f"{match[1].lower()}_peak", match[2], state.current(), line=state.line)
     elif first in _OPTION_WORDS and (match := _OPTION.match(line)) is not None:

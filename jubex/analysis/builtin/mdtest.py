@@ -44,6 +44,7 @@ _ROW = re.compile(
     rf"^\s*(Directory|File|Tree)\s+(creation|stat|read|rename|removal)\s*:?"
     rf"\s+({FP})\s+({FP})\s+({FP})\s+({FP})\s*$"
 )
+_ROW_START = re.compile(r"^\s*(?:Directory|File|Tree)\s+(?:creation|stat|read|rename|removal)\b")
 _CLUES = ("ERROR", "Error ", "Invalid options")
 _ERRORS = re.compile(r"\bERROR\b|^Error |^Invalid options", re.MULTILINE)
 
@@ -120,6 +121,11 @@ def _tables(text: str, out: Collector) -> int:
         for offset, line in enumerate(text[header.end() : end].splitlines()):
             row = _ROW.match(line)
             if not row:
+                if _ROW_START.match(line):
+                    out.problem(
+                        f"a SUMMARY row that is not 4 numbers: {line.strip()[:60]!r}",
+                        first + offset,
+                    )
                 continue
             values = [number(v) for v in row.groups()[2:]]
             if not any(values):
