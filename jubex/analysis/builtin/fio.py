@@ -23,7 +23,7 @@ _LATENCIES = ("slat", "clat", "lat")
 _PERCENTILES = ("1", "5", "10", "20", "30", "40", "50", "60", "70", "80", "90", "95")
 _PERCENTILES += ("99", "99_5", "99_9", "99_95", "99_99")
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-_NUM = r"[\d.]+[kKMG]?"
+_NUM = r"[\d.]+[kKMG]?(?![\w.])"
 #: a unit's prefix: no digit or dot, so a number and its unit cannot share characters
 _UNIT = r"[^\s\d.]*?"
 
@@ -35,6 +35,11 @@ _DIRECTION = re.compile(
 _LATENCY = re.compile(
     rf"^\s*(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({_NUM}),\s*max=\s*({_NUM}),"
     rf"\s*avg=\s*({_NUM}),\s*stdev=\s*({_NUM})"
+)
+#: how the lines above begin: one that begins so but does not read is broken
+_STARTS = re.compile(
+    r"^\s*(?:(?:read|write|trim)\s*: IOPS=|(?:slat|clat|lat)\s*\(\w+\):\s*min="
+    r"|(?:READ|WRITE|TRIM): bw=)"
 )
 _PERCENTILE_HEAD = re.compile(r"^\s*(clat|lat|slat) percentiles \((nsec|usec|msec)\):")
 _PERCENTILE = re.compile(rf"(?<![\d.])(\d+\.\d+)th=\[\s*({_NUM})\]")
@@ -145,7 +150,10 @@ def _parse_normal(text: str) -> ParseResult:
         elif (head := _PERCENTILE_HEAD.match(line)) is not None:
             percentiles = (head[1], head[2])
         elif line.lstrip().startswith("|") and direction and percentiles[0]:
-            for pct, value in _PERCENTILE.findall(line):
+            found = _PERCENTILE.findall(line)
+            if len(found) != line.count("th=["):
+                out.problem(f"a percentile line fio does not print so: {line[:60]!r}", lines.line)
+            for pct, value in found:
                 name = f"{direction}_{percentiles[0]}_p{_pct(pct)}"
                 lines.add(name, value, percentiles[1], record, "us")
         elif (group := _GROUP.match(line)) is not None:
@@ -159,6 +167,8 @@ def _parse_normal(text: str) -> ParseResult:
             lines.add(f"{d}_bw", total[2], total[3], group_record)
             lines.add(f"{d}_io", total[4], total[5], group_record)
             lines.add(f"{d}_runtime", total[6], "ms", group_record)
+        elif _STARTS.match(line):
+            out.problem(f"a line fio does not print so: {line.strip()[:60]!r}", lines.line)
     reason = failure(text, _ERRORS, _CLUES)
     if not reason and record < 0:
         reason = "not fio output: no job results ('name: (groupid=..., jobs=...)' lines)"
@@ -265,6 +275,10 @@ def _json_direction(
                 _json_us(out, f"{d}_{kind}_{name}", lat[key], unit, record)
         percentiles = lat.get("percentile")
         for pct, value in percentiles.items() if isinstance(percentiles, Mapping) else ():
+            point = number(pct)
+            if point is None or not 0 <= point <= 100:
+                out.problem(f"{d} {kind} percentile {str(pct)[:20]!r} is no percentage")
+                continue
             _json_us(out, f"{d}_{kind}_p{_pct(str(pct))}", value, unit, record)
 
 

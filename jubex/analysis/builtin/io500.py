@@ -49,6 +49,7 @@ _RESULT = re.compile(
     rf"^\[(RESULT| {{6}})\]\s+(\S+)\s+({FP}) (GiB/s|kIOPS) : time ({FP}) seconds( \[INVALID\])?",
     re.MULTILINE,
 )
+_RESULT_START = re.compile(r"^\[(?:RESULT| {6})\].*", re.MULTILINE)
 _SCORE = re.compile(
     rf"^\[(SCORE |SCOREX)\] Bandwidth ({FP}) GiB/s : IOPS ({FP}) kiops : TOTAL ({FP})"
     r"( \[INVALID\])?",
@@ -122,7 +123,12 @@ def _parse_stdout(text: str) -> ParseResult:
         out.add("mode", version[2])
     reasons: list[str] = []
     phases: set[str] = set()
-    for match in _RESULT.finditer(text):
+    for start in _RESULT_START.finditer(text):
+        match = _RESULT.match(text, start.start())
+        if match is None:
+            line = line_at(text, start.start())
+            out.problem(f"a result line IO500 does not print so: {start[0][:60]!r}", line)
+            continue
         if match[2] == "timestamp":
             continue
         name, unit, line = snake(match[2]), match[4], line_at(text, match.start())

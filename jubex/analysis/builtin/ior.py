@@ -174,7 +174,7 @@ def _parse_text(text: str) -> ParseResult:
         _text_line(line.strip(), state, out)
     for record in sorted(set(state.options) | set(state.settings)):
         settings = {
-            **_option_settings(state.options.get(record, {})),
+            **_option_settings(state.options.get(record, {}), out),
             **state.settings.get(record, {}),
         }
         if header:
@@ -227,6 +227,8 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
         )
     elif first == "Max" and (match := _MAX.match(line)) is not None:
         out.number(f"{match[1].lower()}_peak", match[2], state.current(), line=state.line)
+    elif first == "Max" and line.startswith(("Max Write:", "Max Read:")):
+        out.problem(f"a line IOR does not print so: {line[:60]!r}", state.line)
     elif first in _OPTION_WORDS and (match := _OPTION.match(line)) is not None:
         state.options.setdefault(state.current(), {}).setdefault(match[1], match[2])
 
@@ -286,26 +288,29 @@ def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
         settings["aggregate_size"] = _bytes(out.value("aggregate_size", named["aggs(MiB)"]), MiB)
 
 
-def _option_settings(options: dict[str, str]) -> dict[str, object]:
+def _option_settings(options: dict[str, str], found: Collector) -> dict[str, object]:
     """Settings from the options block, for outputs without a summary table (IO500 phases)."""
     out: dict[str, object] = {}
     if "api" in options:
         out["api"] = options["api"]
     if "access" in options:
         out["fpp"] = int(options["access"] == "file-per-process")
-    clients = re.match(r"(\d+) \((\d+) per node\)", options.get("clients", ""))
-    if clients:
-        out["tasks"], out["tasks_per_node"] = number(clients[1]), number(clients[2])
-    for key, name in (("tasks", "tasks"), ("clients per node", "tasks_per_node")):
-        if options.get(key, "").isdigit():
-            out[name] = number(options[key])
-    for key, name in (("repetitions", "repetitions"), ("segments", "segments")):
-        if options.get(key, "").isdigit():
-            out[name] = number(options[key])
+    if "clients" in options:
+        clients = re.fullmatch(r"(\S+) \((\S+) per node\)", options["clients"])
+        tasks, per_node = clients.groups() if clients else (options["clients"], "")
+        out["tasks"] = found.value("tasks", tasks)
+        if clients:
+            out["tasks_per_node"] = found.value("tasks_per_node", per_node)
+    numbers = {"tasks": "tasks", "clients per node": "tasks_per_node"}
+    numbers |= {"repetitions": "repetitions", "segments": "segments"}
+    for key, name in numbers.items():
+        if key in options:
+            out[name] = found.value(name, options[key])
     for key, name in (("blocksize", "block_size"), ("xfersize", "transfer_size")):
-        size = _SIZE.match(options.get(key, ""))
-        if size:
+        if key in options and (size := _SIZE.match(options[key])) is not None:
             out[name] = _bytes(number(size[1]), 1 if size[2] == "bytes" else _binary(size[2]))
+        elif key in options:
+            found.problem(f"{name} is {options[key][:40]!r}, not a size IOR prints")
     sizes = [out.get(k) for k in ("block_size", "segments", "tasks")]
     if all(isinstance(size, (int, float)) for size in sizes):
         out["aggregate_size"] = math.prod(sizes)  # type: ignore[arg-type]

@@ -133,7 +133,8 @@ def test_cut_inside_the_group_totals_is_not_ok(outputs):
     result = fio.parse(text[: text.index("  WRITE: bw=") + 30])
     assert not result.ok
     assert result.reason == (
-        "output ends before the write total of 'Run status group 0' (truncated run?)"
+        "output ends before the write total of 'Run status group 0' (truncated run?); "
+        "line 46: a line fio does not print so: 'WRITE: bw=1174MiB/s (1231MB/'"
     )
 
 
