@@ -168,7 +168,9 @@ class Collector:
     def problem(self, text: str, line: int = 0) -> None:
         self.problems.append(f"line {line}: {text}" if line else text)
 
-    def add_all(self, items: Iterable[tuple[str, float | int | str | bool]], record: int) -> None:
+    def add_all(
+        self, items: Iterable[tuple[str, float | int | str | bool | None]], record: int
+    ) -> None:
         for name, value in items:
             self.add(name, value, record)
 

@@ -40,8 +40,13 @@ _REQUIRED = (
     "mdtest-hard-delete",
 )
 #: phases only extended mode runs (``--mode=extended``)
-_EXTENDED = ("mdworkbench-create", "find-easy", "find-hard", "mdworkbench-bench")
-_EXTENDED += ("mdworkbench-delete",)
+_EXTENDED = (
+    "mdworkbench-create",
+    "find-easy",
+    "find-hard",
+    "mdworkbench-bench",
+    "mdworkbench-delete",
+)
 _PHASES = (*_REQUIRED, "ior-rnd4K-easy-read", *_EXTENDED)
 _FINDS = ("find", "find-easy", "find-hard")
 _VERSION = re.compile(r"^IO500 version (\S+) \((\w+)\)", re.MULTILINE)
@@ -220,11 +225,11 @@ def _parse_result_ini(text: str) -> ParseResult:
     if "procs" in run:
         out.number("tasks", run["procs"][0], line=run["procs"][1])
     scores = {}
-    for suffix, section in (("", "SCORE"), ("_x", "SCOREX")):
-        if section in sections:
-            values = sections.pop(section)
+    for suffix, kind in (("", "SCORE"), ("_x", "SCOREX")):
+        if kind in sections:
+            values = sections.pop(kind)
             _ini_score(values, suffix, out)
-            scores[section] = "" if "hash" in values else f"the [{section}] section is cut short"
+            scores[kind] = "" if "hash" in values else f"the [{kind}] section is cut short"
     for phase, values in sections.items():
         _ini_phase(phase, values, not invalid.get(phase), out)
     _validity(text, [p for p in invalid if p != "run"], out)

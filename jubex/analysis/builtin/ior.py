@@ -235,11 +235,10 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
 
 def _result_row(tokens: list[str], state: _TextState, out: Collector) -> None:
     record, op = state.current(), tokens[0]
-    iteration: int | float | None = 0
-    if "iter" in state.columns:
-        iteration = out.value("iteration", tokens[state.columns.index("iter")], state.line)
-        if iteration is None:
-            return
+    column = state.columns.index("iter") if "iter" in state.columns else -1
+    iteration = out.value("iteration", tokens[column], state.line) if column >= 0 else 0
+    if iteration is None:
+        return
     seen = state.rows.setdefault(record, {})
     if not any(iteration in its for its in seen.values()):
         out.add("iteration", iteration, record)
@@ -282,8 +281,8 @@ def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
     settings = state.settings.setdefault(record, {})
     for column, name in _SETTINGS.items():
         if column in named:
-            value = named[column] if name == "api" else out.value(name, named[column], state.line)
-            settings[name] = value
+            parsed = out.value(name, named[column], state.line) if name != "api" else None
+            settings[name] = named[column] if name == "api" else parsed
     if "aggs(MiB)" in named:
         settings["aggregate_size"] = _bytes(out.value("aggregate_size", named["aggs(MiB)"]), MiB)
 
