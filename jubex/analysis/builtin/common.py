@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
 from jubex.analysis.measurement import Metric, ParseResult
 from jubex.store.measurement import Measurement
 
-#: a floating point number as benchmarks print it
-FP = r"[+-]?(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
+#: a floating point number as benchmarks print it; each digit can belong to one part only,
+#: so that a long run of digits that does not match fails in linear time
+FP = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+
+#: no counter, size or rate these programs keep goes beyond what 64 bits hold; a larger
+#: value is a corrupt output (and would overflow the statistics taken over it)
+LIMIT = 2.0**64
 
 # Open MPI --tag-output (``[1,0]<stdout>:``) and srun/mpirun -l (``0: ``, ``0000: ``)
 _RANK_TAG = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: ?)", re.MULTILINE)
@@ -62,12 +68,34 @@ def _line(text: str, start: int, end: int) -> str:
     return text[begin : len(text) if stop < 0 else stop].strip()
 
 
-def number(text: str) -> int | float:
-    """A printed number, as int when it is written as one."""
+def number(raw: object) -> int | float | None:
+    """A printed (or JSON) number, as int when it is written as one; None when it is none."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, (int, float)):
+        return raw
+    if not isinstance(raw, str):
+        return None
     try:
-        return int(text)
+        return int(raw)
     except ValueError:
-        return float(text)
+        pass
+    try:
+        return float(raw)
+    except ValueError:
+        return None
+
+
+def cut(text: str) -> str:
+    """The last line when the output ends without its newline (cut mid-line), else ``""``."""
+    if not text or text.endswith("\n"):
+        return ""
+    return text[text.rfind("\n") + 1 :]
+
+
+def line_at(text: str, position: int) -> int:
+    """The 1-based number of the line holding ``text[position]``."""
+    return text.count("\n", 0, position) + 1
 
 
 def snake(text: str) -> str:
@@ -76,20 +104,74 @@ def snake(text: str) -> str:
 
 
 class Collector:
-    """Measurements in the order found, each with the unit its metric declares."""
+    """Measurements in the order found, each with the unit its metric declares.
+
+    A number that is not one, or is not finite, negative or beyond :data:`LIMIT`, is a
+    problem of the output: it is kept as missing (``None``; a per-iteration value is left
+    out, as statistics cannot be taken over a hole) and makes the result not ok.
+    """
 
     def __init__(self, metrics: dict[str, Metric]) -> None:
         self.metrics = metrics
         self.measurements: list[Measurement] = []
+        self.problems: list[str] = []
 
     def add(
-        self, name: str, value: float | int | str | bool, record: int = 0, unit: str | None = None
+        self,
+        name: str,
+        value: float | int | str | bool | None,
+        record: int = 0,
+        unit: str | None = None,
+        line: int = 0,
     ) -> None:
         if unit is None:
             unit = self.metrics[name].unit
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = self.checked(name, value, line)
+        if value is None and name in self.metrics and self.metrics[name].repeated:
+            return
         self.measurements.append(Measurement(name, value, unit, record))
 
-    def add_all(self, items: Iterable[tuple[str, float | int | str | bool]], record: int) -> None:
+    def number(
+        self,
+        name: str,
+        raw: object,
+        record: int = 0,
+        unit: str | None = None,
+        line: int = 0,
+        scale: float = 1,
+    ) -> None:
+        """Add ``raw`` (printed text or a JSON value) as a number, times ``scale``."""
+        value = self.value(name, raw, line)
+        self.add(name, value if value is None or scale == 1 else value * scale, record, unit, line)
+
+    def value(self, name: str, raw: object, line: int = 0) -> int | float | None:
+        """``raw`` as a number; None, and a problem noted, when it is not a valid one."""
+        value = number(raw)
+        if value is None:
+            self.problem(f"{name} is {_shown(raw)}, not a number", line)
+            return None
+        return self.checked(name, value, line, raw)
+
+    def checked(self, name: str, value: float, line: int = 0, raw: object = None) -> float | None:
+        """``value``, or None and a problem when it is no finite, non-negative measurement."""
+        if 0 <= value <= LIMIT:  # False for nan, too
+            return value
+        if value < 0:
+            what = "negative"
+        elif isinstance(value, int) or math.isfinite(value):
+            what = "too large to be a measurement"
+        else:
+            what = "not finite"
+        self.problem(f"{name} is {_shown(value if raw is None else raw)}: {what}", line)
+        return None
+
+    def problem(self, text: str, line: int = 0) -> None:
+        self.problems.append(f"line {line}: {text}" if line else text)
+
+    def add_all(
+        self, items: Iterable[tuple[str, float | int | str | bool | None]], record: int
+    ) -> None:
         for name, value in items:
             self.add(name, value, record)
 
@@ -97,7 +179,18 @@ class Collector:
         return {m.name for m in self.measurements if m.record == record}
 
     def result(self, reason: str = "") -> ParseResult:
-        return ParseResult(self.measurements, ok=not reason, reason=reason)
+        """The measurements; not ok when ``reason`` says why or the output had problems."""
+        problems = "; ".join(self.problems[:3])
+        if len(self.problems) > 3:
+            problems += f" (and {len(self.problems) - 3} more)"
+        text = "; ".join(part for part in (reason, problems) if part)
+        return ParseResult(self.measurements, ok=not text, reason=text)
+
+
+def _shown(raw: object) -> str:
+    """A value as quoted in a reason, cut short when it is long."""
+    text = repr(raw) if isinstance(raw, str) else str(raw)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def metrics(*groups: dict[str, Metric]) -> dict[str, Metric]:

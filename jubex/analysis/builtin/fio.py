@@ -10,11 +10,12 @@ microseconds (``us``), amounts in bytes, runtimes in seconds.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 
 from jubex.analysis import units
-from jubex.analysis.builtin.common import Collector, failure, metrics, untag
+from jubex.analysis.builtin.common import Collector, failure, metrics, number, untag
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
 _DIRECTIONS = ("read", "write", "trim")
@@ -22,22 +23,30 @@ _LATENCIES = ("slat", "clat", "lat")
 _PERCENTILES = ("1", "5", "10", "20", "30", "40", "50", "60", "70", "80", "90", "95")
 _PERCENTILES += ("99", "99_5", "99_9", "99_95", "99_99")
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-_NUM = r"[\d.]+[kKMG]?"
+_NUM = r"[\d.]+[kKMG]?(?![\w.])"
+#: a unit's prefix: no digit or dot, so a number and its unit cannot share characters
+_UNIT = r"[^\s\d.]*?"
 
 _JOB = re.compile(r"^(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
 _DIRECTION = re.compile(
-    rf"^\s*(read|write|trim)\s*: IOPS=({_NUM}), BW=([\d.]+)(\S+?/s)\s*(?:\([^)]*\))?\s*"
-    r"\(([\d.]+)(\S*?B)/(\d+)msec\)"
+    rf"^\s*(read|write|trim)\s*: IOPS=({_NUM}), BW=([\d.]+)({_UNIT}/s)\s*(?:\([^)]*\))?\s*"
+    rf"\(([\d.]+)({_UNIT}B)/(\d+)msec\)"
 )
 _LATENCY = re.compile(
     rf"^\s*(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({_NUM}),\s*max=\s*({_NUM}),"
     rf"\s*avg=\s*({_NUM}),\s*stdev=\s*({_NUM})"
 )
+#: how the lines above begin: one that begins so but does not read is broken
+_STARTS = re.compile(
+    r"^\s*(?:(?:read|write|trim)\s*: IOPS=|(?:slat|clat|lat)\s*\(\w+\):\s*min="
+    r"|(?:READ|WRITE|TRIM): bw=)"
+)
 _PERCENTILE_HEAD = re.compile(r"^\s*(clat|lat|slat) percentiles \((nsec|usec|msec)\):")
-_PERCENTILE = re.compile(rf"(\d+\.\d+)th=\[\s*({_NUM})\]")
+_PERCENTILE = re.compile(rf"(?<![\d.])(\d+\.\d+)th=\[\s*({_NUM})\]")
 _GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
 _GROUP_LINE = re.compile(
-    r"^\s*(READ|WRITE|TRIM): bw=([\d.]+)(\S+?/s).*?io=([\d.]+)(\S*?B)\b.*?run=\d+-(\d+)msec"
+    rf"^\s*(READ|WRITE|TRIM): bw=([\d.]+)({_UNIT}/s).*?io=([\d.]+)({_UNIT}B)\b"
+    r".*?run=\d+-(\d+)msec"
 )
 _CLUES = ("fio: ", "err=")
 _ERRORS = re.compile(
@@ -85,59 +94,112 @@ def parse(text: str) -> ParseResult:
     return _parse_normal(text)
 
 
-def _scaled(text: str) -> float:
-    """fio's ``12.3k`` (powers of 1000)."""
-    return float(text[:-1]) * _SUFFIX[text[-1]] if text[-1] in _SUFFIX else float(text)
+def _scaled(text: str) -> float | None:
+    """fio's ``12.3k`` (powers of 1000); None when it is no number."""
+    if text[-1:] in ("k", "K", "M", "G"):
+        value = number(text[:-1])
+        return None if value is None else value * _SUFFIX[text[-1]]
+    value = number(text)
+    return None if value is None else value
+
+
+class _Normal:
+    """Adds what one line of normal output says, converting units and noting problems."""
+
+    def __init__(self, out: Collector) -> None:
+        self.out = out
+        self.line = 0
+
+    def add(self, name: str, text: str, unit: str, record: int, target: str = "") -> None:
+        """``text`` in ``unit`` as ``name``, in the metric's unit (``target`` when not one)."""
+        target = target or METRICS[name].unit
+        value = _scaled(text)
+        if value is None:
+            self.out.problem(f"{name} is {text[:40]!r}, not a number", self.line)
+        else:
+            try:
+                value = units.convert(value, unit, target)
+            except ValueError:
+                self.out.problem(f"{name} is in {unit[:20]!r}, not a unit fio prints", self.line)
+                value = None
+        if value is not None and target == "B" and math.isfinite(value):
+            value = round(value)
+        self.out.add(name, value, record, target, self.line)
 
 
 def _parse_normal(text: str) -> ParseResult:
     out = Collector(METRICS)
+    lines = _Normal(out)
     record, direction, percentiles = -1, "", ("", "")
     groups: list[str] = []
-    for line in text.splitlines():
+    for lines.line, line in enumerate(text.splitlines(), start=1):
         if (job := _JOB.match(line)) is not None:
             record += 1
             out.add("job", job[1], record)
-            out.add_all(
-                (("group", int(job[2])), ("jobs", int(job[3])), ("error", int(job[4]))), record
-            )
+            for name, value in (("group", job[2]), ("jobs", job[3]), ("error", job[4])):
+                out.number(name, value, record, line=lines.line)
         elif (head := _DIRECTION.match(line)) is not None and record >= 0:
             direction = head[1]
-            io = units.convert(float(head[5]), head[6], "B")
-            out.add(f"{direction}_bw", units.convert(float(head[3]), head[4], "MiB/s"), record)
-            out.add(f"{direction}_iops", _scaled(head[2]), record)
-            out.add(f"{direction}_io", round(io), record)
-            out.add(f"{direction}_runtime", int(head[7]) / 1000, record)
+            lines.add(f"{direction}_bw", head[3], head[4], record)
+            lines.add(f"{direction}_iops", head[2], "IOPS", record)
+            lines.add(f"{direction}_io", head[5], head[6], record)
+            lines.add(f"{direction}_runtime", head[7], "ms", record)
         elif (lat := _LATENCY.match(line)) is not None and direction:
-            stats = zip(("min", "max", "mean", "std"), lat.groups()[2:], strict=True)
-            out.add_all(((f"{direction}_{lat[1]}_{s}", _us(v, lat[2])) for s, v in stats), record)
+            for stat, value in zip(("min", "max", "mean", "std"), lat.groups()[2:], strict=True):
+                lines.add(f"{direction}_{lat[1]}_{stat}", value, lat[2], record)
         elif (head := _PERCENTILE_HEAD.match(line)) is not None:
             percentiles = (head[1], head[2])
         elif line.lstrip().startswith("|") and direction and percentiles[0]:
-            for pct, value in _PERCENTILE.findall(line):
+            found = _PERCENTILE.findall(line)
+            if len(found) != line.count("th=["):
+                out.problem(f"a percentile line fio does not print so: {line[:60]!r}", lines.line)
+            for pct, value in found:
                 name = f"{direction}_{percentiles[0]}_p{_pct(pct)}"
-                out.add(name, _us(value, percentiles[1]), record, "us")
+                lines.add(name, value, percentiles[1], record, "us")
         elif (group := _GROUP.match(line)) is not None:
             groups.append(group[1])
             direction = ""
         elif (total := _GROUP_LINE.match(line)) is not None and groups:
             group_record = record + len(groups)
             if "group" not in out.names(group_record):
-                out.add("group", int(groups[-1]), group_record)
+                out.number("group", groups[-1], group_record, line=lines.line)
             d = total[1].lower()
-            out.add(f"{d}_bw", units.convert(float(total[2]), total[3], "MiB/s"), group_record)
-            out.add(f"{d}_io", round(units.convert(float(total[4]), total[5], "B")), group_record)
-            out.add(f"{d}_runtime", int(total[6]) / 1000, group_record)
+            lines.add(f"{d}_bw", total[2], total[3], group_record)
+            lines.add(f"{d}_io", total[4], total[5], group_record)
+            lines.add(f"{d}_runtime", total[6], "ms", group_record)
+        elif _STARTS.match(line):
+            out.problem(f"a line fio does not print so: {line.strip()[:60]!r}", lines.line)
     reason = failure(text, _ERRORS, _CLUES)
     if not reason and record < 0:
         reason = "not fio output: no job results ('name: (groupid=..., jobs=...)' lines)"
     elif not reason and not groups:
         reason = "output ends before fio's 'Run status group' totals (truncated run?)"
+    elif not reason:
+        reason = _groups_incomplete(out, record, groups)
     return out.result(reason)
 
 
-def _us(value: str, unit: str) -> float:
-    return units.convert(_scaled(value), unit, "us")
+def _groups_incomplete(out: Collector, last_job: int, groups: list[str]) -> str:
+    """Why the group totals are not all there, or ``""``: each direction a group's jobs ran
+    needs its total line (fio prints them last, so a cut output lacks some)."""
+    group_of: dict[int, object] = {}
+    ran: dict[object, set[str]] = {}
+    for m in out.measurements:
+        if m.name == "group":
+            group_of[m.record] = m.value
+        elif m.name.endswith("_io"):
+            group = group_of.get(m.record) if m.record <= last_job else ("total", m.record)
+            ran.setdefault(group, set()).add(m.name.partition("_")[0])
+    for index, group in enumerate(groups):
+        number_ = number(group)
+        totals = ran.get(("total", last_job + 1 + index), set())
+        missing = sorted(ran.get(number_, set()) - totals)
+        if missing:
+            return (
+                f"output ends before the {', '.join(missing)} total of 'Run status group "
+                f"{group}' (truncated run?)"
+            )
+    return ""
 
 
 def _pct(text: str) -> str:
@@ -149,37 +211,33 @@ def _parse_json(text: str, start: int) -> ParseResult:
     out = Collector(METRICS)
     try:
         document, end = json.JSONDecoder().raw_decode(text, start)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
+        detail = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
         return out.result(
             failure(text, _ERRORS, _CLUES)
-            or f"fio JSON output is not valid JSON (truncated run?): {exc}"
+            or f"fio JSON output is not valid JSON (truncated run?): {detail}"
         )
-    jobs = [j for j in document.get("jobs", []) if isinstance(j, dict)]
-    totals: dict[int, dict[str, list[float]]] = {}
+    jobs = document.get("jobs") if isinstance(document, dict) else None
+    jobs = [j for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
+    totals: dict[object, dict[str, list[float]]] = {}
     errors = []
     for record, job in enumerate(jobs):
         out.add("job", str(job.get("jobname", "")), record)
-        out.add_all(
-            (("group", int(job.get("groupid", 0))), ("error", int(job.get("error", 0)))), record
-        )
-        if job.get("error"):
-            errors.append(f"job '{job.get('jobname')}' reported error {job['error']}")
+        group = out.value("group", job.get("groupid", 0))
+        error = out.value("error", job.get("error", 0))
+        out.add_all((("group", group), ("error", error)), record)
+        if error:
+            errors.append(f"job '{job.get('jobname')}' reported error {error}")
         for d in _DIRECTIONS:
-            _json_direction(
-                job.get(d), d, record, out, totals.setdefault(int(job.get("groupid", 0)), {})
-            )
-    for offset, (group, by_direction) in enumerate(sorted(totals.items())):
+            _json_direction(job.get(d), d, record, out, totals.setdefault(group, {}))
+    groups = sorted((g, t) for g, t in totals.items() if isinstance(g, (int, float)))
+    for offset, (group, by_direction) in enumerate(groups):
         record = len(jobs) + offset
         out.add("group", group, record)
         for d, (io, runtime) in by_direction.items():
-            out.add_all(
-                (
-                    (f"{d}_bw", io / runtime / 2**20),
-                    (f"{d}_io", int(io)),
-                    (f"{d}_runtime", runtime),
-                ),
-                record,
-            )
+            if runtime > 0:
+                out.add(f"{d}_bw", io / runtime / 2**20, record)
+            out.add_all(((f"{d}_io", io), (f"{d}_runtime", runtime)), record)
     reason = failure(text[:start] + text[end:], _ERRORS, _CLUES)
     if not reason and errors:
         reason = "; ".join(errors)
@@ -193,39 +251,40 @@ def _json_direction(
 ) -> None:
     if not isinstance(stats, Mapping) or not stats.get("io_bytes"):
         return
-    runtime = stats.get("runtime", 0) / 1000
-    bw = stats["bw_bytes"] if "bw_bytes" in stats else stats.get("bw", 0) * 1024
-    out.add_all(
-        (
-            (f"{d}_bw", bw / 2**20),
-            (f"{d}_iops", float(stats.get("iops", 0))),
-            (f"{d}_io", int(stats["io_bytes"])),
-            (f"{d}_runtime", runtime),
-        ),
-        record,
-    )
-    group = totals.setdefault(d, [0.0, 0.0])
-    group[0] += stats["io_bytes"]
-    group[1] = max(group[1], runtime)
+    io = out.value(f"{d}_io", stats["io_bytes"])
+    runtime = out.value(f"{d}_runtime", stats.get("runtime", 0))
+    runtime = None if runtime is None else runtime / 1000
+    if "bw_bytes" in stats:
+        out.number(f"{d}_bw", stats["bw_bytes"], record, scale=2**-20)
+    else:
+        out.number(f"{d}_bw", stats.get("bw", 0), record, scale=2**-10)
+    out.number(f"{d}_iops", stats.get("iops", 0), record)
+    out.add_all(((f"{d}_io", io), (f"{d}_runtime", runtime)), record)
+    if io is not None and runtime is not None:
+        group = totals.setdefault(d, [0, 0.0])
+        group[0] += io
+        group[1] = max(group[1], runtime)
     for kind in _LATENCIES:
-        lat, unit = (
-            (stats.get(f"{kind}_ns"), "ns") if f"{kind}_ns" in stats else (stats.get(kind), "us")
-        )
+        unit = "ns" if f"{kind}_ns" in stats else "us"
+        lat = stats.get(f"{kind}_ns" if unit == "ns" else kind)
         if not isinstance(lat, Mapping) or not lat.get("N", lat.get("max")):
             continue
         names = {"min": "min", "max": "max", "mean": "mean", "stddev": "std"}
-        out.add_all(
-            (
-                (f"{d}_{kind}_{n}", units.convert(float(lat[k]), unit, "us"))
-                for k, n in names.items()
-                if k in lat
-            ),
-            record,
-        )
-        for pct, value in (lat.get("percentile") or {}).items():
-            out.add(
-                f"{d}_{kind}_p{_pct(pct)}", units.convert(float(value), unit, "us"), record, "us"
-            )
+        for key, name in names.items():
+            if key in lat:
+                _json_us(out, f"{d}_{kind}_{name}", lat[key], unit, record)
+        percentiles = lat.get("percentile")
+        for pct, value in percentiles.items() if isinstance(percentiles, Mapping) else ():
+            point = number(pct)
+            if point is None or not 0 <= point <= 100:
+                out.problem(f"{d} {kind} percentile {str(pct)[:20]!r} is no percentage")
+                continue
+            _json_us(out, f"{d}_{kind}_p{_pct(str(pct))}", value, unit, record)
+
+
+def _json_us(out: Collector, name: str, raw: object, unit: str, record: int) -> None:
+    value = out.value(name, raw)
+    out.add(name, None if value is None else units.convert(value, unit, "us"), record, "us")
 
 
 ANALYSER = BuiltinAnalyser(

@@ -4,17 +4,28 @@ All of one run is one record: each phase's score under the phase's name (``ior-e
 -> ``ior_easy_write``, GiB/s for IOR phases, kIOPS for the others) with its time and its
 validity, the bandwidth, metadata and total scores, and whether the run is a valid IO500
 submission (``valid``; when not, ``invalid_reason`` says why). An invalid run still
-finished, so it is not a failed run; a run without its ``[SCORE ]`` line is.
+finished, so it is not a failed run; a run without its ``[SCORE ]`` line is, and so is one
+whose score line is cut short (its ``[INVALID]`` mark may be what is missing), one that
+lacks a phase every IO500 version runs, and an extended run without its ``[SCOREX]``.
 """
 
 from __future__ import annotations
 
 import re
 
-from jubex.analysis.builtin.common import FP, Collector, failure, metrics, snake, untag
+from jubex.analysis.builtin.common import (
+    FP,
+    Collector,
+    failure,
+    line_at,
+    metrics,
+    snake,
+    untag,
+)
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
-_PHASES = (
+#: the scored phases of every IO500 version since ISC20, in the order they run
+_REQUIRED = (
     "ior-easy-write",
     "mdtest-easy-write",
     "ior-hard-write",
@@ -27,13 +38,23 @@ _PHASES = (
     "mdtest-easy-delete",
     "mdtest-hard-read",
     "mdtest-hard-delete",
-    "ior-rnd4K-easy-read",
 )
+#: phases only extended mode runs (``--mode=extended``)
+_EXTENDED = (
+    "mdworkbench-create",
+    "find-easy",
+    "find-hard",
+    "mdworkbench-bench",
+    "mdworkbench-delete",
+)
+_PHASES = (*_REQUIRED, "ior-rnd4K-easy-read", *_EXTENDED)
+_FINDS = ("find", "find-easy", "find-hard")
 _VERSION = re.compile(r"^IO500 version (\S+) \((\w+)\)", re.MULTILINE)
 _RESULT = re.compile(
     rf"^\[(RESULT| {{6}})\]\s+(\S+)\s+({FP}) (GiB/s|kIOPS) : time ({FP}) seconds( \[INVALID\])?",
     re.MULTILINE,
 )
+_RESULT_START = re.compile(r"^\[(?:RESULT| {6})\].*", re.MULTILINE)
 _SCORE = re.compile(
     rf"^\[(SCORE |SCOREX)\] Bandwidth ({FP}) GiB/s : IOPS ({FP}) kiops : TOTAL ({FP})"
     r"( \[INVALID\])?",
@@ -42,7 +63,7 @@ _SCORE = re.compile(
 _INVALID = re.compile(r"^(?:ERROR INVALID \([^)]*\)|; ERROR INVALID) (.*?)\s*$", re.MULTILINE)
 _SECTION = re.compile(r"^\[([\w-]+)\]\s*$")
 _PAIR = re.compile(r"^([\w-]+)\s*=\s*(.*?)\s*$")
-_VERIFIED = re.compile(r"^\[(OK|ERROR)\]\s*(.*)$", re.MULTILINE)
+_VERIFIED = re.compile(r"^\[(OK|ERROR)\][ \t]*(.*)$", re.MULTILINE)
 _CLUES = ("ERROR",)
 _ERRORS = re.compile(r"^ERROR\b(?! INVALID)", re.MULTILINE)
 
@@ -60,11 +81,12 @@ def _metrics() -> dict[str, Metric]:
         out[f"{snake(phase)}_stonewall"] = Metric("GiB/s", True, "throughput until the stonewall")
     for phase in ("mdtest-easy-write", "mdtest-hard-write"):
         out[f"{snake(phase)}_stonewall"] = Metric("kIOPS", True, "rate until the stonewall")
+    for phase in _FINDS:
+        out[f"{snake(phase)}_found"] = Metric("", None, f"files the {phase} phase found")
+        out[f"{snake(phase)}_total_files"] = Metric("", None, f"files {phase} looked at")
     return metrics(
         out,
         {
-            "find_found": Metric("", None, "files the find phase found"),
-            "find_total_files": Metric("", None, "files the find phase looked at"),
             "score": Metric("", True, "IO500 score: geometric mean of score_bw and score_md"),
             "score_bw": Metric("GiB/s", True, "bandwidth score"),
             "score_md": Metric("kIOPS", True, "metadata score"),
@@ -105,28 +127,64 @@ def _parse_stdout(text: str) -> ParseResult:
         out.add("version", version[1])
         out.add("mode", version[2])
     reasons: list[str] = []
-    for match in _RESULT.finditer(text):
+    phases: set[str] = set()
+    for start in _RESULT_START.finditer(text):
+        match = _RESULT.match(text, start.start())
+        if match is None:
+            line = line_at(text, start.start())
+            out.problem(f"a result line IO500 does not print so: {start[0][:60]!r}", line)
+            continue
         if match[2] == "timestamp":
             continue
-        name, unit = snake(match[2]), match[4]
-        out.add(name, float(match[3]), unit=unit)
-        out.add(f"{name}_time", float(match[5]), unit="s")
+        name, unit, line = snake(match[2]), match[4], line_at(text, match.start())
+        phases.add(match[2])
+        out.number(name, match[3], unit=unit, line=line)
+        out.number(f"{name}_time", match[5], unit="s", line=line)
         out.add(f"{name}_valid", not match[6], unit="")
         if match[6]:
             reasons.append(match[2])
+    scores: dict[str, str] = {}
     for score in _SCORE.finditer(text):
-        suffix = "_x" if score[1] == "SCOREX" else ""
-        out.add(f"score{suffix}", float(score[4]))
-        out.add(f"score{suffix}_bw", float(score[2]))
-        out.add(f"score{suffix}_md", float(score[3]))
+        suffix, line = "_x" if score[1] == "SCOREX" else "", line_at(text, score.start())
+        out.number(f"score{suffix}", score[4], line=line)
+        out.number(f"score{suffix}_bw", score[2], line=line)
+        out.number(f"score{suffix}_md", score[3], line=line)
         out.add(f"valid{suffix}", not score[5])
+        scores[score[1]] = _rest(text, score.end(), line)
     _validity(text, reasons, out)
     reason = failure(text, _ERRORS, _CLUES)
-    if not reason and not version and not _RESULT.search(text):
+    if not reason and not version and not phases:
         reason = "not IO500 output: no 'IO500 version' line and no [RESULT] lines"
-    elif not reason and not _SCORE.search(text):
-        reason = "no [SCORE ] line: the IO500 run did not finish (truncated run?)"
+    elif not reason:
+        extended = version is not None and version[2] == "extended"
+        reason = _unfinished(scores, phases, extended, "[SCORE ] line", "[SCOREX] line")
     return out.result(reason)
+
+
+def _rest(text: str, end: int, line: int) -> str:
+    """What is wrong with the rest of a score line: ``""`` when it is whole and ends there."""
+    stop = text.find("\n", end)
+    if stop < 0:
+        return f"line {line}: the score line is cut short (truncated run?)"
+    if text[end:stop].strip():
+        return f"line {line}: unexpected text after the score: {text[end:stop].strip()[:40]!r}"
+    return ""
+
+
+def _unfinished(
+    scores: dict[str, str], phases: set[str], extended: bool, score: str, score_x: str
+) -> str:
+    """Why a run with these scores (kind -> problem) and phases did not finish, or ``""``."""
+    if "SCORE" not in scores and "SCORE " not in scores:
+        return f"no {score}: the IO500 run did not finish (truncated run?)"
+    if extended and "SCOREX" not in scores:
+        return f"an extended-mode run without its {score_x} (truncated run?)"
+    missing = [phase for phase in _REQUIRED if phase not in phases]
+    if missing:
+        return f"no result for the phase(s) {', '.join(missing)}"
+    if extended and (absent := [phase for phase in _EXTENDED if phase not in phases]):
+        return f"an extended-mode run without the phase(s) {', '.join(absent)}"
+    return "; ".join(problem for problem in scores.values() if problem)
 
 
 def _validity(text: str, phases: list[str], out: Collector) -> None:
@@ -140,64 +198,78 @@ def _validity(text: str, phases: list[str], out: Collector) -> None:
 
 
 def _parse_result_ini(text: str) -> ParseResult:
-    """result.txt: ``[section]`` per phase with ``score``, ``t_delta``, comments; ``[SCORE]``."""
+    """result.txt: ``[section]`` per phase with ``score``, ``t_delta``, comments; ``[SCORE]``.
+
+    IO500 ends every line it writes with a newline: a last line without one was cut, so it
+    is not read, and a ``[SCORE]`` (or extended ``[SCOREX]``) section needs its closing
+    ``hash`` line to count as written in full.
+    """
     out = Collector(METRICS)
-    sections: dict[str, dict[str, str]] = {}
+    sections: dict[str, dict[str, tuple[str, int]]] = {}
     invalid: dict[str, bool] = {}
     current = ""
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if not line.endswith(("\n", "\r")):
+            break
         if (section := _SECTION.match(line)) is not None:
             current = section[1]
             sections[current] = {}
         elif (pair := _PAIR.match(line)) is not None and current:
-            sections[current].setdefault(pair[1], pair[2])
+            sections[current].setdefault(pair[1], (pair[2], number))
         elif line.startswith("; ERROR INVALID") and current:
             invalid[current] = True
     run = sections.pop("run", {})
-    for key, name in (("procs", "tasks"), ("version", "version"), ("mode", "mode")):
+    for key, name in (("version", "version"), ("mode", "mode"), ("config-hash", "config_hash")):
         if key in run:
-            out.add(name, int(run[key]) if key == "procs" else run[key])
-    if "config-hash" in run:
-        out.add("config_hash", run["config-hash"])
-    for suffix, section in (("", "SCORE"), ("_x", "SCOREX")):
-        _ini_score(sections.pop(section, None), suffix, out)
+            out.add(name, run[key][0])
+    if "procs" in run:
+        out.number("tasks", run["procs"][0], line=run["procs"][1])
+    scores = {}
+    for suffix, kind in (("", "SCORE"), ("_x", "SCOREX")):
+        if kind in sections:
+            values = sections.pop(kind)
+            _ini_score(values, suffix, out)
+            scores[kind] = "" if "hash" in values else f"the [{kind}] section is cut short"
     for phase, values in sections.items():
         _ini_phase(phase, values, not invalid.get(phase), out)
     _validity(text, [p for p in invalid if p != "run"], out)
     reason = failure(text, _ERRORS, _CLUES)
-    if not reason and not any(m.name == "score" for m in out.measurements):
-        reason = "no [SCORE] section: the IO500 run did not finish (truncated run?)"
+    if not reason:
+        phases = {phase for phase, values in sections.items() if "score" in values}
+        extended = run.get("mode", ("",))[0] == "extended"
+        reason = _unfinished(scores, phases, extended, "[SCORE] section", "[SCOREX] section")
     return out.result(reason)
 
 
-def _ini_score(values: dict[str, str] | None, suffix: str, out: Collector) -> None:
-    if values is None:
-        return
-    score = re.match(rf"({FP})(\s*\[INVALID\])?", values.get("SCORE", ""))
+def _ini_score(values: dict[str, tuple[str, int]], suffix: str, out: Collector) -> None:
+    text, line = values.get("SCORE", ("", 0))
+    score = re.fullmatch(rf"({FP})(\s*\[INVALID\])?", text)
     if score:
-        out.add(f"score{suffix}", float(score[1]))
+        out.number(f"score{suffix}", score[1], line=line)
         out.add(f"valid{suffix}", not score[2])
+    elif "SCORE" in values:
+        out.problem(f"the score is {text[:40]!r}, not a number", line)
     for key, name in (("BW", "bw"), ("MD", "md")):
         if key in values:
-            out.add(f"score{suffix}_{name}", float(values[key]))
+            out.number(f"score{suffix}_{name}", values[key][0], line=values[key][1])
     if "hash" in values and not suffix:
-        out.add("score_hash", values["hash"])
+        out.add("score_hash", values["hash"][0])
 
 
-def _ini_phase(phase: str, values: dict[str, str], valid: bool, out: Collector) -> None:
+def _ini_phase(phase: str, values: dict[str, tuple[str, int]], valid: bool, out: Collector) -> None:
     name = snake(phase)
     unit = "GiB/s" if phase.startswith("ior") else "kIOPS"
     if "score" in values:
-        out.add(name, float(values["score"]), unit=unit)
+        out.number(name, values["score"][0], unit=unit, line=values["score"][1])
         out.add(f"{name}_valid", valid, unit="")
-    if "t_delta" in values and "score" in values:
-        out.add(f"{name}_time", float(values["t_delta"]), unit="s")
+        if "t_delta" in values:
+            out.number(f"{name}_time", values["t_delta"][0], unit="s", line=values["t_delta"][1])
     for key in ("throughput-stonewall", "rate-stonewall"):
         if key in values:
-            out.add(f"{name}_stonewall", float(values[key]), unit=unit)
+            out.number(f"{name}_stonewall", values[key][0], unit=unit, line=values[key][1])
     for key in ("found", "total-files"):
-        if key in values and values[key].isdigit():
-            out.add(f"{name}_{snake(key)}", int(values[key]))
+        if key in values:
+            out.number(f"{name}_{snake(key)}", values[key][0], unit="", line=values[key][1])
 
 
 def _parse_verify(text: str) -> ParseResult:
@@ -212,6 +284,8 @@ def _parse_verify(text: str) -> ParseResult:
         out.add("version", version[1])
     verdict = _VERIFIED.search(text)
     assert verdict is not None
+    if verdict.end() == len(text):  # the verifier ends its verdict with a newline
+        return out.result("the verifier's verdict line is cut short (truncated run?)")
     out.add("verified", verdict[1] == "OK")
     if "invalid run" in verdict[2]:
         out.add("valid", False)

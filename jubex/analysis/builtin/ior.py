@@ -1,17 +1,30 @@
-"""IOR 3.x and 4.x: text output, the JSON summary format, and jubex-bw (IOR's layout).
+"""IOR 3.x and 4.x: text output, the JSON and CSV summary formats, and jubex-bw (IOR's layout).
 
 Every test of an IOR script is one record. Within a record the per-iteration rows repeat
 their names (``write_bw`` once per iteration); the "Summary of all tests" table gives the
 statistics IOR computed itself (``write_max`` ...) and the test's settings. Columns are
 found by the table headers, so IOR 3.0's shorter tables parse as well as 4.x's.
+``-O summaryFormat=JSON`` output (on stdout or in the ``-O summaryFile``) is one JSON
+document; ``-O summaryFormat=CSV`` prints only the per-iteration rows, one test per header.
 """
 
 from __future__ import annotations
 
+import csv
 import json
+import math
 import re
 
-from jubex.analysis.builtin.common import FP, Collector, failure, metrics, number, untag
+from jubex.analysis.builtin.common import (
+    FP,
+    Collector,
+    cut,
+    failure,
+    line_at,
+    metrics,
+    number,
+    untag,
+)
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
 MiB = 2**20
@@ -51,6 +64,16 @@ _OPTION_WORDS = frozenset(("api", "access", "segments", "tasks", "clients", "rep
 _OPTION_WORDS |= {"xfersize", "blocksize"}
 _MAX = re.compile(rf"^Max (Write|Read):\s+({FP}) MiB/sec")
 _SIZE = re.compile(rf"^({FP})\s*(bytes|[KMGTPE]iB)$")
+_CSV_HEADER = re.compile(r"^access,bw\(MiB/s\),", re.MULTILINE)
+_CSV_COLUMNS = {  # CSV header -> name suffix (per operation)
+    "bw(MiB/s)": "bw",
+    "IOPS": "iops",
+    "Latency": "latency",
+    "open(s)": "open",
+    "wr/rd(s)": "wrrd",
+    "close(s)": "close",
+    "total(s)": "total",
+}
 _CLUES = ("ERROR", "Error invalid argument", "Invalid options")
 _ERRORS = re.compile(
     r"^(?:ior )?ERROR\b(?! INVALID)|^Error invalid argument|^Invalid options", re.MULTILINE
@@ -115,6 +138,8 @@ def parse(text: str) -> ParseResult:
     text = untag(text)
     if text.lstrip().startswith("{"):
         return _parse_json(text)
+    if (header := _CSV_HEADER.search(text)) is not None and not _header(text):
+        return _parse_csv(text, header.start())
     return _parse_text(text)
 
 
@@ -129,8 +154,10 @@ class _TextState:
         self.row_columns: list[tuple[int, str]] = []
         self.options: dict[int, dict[str, str]] = {}
         self.settings: dict[int, dict[str, object]] = {}
-        self.rows: dict[int, dict[str, set[int]]] = {}
+        self.rows: dict[int, dict[str, set[int | float]]] = {}
         self.finished = False
+        self.summary = False
+        self.line = 0
 
     def current(self) -> int:
         return max(self.record, 0)
@@ -140,11 +167,14 @@ def _parse_text(text: str) -> ParseResult:
     out = Collector(METRICS)
     state = _TextState()
     header = _header(text)
-    for line in text[header.start() if header else 0 :].splitlines():
+    start = header.start() if header else 0
+    state.line = line_at(text, start) - 1
+    for line in text[start:].splitlines():
+        state.line += 1
         _text_line(line.strip(), state, out)
     for record in sorted(set(state.options) | set(state.settings)):
         settings = {
-            **_option_settings(state.options.get(record, {})),
+            **_option_settings(state.options.get(record, {}), out),
             **state.settings.get(record, {}),
         }
         if header:
@@ -173,14 +203,16 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
     test = _TEST.match(line) if first.startswith("Test") else None
     if test:
         state.record += 1
-        state.test_ids[int(test[1] or test[2])] = state.record
+        state.test_ids[number(test[1] or test[2])] = state.record  # type: ignore[index]
     elif first == "access" and "bw(MiB/s)" in tokens:
         state.table, state.columns = "results", tokens
         state.row_columns = [
             (i, _ROW_COLUMNS[c]) for i, c in enumerate(tokens) if c in _ROW_COLUMNS
         ]
     elif first == "Operation" and "Max(MiB)" in tokens:
-        state.table, state.columns = "summary", tokens
+        state.table, state.columns, state.summary = "summary", tokens, True
+    elif first == "Summary" and line.startswith("Summary of all tests"):
+        state.summary = True
     elif first.startswith("Finished"):
         state.finished = True
     elif first in ("write", "read", "remove") and len(tokens) == len(state.columns):
@@ -188,15 +220,25 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
             _result_row(tokens, state, out)
         elif state.table == "summary":
             _summary_row(tokens, state, out)
+    elif first in ("write", "read", "remove") and state.table and number(tokens[-1]) is not None:
+        out.problem(
+            f"a {first} row of {len(tokens)} columns under a header of {len(state.columns)}",
+            state.line,
+        )
     elif first == "Max" and (match := _MAX.match(line)) is not None:
-        out.add(f"{match[1].lower()}_peak", float(match[2]), state.current())
+        out.number(f"{match[1].lower()}_peak", match[2], state.current(), line=state.line)
+    elif first == "Max" and line.startswith(("Max Write:", "Max Read:")):
+        out.problem(f"a line IOR does not print so: {line[:60]!r}", state.line)
     elif first in _OPTION_WORDS and (match := _OPTION.match(line)) is not None:
         state.options.setdefault(state.current(), {}).setdefault(match[1], match[2])
 
 
 def _result_row(tokens: list[str], state: _TextState, out: Collector) -> None:
     record, op = state.current(), tokens[0]
-    iteration = int(tokens[state.columns.index("iter")]) if "iter" in state.columns else 0
+    column = state.columns.index("iter") if "iter" in state.columns else -1
+    iteration = out.value("iteration", tokens[column], state.line) if column >= 0 else 0
+    if iteration is None:
+        return
     seen = state.rows.setdefault(record, {})
     if not any(iteration in its for its in seen.values()):
         out.add("iteration", iteration, record)
@@ -204,7 +246,7 @@ def _result_row(tokens: list[str], state: _TextState, out: Collector) -> None:
     for index, suffix in state.row_columns:
         name = f"{op}_{suffix}"
         if tokens[index] != "-" and name in METRICS:
-            out.add(name, float(tokens[index]), record)
+            out.number(name, tokens[index], record, line=state.line)
 
 
 def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
@@ -218,7 +260,9 @@ def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
             named[next(stds)] = value
         else:
             named[column] = value
-    test = int(named.get("Test#", "0"))
+    test = out.value("test", named.get("Test#", "0"), state.line)
+    if not isinstance(test, int):
+        return
     record = state.test_ids.get(test, test)
     stats = {
         f"{op}_max": "Max(MiB)",
@@ -231,38 +275,53 @@ def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
         f"{op}_ops_std": f"{op}_ops_std",
         f"{op}_time_mean": "Mean(s)",
     }
-    out.add_all(((n, float(named[c])) for n, c in stats.items() if c in named), record)
+    for name, column in stats.items():
+        if column in named:
+            out.number(name, named[column], record, line=state.line)
     settings = state.settings.setdefault(record, {})
     for column, name in _SETTINGS.items():
         if column in named:
-            settings[name] = named[column] if name == "api" else number(named[column])
+            parsed = out.value(name, named[column], state.line) if name != "api" else None
+            settings[name] = named[column] if name == "api" else parsed
     if "aggs(MiB)" in named:
-        settings["aggregate_size"] = round(float(named["aggs(MiB)"]) * MiB)
+        settings["aggregate_size"] = _bytes(out.value("aggregate_size", named["aggs(MiB)"]), MiB)
 
 
-def _option_settings(options: dict[str, str]) -> dict[str, object]:
+def _option_settings(options: dict[str, str], found: Collector) -> dict[str, object]:
     """Settings from the options block, for outputs without a summary table (IO500 phases)."""
     out: dict[str, object] = {}
     if "api" in options:
         out["api"] = options["api"]
     if "access" in options:
         out["fpp"] = int(options["access"] == "file-per-process")
-    clients = re.match(r"(\d+) \((\d+) per node\)", options.get("clients", ""))
-    if clients:
-        out["tasks"], out["tasks_per_node"] = int(clients[1]), int(clients[2])
-    for key, name in (("tasks", "tasks"), ("clients per node", "tasks_per_node")):
-        if options.get(key, "").isdigit():
-            out[name] = int(options[key])
-    for key, name in (("repetitions", "repetitions"), ("segments", "segments")):
-        if options.get(key, "").isdigit():
-            out[name] = int(options[key])
+    if "clients" in options:
+        clients = re.fullmatch(r"(\S+) \((\S+) per node\)", options["clients"])
+        tasks, per_node = clients.groups() if clients else (options["clients"], "")
+        out["tasks"] = found.value("tasks", tasks)
+        if clients:
+            out["tasks_per_node"] = found.value("tasks_per_node", per_node)
+    numbers = {"tasks": "tasks", "clients per node": "tasks_per_node"}
+    numbers |= {"repetitions": "repetitions", "segments": "segments"}
+    for key, name in numbers.items():
+        if key in options:
+            out[name] = found.value(name, options[key])
     for key, name in (("blocksize", "block_size"), ("xfersize", "transfer_size")):
-        size = _SIZE.match(options.get(key, ""))
-        if size:
-            out[name] = round(float(size[1]) * (1 if size[2] == "bytes" else _binary(size[2])))
-    if all(k in out for k in ("block_size", "segments", "tasks")):
-        out["aggregate_size"] = out["block_size"] * out["segments"] * out["tasks"]  # type: ignore[operator]
+        if key in options and (size := _SIZE.match(options[key])) is not None:
+            out[name] = _bytes(number(size[1]), 1 if size[2] == "bytes" else _binary(size[2]))
+        elif key in options:
+            found.problem(f"{name} is {options[key][:40]!r}, not a size IOR prints")
+    sizes = [out.get(k) for k in ("block_size", "segments", "tasks")]
+    if all(isinstance(size, (int, float)) for size in sizes):
+        out["aggregate_size"] = math.prod(sizes)  # type: ignore[arg-type]
     return out
+
+
+def _bytes(value: float | None, factor: int) -> float | None:
+    """``value`` units of ``factor`` bytes, as whole bytes when it is finite."""
+    if value is None:
+        return None
+    size = value * factor
+    return round(size) if math.isfinite(size) else size
 
 
 def _binary(unit: str) -> int:
@@ -272,20 +331,23 @@ def _binary(unit: str) -> int:
 def _incomplete(text: str, state: _TextState) -> str:
     """Why a text output is not a complete run, or ``""``.
 
-    IOR prints ``Finished`` last; outputs without it (IO500 runs IOR as a library) count as
-    complete when every iteration has a row for every operation the command line asked for.
+    IOR prints ``Finished`` last. IO500 runs IOR as a library, which prints neither the
+    summary nor ``Finished``: its outputs (known by the per-rank CSV IO500 always asks for)
+    count as complete when every iteration has a row for every operation asked for.
     """
     if not state.rows and not state.settings:
         return "no results: IOR printed no result rows and no summary"
     if state.finished:
         return ""
+    if state.summary:
+        return "output ends inside IOR's 'Summary of all tests' (truncated run?)"
+    if cut(text):
+        return "output ends in the middle of a line (truncated run?)"
     command = _COMMAND.search(text)
     args = command[1].split() if command else []
-    if "-f" in args:
-        return "output ends before IOR's 'Finished' line (truncated run?)"
     ops = [op for flag, op in (("-w", "write"), ("-r", "read")) if flag in args] or list(_OPS)
     for record, options in (state.options or {0: {}}).items():
-        reps = int(options.get("repetitions", "1"))
+        reps = number(options.get("repetitions", "1")) or 1
         rows = state.rows.get(record, {})
         for op in ops:
             done = len(rows.get(op, ()))
@@ -294,35 +356,37 @@ def _incomplete(text: str, state: _TextState) -> str:
                     f"output ends before IOR's 'Finished' line: {done} of {reps} {op} "
                     "iterations reported (truncated run?)"
                 )
+    if not any(arg.startswith("saveRankPerformanceDetailsCSV=") for arg in args):
+        return "output ends before IOR's 'Finished' line (truncated run?)"
     return ""
 
 
 def _parse_json(text: str) -> ParseResult:
     out = Collector(METRICS)
+    start = text.index("{")
     try:
-        document, end = json.JSONDecoder().raw_decode(text, text.index("{"))
-    except ValueError as exc:
-        reason = (
-            failure(text, _ERRORS, _CLUES)
-            or f"IOR JSON output is not valid JSON (truncated run?): {exc}"
+        document, end = json.JSONDecoder().raw_decode(text, start)
+    except (ValueError, RecursionError) as exc:
+        reason = failure(text, _ERRORS, _CLUES) or (
+            f"IOR JSON output is not valid JSON (truncated run?): {_short(exc)}"
         )
         return out.result(reason)
-    tests = document.get("tests", []) if isinstance(document, dict) else []
-    ids = {test.get("TestID", i): i for i, test in enumerate(tests)}
+    if not isinstance(document, dict):
+        return out.result("IOR JSON output is not a JSON object")
+    tests = _objects(document.get("tests"))
+    ids = {_id(test.get("TestID"), i): i for i, test in enumerate(tests)}
     for record, test in enumerate(tests):
-        _json_results(test.get("Results", []), record, out)
+        _json_results(test.get("Results"), record, out)
     settings: dict[int, dict[str, object]] = {}
-    for entry in document.get("summary", []) if isinstance(document, dict) else []:
-        record = ids.get(entry.get("TestID", 0), 0)
+    for entry in _objects(document.get("summary")):
+        record = ids.get(_id(entry.get("TestID"), 0), 0)
         _json_summary(entry, record, out, settings.setdefault(record, {}))
-    version = document.get("Version") if isinstance(document, dict) else None
+    version = document.get("Version")
     for record, values in sorted(settings.items()):
-        if version:
+        if isinstance(version, str) and version:
             values["version"] = f"IOR-{version}"
         out.add_all(values.items(), record)
-    reason = failure(text[end:], _ERRORS, _CLUES) or failure(
-        text[: text.index("{")], _ERRORS, _CLUES
-    )
+    reason = failure(text[end:], _ERRORS, _CLUES) or failure(text[:start], _ERRORS, _CLUES)
     if not reason and not tests:
         reason = "no results: the IOR JSON output has no tests"
     elif not reason and "Finished" not in document:
@@ -330,19 +394,36 @@ def _parse_json(text: str) -> ParseResult:
     return out.result(reason)
 
 
-def _json_results(results: list[object], record: int, out: Collector) -> None:
+def _short(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+
+
+def _objects(value: object) -> list[dict[str, object]]:
+    """The JSON objects of a list (IOR nests result rows in lists of lists)."""
+    if not isinstance(value, list):
+        return []
+    flat = [v for item in value for v in (item if isinstance(item, list) else [item])]
+    return [item for item in flat if isinstance(item, dict)]
+
+
+def _id(value: object, default: int) -> int | str:
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else default
+
+
+def _json_results(results: object, record: int, out: Collector) -> None:
     keys = {"bwMiB": "bw", "iops": "iops", "latency": "latency", "openTime": "open"}
     keys |= {"wrRdTime": "wrrd", "closeTime": "close", "totalTime": "total"}
     count: dict[str, int] = {}
-    flat = [r for item in results for r in (item if isinstance(item, list) else [item])]
-    for row in flat:
-        op = row.get("access") if isinstance(row, dict) else None
+    for row in _objects(results):
+        op = row.get("access")
         if op not in _OPS:
             continue
         iteration = count[op] = count.get(op, -1) + 1
         if iteration == max(count.values()) and list(count.values()).count(iteration) == 1:
             out.add("iteration", iteration, record)
-        out.add_all(((f"{op}_{n}", float(row[k])) for k, n in keys.items() if k in row), record)
+        for key, name in keys.items():
+            if key in row:
+                out.number(f"{op}_{name}", row[key], record)
 
 
 def _json_summary(entry: dict[str, object], record: int, out: Collector, settings: dict) -> None:
@@ -352,18 +433,92 @@ def _json_summary(entry: dict[str, object], record: int, out: Collector, setting
     stats = {"bwMaxMIB": "max", "bwMinMIB": "min", "bwMeanMIB": "mean", "bwStdMIB": "std"}
     stats |= {"OPsMax": "ops_max", "OPsMin": "ops_min", "OPsMean": "ops_mean", "OPsSD": "ops_std"}
     stats["MeanTime"] = "time_mean"
-    out.add_all(((f"{op}_{n}", float(entry[k])) for k, n in stats.items() if k in entry), record)  # type: ignore[arg-type]
+    for key, name in stats.items():
+        if key in entry:
+            out.number(f"{op}_{name}", entry[key], record)
     names = {"numTasks": "tasks", "tasksPerNode": "tasks_per_node", "repetitions": "repetitions"}
     names |= {"filePerProc": "fpp", "reorderTasks": "reorder", "segmentCount": "segments"}
-    names |= {"blockSize": "block_size", "transferSize": "transfer_size", "API": "api"}
-    settings.update((n, entry[k]) for k, n in names.items() if k in entry)
+    names |= {"blockSize": "block_size", "transferSize": "transfer_size"}
+    settings.update((n, out.value(n, entry[k])) for k, n in names.items() if k in entry)
+    if isinstance(entry.get("API"), str):
+        settings["api"] = entry["API"]
     if "xsizeMiB" in entry:
-        settings["aggregate_size"] = round(float(entry["xsizeMiB"]) * MiB)  # type: ignore[arg-type]
+        settings["aggregate_size"] = _bytes(out.value("aggregate_size", entry["xsizeMiB"]), MiB)
+
+
+def _parse_csv(text: str, start: int) -> ParseResult:
+    """``-O summaryFormat=CSV``: a header per test, then one row per operation and iteration.
+
+    IOR prints no end mark in this format: an output cut at a line break after a whole
+    iteration cannot be told from a run with fewer iterations. A row cut short, or an
+    iteration that lacks an operation the others have, is seen.
+    """
+    out = Collector(METRICS)
+    record, columns = -1, []
+    ops: dict[int, dict[int | float, set[str]]] = {}
+    first = line_at(text, start)
+    lines = text[start:].splitlines()
+    for number_, row in enumerate(csv.reader(lines), start=first):
+        if row[:2] == ["access", "bw(MiB/s)"]:
+            record, columns = record + 1, row
+        elif row and row[0] in _OPS and record >= 0:
+            if len(row) != len(columns):
+                out.problem(f"a row of {len(row)} fields under a header of {len(columns)}", number_)
+                continue
+            _csv_row(dict(zip(columns, row, strict=True)), record, number_, out, ops)
+    reason = failure(text, _ERRORS, _CLUES)
+    if not reason and not ops:
+        reason = "no results: IOR printed no CSV result rows"
+    elif not reason and cut(text):
+        reason = "output ends in the middle of a line (truncated run?)"
+    elif not reason:
+        reason = _csv_incomplete(ops)
+    return out.result(reason)
+
+
+def _csv_row(
+    row: dict[str, str],
+    record: int,
+    line: int,
+    out: Collector,
+    ops: dict[int, dict[int | float, set[str]]],
+) -> None:
+    op = row["access"]
+    iteration = out.value("iteration", row.get("iter", "0"), line)
+    if iteration is None:
+        return
+    seen = ops.setdefault(record, {})
+    if iteration not in seen:
+        out.add("iteration", iteration, record)
+    seen.setdefault(iteration, set()).add(op)
+    for column, suffix in _CSV_COLUMNS.items():
+        if column in row:
+            out.number(f"{op}_{suffix}", row[column], record, line=line)
+    if iteration == min(seen):
+        settings = {"block(KiB)": "block_size", "xfer(KiB)": "transfer_size"}
+        for column, name in settings.items():
+            if column in row:
+                value = _bytes(out.value(name, row[column], line), 1024)
+                if name not in out.names(record):
+                    out.add(name, value, record, line=line)
+        if "numTasks" in row and "tasks" not in out.names(record):
+            out.add("tasks", out.value("tasks", row["numTasks"], line), record, line=line)
+
+
+def _csv_incomplete(ops: dict[int, dict[int | float, set[str]]]) -> str:
+    """Why the CSV rows are not whole iterations, or ``""``."""
+    for iterations in ops.values():
+        expected = set().union(*iterations.values())
+        for iteration, done in iterations.items():
+            if done != expected:
+                missing = ", ".join(sorted(expected - done))
+                return f"iteration {iteration} has no {missing} row (truncated run?)"
+    return ""
 
 
 ANALYSER = BuiltinAnalyser(
     name="ior",
-    description="IOR 3.x/4.x text and JSON output (also jubex-bw, which prints IOR's layout)",
+    description="IOR 3.x/4.x text, JSON and CSV output (also jubex-bw, which prints IOR's layout)",
     parse=parse,
     metrics=METRICS,
 )

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import re
 
-from jubex.analysis.builtin.common import FP, Collector, failure, metrics, snake, untag
+from jubex.analysis.builtin.common import (
+    FP,
+    Collector,
+    cut,
+    failure,
+    line_at,
+    metrics,
+    number,
+    snake,
+    untag,
+)
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
 _OPERATIONS = [
@@ -34,6 +44,7 @@ _ROW = re.compile(
     rf"^\s*(Directory|File|Tree)\s+(creation|stat|read|rename|removal)\s*:?"
     rf"\s+({FP})\s+({FP})\s+({FP})\s+({FP})\s*$"
 )
+_ROW_START = re.compile(r"^\s*(?:Directory|File|Tree)\s+(?:creation|stat|read|rename|removal)\b")
 _CLUES = ("ERROR", "Error ", "Invalid options")
 _ERRORS = re.compile(r"\bERROR\b|^Error |^Invalid options", re.MULTILINE)
 
@@ -73,15 +84,17 @@ def parse(text: str) -> ParseResult:
     launched = _LAUNCHED.search(text)
     if launched:
         out.add("version", f"{launched[1]}-{launched[2]}")
-        out.add("tasks", int(launched[3]))
-        out.add("nodes", int(launched[4]))
+        line = line_at(text, launched.start())
+        out.number("tasks", launched[3], line=line)
+        out.number("nodes", launched[4], line=line)
     counts = _COUNTS.search(text)
     if counts:
+        line = line_at(text, counts.start())
         if not launched:
-            out.add("tasks", int(counts[1]))
+            out.number("tasks", counts[1], line=line)
         for kind in ("files", "directories"):
             if kind in counts[3]:
-                out.add(kind, int(counts[2]))
+                out.number(kind, counts[2], line=line)
     rows = _tables(text, out)
     reason = failure(text, _ERRORS, _CLUES)
     if not reason and not launched and not rows:
@@ -90,6 +103,8 @@ def parse(text: str) -> ParseResult:
         reason = "no SUMMARY table: mdtest did not finish (truncated run?)"
     elif not reason and "-- started at" in text and "-- finished at" not in text:
         reason = "output ends before mdtest's '-- finished at' line (truncated run?)"
+    elif not reason and _ROW.match(cut(text)):
+        reason = "output ends in the middle of a SUMMARY row (truncated run?)"
     return out.result(reason)
 
 
@@ -98,20 +113,27 @@ def _tables(text: str, out: Collector) -> int:
     rate_rows = 0
     headers = list(_SUMMARY.finditer(text))
     for index, header in enumerate(headers):
+        first = line_at(text, header.start())
         if index == 0:
-            out.add("iterations", int(header[2]))
+            out.number("iterations", header[2], line=first)
         end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
         timing = header[1] == "time"
-        for line in text[header.end() : end].splitlines():
+        for offset, line in enumerate(text[header.end() : end].splitlines()):
             row = _ROW.match(line)
             if not row:
+                if _ROW_START.match(line):
+                    out.problem(
+                        f"a SUMMARY row that is not 4 numbers: {line.strip()[:60]!r}",
+                        first + offset,
+                    )
                 continue
-            values = [float(v) for v in row.groups()[2:]]
+            values = [number(v) for v in row.groups()[2:]]
             if not any(values):
                 continue
             op = snake(f"{row[1]} {row[2]}")
             prefix = f"{op}_time" if timing else op
-            out.add_all(((f"{prefix}_{s}", v) for s, v in zip(_STATS, values, strict=True)), 0)
+            for stat, value in zip(_STATS, values, strict=True):
+                out.add(f"{prefix}_{stat}", value, line=first + offset)
             rate_rows += not timing
     return rate_rows
 

@@ -104,3 +104,57 @@ def test_scaled_numbers_and_units():
     assert got["read_clat_max"] == 12.5
     assert got["read_clat_min"] == 1.2
     assert got["jobs"] == 4
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ("BW=587MiB/s", "BW=587XiB/s", "line 9: write_bw is in 'XiB/s', not a unit fio prints"),
+        (
+            "(128MiB/218msec)",
+            "(128QB/218msec)",
+            "line 9: write_io is in 'QB', not a unit fio prints",
+        ),
+        ("IOPS=587,", "IOPS=5.8.7,", "line 9: write_iops is '5.8.7', not a number"),
+        ("avg=658.09", "avg=658.0.9", "line 10: write_clat_mean is '658.0.9', not a number"),
+    ],
+)
+def test_unknown_unit_or_broken_number_names_it(outputs, by_name, old, new, said):
+    text = (outputs / NORMAL).read_text().replace(old, new)
+    result = fio.parse(text)
+    assert not result.ok
+    assert result.reason == said
+    name = said.split()[2]
+    assert by_name(result)[name] == [None]
+
+
+def test_cut_inside_the_group_totals_is_not_ok(outputs):
+    text = (outputs / NORMAL).read_text()
+    result = fio.parse(text[: text.index("  WRITE: bw=") + 30])
+    assert not result.ok
+    assert result.reason == (
+        "output ends before the write total of 'Run status group 0' (truncated run?); "
+        "line 46: a line fio does not print so: 'WRITE: bw=1174MiB/s (1231MB/'"
+    )
+
+
+def test_json_runtime_zero_gives_no_group_bandwidth(outputs, by_name):
+    one = (outputs / JSON).read_text().replace('"runtime" : 211', '"runtime" : 0')
+    assert by_name(fio.parse(one), 2)["write_bw"] == [2 * 2**27 / 0.203 / 2**20]  # the longest
+    both = fio.parse(one.replace('"runtime" : 203', '"runtime" : 0'))
+    assert by_name(both, 2)["write_io"] == [2 * 2**27]
+    assert "write_bw" not in by_name(both, 2)  # no division by zero, no inf
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        ('"bw_bytes" : 636102976', '"bw_bytes" : "fast"', "write_bw is 'fast', not a number"),
+        ('"io_bytes" : 134217728', '"io_bytes" : -1', "write_io is -1: negative"),
+        ('"groupid" : 0', '"groupid" : [0]', "group is [0], not a number"),
+    ],
+)
+def test_json_values_of_the_wrong_kind_are_flagged(outputs, old, new, said):
+    result = fio.parse((outputs / JSON).read_text().replace(old, new, 1))
+    assert not result.ok
+    assert said in result.reason

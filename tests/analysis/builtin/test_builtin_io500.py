@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from jubex.analysis.builtin import io500
@@ -105,16 +107,103 @@ def test_run_that_stopped_before_the_score(outputs):
     assert [m.value for m in result.measurements if m.name == "find"] == [2067.548401]
 
 
-def test_valid_extended_run():
-    text = (
-        "IO500 version io500-sc23 (extended)\n"
-        "[RESULT]       ior-easy-write      120.500000 GiB/s : time 320.100 seconds\n"
-        "[SCORE ] Bandwidth 100.000000 GiB/s : IOPS 50.000000 kiops : TOTAL 70.710678\n"
-        "[SCOREX] Bandwidth 90.000000 GiB/s : IOPS 40.000000 kiops : TOTAL 60.000000\n"
+EXTENDED = Path(__file__).parent / "data" / "io500_extended"
+
+
+@pytest.mark.parametrize("name", ["stdout.txt", "result.txt"])
+def test_extended_run(by_name, name):
+    result = io500.parse((EXTENDED / name).read_text())
+    got = by_name(result)
+    assert result.ok, result.reason
+    assert (got["valid"], got["valid_x"], got["mode"]) == ([True], [True], ["extended"])
+    assert (got["score"], got["score_bw"], got["score_md"]) == (
+        [31.626889],
+        [6.807109],
+        [146.943447],
     )
-    result = io500.parse(text)
-    got = {m.name: m.value for m in result.measurements}
-    assert result.ok
-    assert (got["valid"], got["valid_x"], got["mode"]) == (True, True, "extended")
-    assert (got["score_x"], got["score_x_bw"], got["score_x_md"]) == (60.0, 90.0, 40.0)
+    assert (got["score_x"], got["score_x_md"]) == ([37.377191], [205.234599])
+    assert got["mdworkbench_bench"] == [55.901234]
+    assert got["find_hard"] == [1380.501177]
     assert "invalid_reason" not in got
+
+
+def test_extended_result_txt_find_phases(by_name):
+    got = by_name(io500.parse((EXTENDED / "result.txt").read_text()))
+    assert (got["find_easy_found"], got["find_easy_total_files"]) == ([1190224], [29572051])
+    assert (got["find_hard_found"], got["find_found"]) == ([10224], [317720])
+    assert got["tasks"] == [64]
+
+
+@pytest.mark.parametrize(
+    "relative", ["io500/run_np2_stdout.txt", "io500/run_np2/result_summary.txt"]
+)
+@pytest.mark.parametrize("cut_at", [" [INVALID]\n", "6944 [INVALID]"])
+def test_score_line_cut_short_is_not_ok(outputs, relative, cut_at):
+    """Cut before ``[INVALID]`` (or inside the number) the line reads as a valid score."""
+    text = (outputs / relative).read_text()
+    result = io500.parse(text[: text.index(cut_at, text.index("[SCORE ]"))])
+    assert not result.ok
+    assert "the score line is cut short (truncated run?)" in result.reason
+
+
+@pytest.mark.parametrize("cut_at", [" [INVALID]\nhash", "EF3C3F3A", "6944 [INVALID]"])
+def test_result_txt_cut_in_its_score_section_is_not_ok(outputs, cut_at):
+    text = (outputs / "io500/run_np2/result.txt").read_text()
+    result = io500.parse(text[: text.index(cut_at) + 2])
+    assert not result.ok
+    assert result.reason == "the [SCORE] section is cut short"
+    assert [m.value for m in result.measurements if m.name == "valid"] != [True]
+
+
+def test_result_txt_cut_mid_line_in_a_phase_is_not_ok(outputs):
+    text = (outputs / "io500/run_np2/result.txt").read_text()
+    result = io500.parse(text[: text.index("score           = 0.931990") + 20])
+    assert not result.ok
+    assert "no [SCORE] section" in result.reason
+    assert "ior_easy_write" not in {m.name for m in result.measurements}  # not 0.9
+
+
+def test_a_phase_line_deleted_is_not_ok(outputs):
+    text = (outputs / "io500/run_np2_stdout.txt").read_text()
+    line = next(x for x in text.splitlines(keepends=True) if "mdtest-hard-stat" in x)
+    result = io500.parse(text.replace(line, ""))
+    assert not result.ok
+    assert result.reason == "no result for the phase(s) mdtest-hard-stat"
+
+
+@pytest.mark.parametrize(
+    ("name", "end", "said"),
+    [
+        ("stdout.txt", "[SCOREX]", "an extended-mode run without its [SCOREX] line"),
+        ("result.txt", "\n[SCOREX]", "an extended-mode run without its [SCOREX] section"),
+    ],
+)
+def test_extended_run_cut_before_its_extended_score_is_not_ok(name, end, said):
+    text = (EXTENDED / name).read_text()
+    result = io500.parse(text[: text.index(end)])
+    assert not result.ok
+    assert result.reason == f"{said} (truncated run?)"
+
+
+def test_extended_run_without_an_extended_phase_is_not_ok():
+    text = (EXTENDED / "stdout.txt").read_text()
+    line = next(x for x in text.splitlines(keepends=True) if "find-hard" in x)
+    result = io500.parse(text.replace(line, ""))
+    assert not result.ok
+    assert result.reason == "an extended-mode run without the phase(s) find-hard"
+
+
+def test_non_finite_score_is_flagged(outputs):
+    text = (outputs / "io500/run_np2_stdout.txt").read_text()
+    result = io500.parse(text.replace("TOTAL 17.776944", "TOTAL 1e400"))
+    assert not result.ok
+    assert result.reason == "line 21: score is '1e400': not finite"
+    assert [m.value for m in result.measurements if m.name == "score"] == [None]
+
+
+def test_verifier_verdict_cut_short_is_not_ok(outputs):
+    text = (outputs / "io500/verify_np2_stdout.txt").read_text()
+    result = io500.parse(text[: text.index("But this is") + 4])
+    assert not result.ok
+    assert result.reason == "the verifier's verdict line is cut short (truncated run?)"
+    assert "valid" not in {m.name for m in result.measurements}

@@ -206,3 +206,121 @@ def test_metric_names_do_not_collide_with_statistics():
     for name in ior.METRICS:
         for suffix in suffixes:
             assert not (name.endswith(f"_{suffix}") and name[: -len(suffix) - 1] in ior.METRICS)
+
+
+def test_output_cut_inside_the_summary_is_not_ok(outputs):
+    text = (outputs / FPP_4).read_text()
+    for end in (text.index("Summary of all tests"), text.index("\nread         3933.64")):
+        result = ior.parse(text[:end])
+        assert not result.ok
+        assert "before IOR's 'Finished'" in result.reason or "Summary" in result.reason
+
+
+def test_output_cut_after_the_last_row_is_not_ok(outputs):
+    text = (outputs / FPP_4).read_text()
+    result = ior.parse(text[: text.index("Summary of all tests")])
+    assert not result.ok
+    assert result.reason == "output ends before IOR's 'Finished' line (truncated run?)"
+
+
+def test_flipped_byte_in_a_value_names_it_and_its_line(outputs):
+    text = (outputs / FPP_4).read_text().replace("0.013987", "0.013b87")
+    result = ior.parse(text)
+    assert not result.ok
+    assert result.reason == "line 35: write_open is '0.013b87', not a number"
+
+
+@pytest.mark.parametrize(
+    ("value", "said"), [("1e400", "not finite"), ("nan", "not finite"), ("-1.5", "negative")]
+)
+def test_non_finite_or_negative_bandwidth_is_flagged(outputs, by_name, value, said):
+    text = (outputs / FPP_4).read_text().replace("1030.43    1033.13", f"{value}    1033.13")
+    result = ior.parse(text)
+    assert not result.ok
+    assert result.reason == f"line 37: write_bw is '{value}': {said}"
+    assert by_name(result)["write_bw"] == [1011.75, 1018.09]  # left out, not a zero
+
+
+def test_a_row_with_a_column_missing_is_flagged(outputs):
+    text = (outputs / FPP_4).read_text().replace("0.000085   ", "", 1)
+    result = ior.parse(text)
+    assert not result.ok
+    assert result.reason == "line 37: a write row of 10 columns under a header of 11"
+
+
+def test_a_test_id_of_thousands_of_digits_is_no_crash(outputs):
+    text = (
+        (outputs / FPP_4).read_text().replace("TestID              : 0", "TestID : " + "9" * 5000)
+    )
+    assert ior.parse(text).ok  # only the number of the test changes
+
+
+CSV = "ior/ior_fpp_csv_t256k_b2m_np2.txt"
+
+
+def test_csv_summary_format(parse, by_name, units_of):
+    result = parse("ior", CSV)
+    got = by_name(result)
+    assert result.ok, result.reason
+    assert got["iteration"] == [0, 1, 2]
+    assert got["write_bw"] == [3215.8743, 3012.0675, 3469.2341]
+    assert got["read_iops"] == [45714.4850, 26234.8960, 51111.0922]
+    assert got["write_total"] == [0.0012, 0.0013, 0.0012]
+    assert (got["block_size"], got["transfer_size"], got["tasks"]) == ([2097152], [262144], [2])
+    assert units_of(result)["read_bw"] == "MiB/s"
+
+
+def test_csv_cut_inside_a_row_or_an_iteration_is_not_ok(outputs):
+    text = (outputs / CSV).read_text()
+    mid_row = ior.parse(text[: text.index("6442.8633") + 4])
+    assert not mid_row.ok and "middle of a line" in mid_row.reason
+    no_read = ior.parse(text[: text.index("read,6442.8633")])
+    assert not no_read.ok
+    assert no_read.reason == "iteration 1 has no read row (truncated run?)"
+
+
+def test_csv_value_broken_is_flagged(outputs):
+    text = (outputs / CSV).read_text().replace("3012.0675", "inf")
+    result = ior.parse(text)
+    assert not result.ok
+    assert result.reason == "line 4: write_bw is 'inf': not finite"
+
+
+def test_csv_printed_by_a_script_gives_a_record_per_test(outputs, by_name):
+    text = (outputs / CSV).read_text()
+    result = ior.parse(text + text)
+    assert result.ok, result.reason
+    assert by_name(result, 1)["write_bw"] == by_name(result, 0)["write_bw"]
+
+
+def test_json_summary_file_alone(outputs, by_name):
+    """``-O summaryFile=F -O summaryFormat=JSON`` writes only the JSON document to F."""
+    text = (outputs / "ior/posix_fpp_json_t1m_b8m_np2.txt").read_text()
+    document = text[text.index("{") : text.rindex("}") + 1]
+    result = ior.parse(document)
+    assert result.ok, result.reason
+    assert by_name(result)["write_max"] == [1140.9773]
+
+
+def test_json_infinity_as_ior_prints_it_is_flagged(outputs):
+    """IOR writes an infinite double as a JSON string (``"bwMiB": "inf"``)."""
+    text = (outputs / "ior/posix_fpp_json_t1m_b8m_np2.txt").read_text()
+    result = ior.parse(text.replace('"bwMaxMIB": 1140.9773', '"bwMaxMIB": "inf"'))
+    assert not result.ok
+    assert result.reason == "write_max is 'inf': not finite"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ('"tests": [', '"tests": 7, "x": [', "no results"),
+        ('"summary": [', '"summary": [[], 5, "x", ', ""),
+        ('"bwMiB": ', '"bwMiB": {"a": 1}, "x": ', "write_bw is {'a': 1}, not a number"),
+    ],
+)
+def test_json_of_unexpected_shape_is_no_crash(outputs, change):
+    old, new, said = change
+    text = (outputs / "ior/posix_fpp_json_t1m_b8m_np2.txt").read_text()
+    result = ior.parse(text.replace(old, new, 1))
+    assert result.ok is not bool(said)
+    assert said in result.reason

@@ -127,3 +127,32 @@ def test_the_metadata_kernel_header_gives_version_tasks_and_nodes() -> None:
     found = {m.name: m.value for m in builtin.get("mdtest").parse(text).measurements}
     assert (found["version"], found["tasks"], found["nodes"]) == ("jubex-md-0.1", 2, 1)
     assert found["file_creation_max"] == 709.12
+
+
+FILES = "mdtest/files_only_n500_z0_np2.txt"
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("1e400", "line 14: file_creation_max is inf: not finite"),
+        ("-52199.773", "line 14: file_creation_max is -52199.773: negative"),
+        ("nan", "line 14: a SUMMARY row that is not 4 numbers: 'File creation"),
+        ("52199.7b3", "line 14: a SUMMARY row that is not 4 numbers: 'File creation"),
+    ],
+)
+def test_broken_value_in_the_summary_is_flagged(outputs, value, said):
+    text = (outputs / FILES).read_text().replace("52199.773", value)
+    result = mdtest.parse(text)
+    assert not result.ok
+    assert result.reason.startswith(said)
+    assert "file_creation_max" not in {m.name for m in result.measurements if m.value}
+
+
+def test_summary_row_cut_mid_number_is_not_ok(outputs):
+    """Without mdtest's start and end lines (as older versions print), the cut row tells."""
+    lines = (outputs / FILES).read_text().splitlines(keepends=True)
+    text = "".join(line for line in lines if not line.startswith("-- "))
+    result = mdtest.parse(text[: text.index("15128.653") + 4])
+    assert not result.ok
+    assert result.reason == "output ends in the middle of a SUMMARY row (truncated run?)"

@@ -13,6 +13,7 @@ from jubex.errors import DefinitionError
 # (the test below checks that), inputs and per-rank CSVs are not benchmark output.
 READS = {
     "ior/err_nonexistent_dir_np2.txt": "ior",
+    "ior/ior_fpp_csv_t256k_b2m_np2.txt": "ior",
     "ior/posix_fpp_json_t1m_b8m_np2.txt": "ior",
     "ior/posix_fpp_t1m_b16m_np4.txt": "ior",
     "ior/posix_ssf_t4k_b1m_np4.txt": "ior",
