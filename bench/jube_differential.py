@@ -532,7 +532,7 @@ class Jubex:
             if done.returncode != 0:
                 return Answer(False, error=_first_error(done.stderr + "\n" + done.stdout))
             if not json_output:
-                return Answer(True)
+                return Answer(True, _text_plan(done.stdout))
             try:
                 data = json.loads(done.stdout)
             except json.JSONDecodeError as exc:
@@ -543,6 +543,8 @@ class Jubex:
 def _jubex_plan(data: dict[str, Any], out: Path) -> Plan:
     plan: Plan = {}
     for wp in data.get("workpackages", []):
+        if wp.get("shared"):
+            continue  # JUBE runs a step's shared operations in no workpackage of their own
         work_dir = str(wp.get("work_dir", ""))
         run = _run_dir(work_dir, out)
         marks = [(work_dir, "<WP>"), (str(Path(work_dir).parent), "<WP>"), (run, "<RUN>")]
@@ -553,6 +555,19 @@ def _jubex_plan(data: dict[str, Any], out: Path) -> Plan:
         }
         values["jube_wp_iteration"] = str(wp.get("iteration", 0))
         plan.setdefault(str(wp["step"]), []).append(values)
+    return plan
+
+
+def _text_plan(text: str) -> Plan:
+    """Workpackages per step from the text dry run (``wp ID STEP iteration N  k=v ...``).
+
+    Only the counts are reliable: values containing spaces cannot be told apart there.
+    Shared workpackages are left out, as from the JSON plan.
+    """
+    plan: Plan = {}
+    for match in re.finditer(r"^wp \d+ (\S+)( \(shared\))? iteration (\d+)", text, re.M):
+        if not match.group(2):
+            plan.setdefault(match.group(1), []).append({"jube_wp_iteration": match.group(3)})
     return plan
 
 
@@ -637,7 +652,13 @@ def check(case: Case, sources: Path, jube: Jube, jubex: Jubex) -> Outcome:
         outcome.dry_run = "ok" if text.accepted else text.error
         outcome.status = "no-json" if text.accepted else "jubex-refuses"
         outcome.jubex_error = text.error
-        outcome.steps = {s: (len(r), -1) for s, r in theirs.plan.items()}
+        outcome.steps = {s: (len(r), len(text.plan.get(s, []))) for s, r in theirs.plan.items()}
+        outcome.steps |= {s: (0, len(r)) for s, r in text.plan.items() if s not in theirs.plan}
+        outcome.differences = [
+            f"step {s}: {a} workpackages in JUBE, {b} in jubex"
+            for s, (a, b) in outcome.steps.items()
+            if a != b and text.accepted
+        ]
         return outcome
     if not ours.accepted:
         outcome.status, outcome.jubex_error, outcome.dry_run = (
@@ -668,11 +689,13 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
     tally = Counter(o.status for o in outcomes)
     valid = sum(1 for o in counted if o.validate == "valid")
     planned = sum(1 for o in counted if o.dry_run == "ok")
+    counts_agree = sum(1 for o in outcomes if o.status == "no-json" and not o.differences)
     lines.append("")
     lines.append(
         f"{len(outcomes)} cases; JUBE accepts {len(counted)}; jubex validate accepts {valid}, "
         f"jubex dry run plans {planned}; agree {tally['agrees']}, differ {tally['differs']}, "
-        f"jubex refuses {tally['jubex-refuses']}, no JSON dry run {tally['no-json']}"
+        f"jubex refuses {tally['jubex-refuses']}, no JSON dry run {tally['no-json']} "
+        f"(of which workpackage counts agree: {counts_agree})"
     )
     return "\n".join(lines)
 
