@@ -508,9 +508,10 @@ class Jubex:
         argv = [self.python, "-m", "jubex", "validate", str(path)]
         for tag in case.tags:
             argv += ["-t", tag]
-        done = _run(
-            self.ns.command(case.system, argv), env=self.ns.env(case.system), cwd=path.parent
-        )
+        # validate has no --include-path; it honours JUBE's own variable for it.
+        include = os.pathsep.join(str(sources / p) for p in case.include_path)
+        env = self.ns.env(case.system, {"JUBE_INCLUDE_PATH": include} if include else None)
+        done = _run(self.ns.command(case.system, argv), env=env, cwd=path.parent)
         if done.returncode == 0:
             return "valid"
         return _first_error(done.stdout + "\n" + done.stderr) or f"exit {done.returncode}"
