@@ -80,6 +80,8 @@ SYSTEM_TAGS = {
     "jwc": "juwels",
     "juwels": "juwels",
 }
+# Suites whose files know no JUWELS Booster: the system their documentation names instead.
+SUITE_SYSTEMS = {"jubench-nastja": "juwels"}
 TIMEOUT = 600
 
 # Keep JUBE's debug run directory: ``jube info`` reads the plan from it afterwards.
@@ -196,7 +198,7 @@ def _suite_cases(sources: Path, suite: Path, include: tuple[str, ...]) -> list[C
                     group=suite.name,
                     file=str(target.relative_to(sources)),
                     tags=tags,
-                    system=_system_for(tags),
+                    system=_system_for(tags, SUITE_SYSTEMS.get(suite.name, DEFAULT_SYSTEM)),
                     include_path=include,
                 )
             )
@@ -298,11 +300,11 @@ def _tag_alternatives(rest: str) -> list[tuple[str, ...]]:
     return result
 
 
-def _system_for(tags: Iterable[str]) -> str:
+def _system_for(tags: Iterable[str], default: str = DEFAULT_SYSTEM) -> str:
     for tag in tags:
         if tag in SYSTEM_TAGS:
             return SYSTEM_TAGS[tag]
-    return DEFAULT_SYSTEM
+    return default
 
 
 # --------------------------------------------------------------------------- environment
