@@ -655,7 +655,8 @@ def check(case: Case, sources: Path, jube: Jube, jubex: Jubex) -> Outcome:
         outcome.dry_run = "ok" if text.accepted else text.error
         outcome.status = "no-json" if text.accepted else "jubex-refuses"
         outcome.jubex_error = text.error
-        outcome.steps = {s: (len(r), len(text.plan.get(s, []))) for s, r in theirs.plan.items()}
+        planned = len if text.accepted else (lambda _: -1)
+        outcome.steps = {s: (len(r), planned(text.plan.get(s, []))) for s, r in theirs.plan.items()}
         outcome.steps |= {s: (0, len(r)) for s, r in text.plan.items() if s not in theirs.plan}
         outcome.differences = [
             f"step {s}: {a} workpackages in JUBE, {b} in jubex"
