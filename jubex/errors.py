@@ -79,10 +79,6 @@ class ExpressionError(JubexError):
     """An expression is refused or cannot be evaluated."""
 
 
-class BenchmarkOutputError(JubexError):
-    """A benchmark's output is not what its analyser expects (a failed or truncated run)."""
-
-
 class ErrorList(JubexError):
     """Several independent problems, reported together (``jubex validate`` lists all)."""
 

@@ -41,6 +41,7 @@ from jubex.store.store import (
 from jubex.workdir.render import Rendered
 from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_owner, release
 
+#: seconds before each retry of a transient scheduler error; after the last one it is final
 TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: how long a finished job may take to show its exit-status file (shared file systems lag)
 EXIT_FILE_GRACE = {True: 0.5, False: 10.0}

@@ -3,7 +3,8 @@
 The Slurm and PBS backends call their clients (``sbatch``, ``qstat`` ...) through
 :func:`run_command`. A controller that is restarting or overloaded answers with errors
 that go away by themselves; those become ``SchedulerError(transient=True)`` so that the
-engine retries with the back-off in :data:`RETRY_DELAYS` instead of failing the run.
+engine retries them with its back-off (:data:`jubex.engine.runner.TRANSIENT_RETRIES`)
+instead of failing the run.
 """
 
 from __future__ import annotations
@@ -14,11 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jubex.schedulers.base import SchedulerError
-
-#: Seconds the engine waits before each retry of a transient scheduler error; after the
-#: last one the error is final. Bounded: about one minute in all.
-RETRY_DELAYS: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0)
-
 
 def run_command(
     argv: Sequence[str],
