@@ -147,6 +147,7 @@ class Store:
             raise JubexError(f"cannot write the run store {self.path}: {exc}") from None
         try:
             yield self.db
+            self.db.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
             raise JubexError(
@@ -156,14 +157,6 @@ class Store:
         except BaseException:
             self._rollback()
             raise
-        try:
-            self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            self._rollback()
-            raise JubexError(
-                f"cannot write the run store {self.path}: {exc}",
-                hint="the last batch of changes was not recorded; `jubex continue` redoes it",
-            ) from None
 
     def _rollback(self) -> None:
         """Undo an open batch (SQLite may already have rolled it back itself)."""

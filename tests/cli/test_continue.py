@@ -6,10 +6,11 @@ directory it is started from.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from subprocess import CompletedProcess
+
+Jubex = Callable[..., CompletedProcess[str]]
 
 STUDY = """\
 name: copyit
@@ -28,20 +29,7 @@ steps:
 """
 
 
-def jubex(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run(
-        [sys.executable, "-m", "jubex", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def test_continue_analyse_and_result_from_another_directory(tmp_path: Path) -> None:
+def test_continue_analyse_and_result_from_another_directory(jubex: Jubex, tmp_path: Path) -> None:
     study = tmp_path / "study"
     study.mkdir()
     (study / "d.yaml").write_text(STUDY.replace("FLAG", str(tmp_path / "flag")))

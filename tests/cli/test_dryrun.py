@@ -7,15 +7,16 @@ what a dry run says with what a real run then makes.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
 from jubex.api import dry_run, resolve
 from jubex.cli.dryrun import show_dry_run
+
+Jubex = Callable[..., CompletedProcess[str]]
 
 CYCLES = """<jube><benchmark name="c" outpath="runs">
   <parameterset name="p">
@@ -45,19 +46,6 @@ steps:
 """
 
 
-def jubex(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    return subprocess.run(
-        [sys.executable, "-m", "jubex", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 def test_each_cycle_is_shown_with_its_own_values(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -79,6 +67,7 @@ def test_each_cycle_is_shown_with_its_own_values(
 
 
 def test_the_dry_run_names_the_directories_and_writes_the_scripts_the_run_makes(
+    jubex: Jubex,
     tmp_path: Path,
 ) -> None:
     (tmp_path / "study").mkdir()
@@ -105,7 +94,7 @@ def test_the_dry_run_names_the_directories_and_writes_the_scripts_the_run_makes(
         assert path.read_text() == text, path
 
 
-def test_a_batch_dry_run_shows_the_job_script(tmp_path: Path) -> None:
+def test_a_batch_dry_run_shows_the_job_script(jubex: Jubex, tmp_path: Path) -> None:
     (tmp_path / "d.yaml").write_text(
         "name: b\nsteps:\n  s:\n    resources: {nodes: 2, time: 5m}\n    do: hostname\n"
     )
