@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
-from jubex.language.values import Duration, Size, parse_value
+from jubex.language.values import Bool, Duration, Size, parse_value
 
 #: Resources that are whole numbers of at least one.
 COUNTS = ("nodes", "tasks_per_node", "tasks", "threads")
@@ -77,7 +77,7 @@ class Platform:
     def default_partition(self) -> str | None:
         return next((p.name for p in self.partitions.values() if p.default), None)
 
-    def resolve(self, requested: Mapping[str, str | int | None]) -> dict[str, object]:
+    def resolve(self, requested: Mapping[str, object]) -> dict[str, object]:
         """Defaults merged with a step's (substituted) resources, typed and checked against limits.
 
         Returns nodes, tasks_per_node, tasks, threads (int), time (seconds, a Duration, or
@@ -232,7 +232,9 @@ class Platform:
 
 
 def duration(value: object, loc: Loc | None, what: str) -> Duration:
-    """Seconds from a duration text (``30m``, ``1:30:00``), or an error naming the key."""
+    """Seconds from a duration (or its text: ``30m``, ``1:30:00``), or an error naming the key."""
+    if isinstance(value, Duration):
+        return value
     seconds = _typed(str(value), "duration", loc, what)
     assert isinstance(seconds, Duration)
     return seconds
@@ -248,6 +250,8 @@ def _typed(text: str, type_: str, loc: Loc | None, what: str) -> Duration | Size
 
 
 def _count(key: str, value: object, loc: Loc | None) -> int:
+    if isinstance(value, int) and not isinstance(value, (bool, Bool)) and value >= 1:
+        return int(value)
     text = str(value).strip()
     if not text.isdigit() or int(text) < 1:
         raise DefinitionError(

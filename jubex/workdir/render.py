@@ -110,12 +110,12 @@ class Renderer:
         """Everything a workpackage's templates see, and its resources resolved by the platform."""
         env: dict[str, object] = {**self.constants, **wp.point}
         requested = {
-            k: template(str(v), step.loc).render(env)
+            k: template(str(v), step.loc).render_value(env)
             for k, v in vars(step.resources).items()
             if v is not None and k != "extra"
         }
         requested.update(
-            {k: template(v, step.loc).render(env) for k, v in step.resources.extra.items()}
+            {k: template(v, step.loc).render_value(env) for k, v in step.resources.extra.items()}
         )
         resources, launcher = self._resolve(requested)
         env.update(
@@ -183,13 +183,14 @@ class Renderer:
             constants=self.constants,
         )
 
-    def _resolve(self, requested: Mapping[str, str]) -> tuple[dict[str, object], str]:
+    def _resolve(self, requested: Mapping[str, object]) -> tuple[dict[str, object], str]:
         """The resolved resources (a copy the caller may keep) and the launcher command.
 
         Many workpackages ask for the same resources; each distinct request is resolved and
-        its launcher rendered once (both are pure functions of the request).
+        its launcher rendered once (both are pure functions of the request). A resource
+        given as one value (``nodes: $nodes``) reaches the platform typed, not as text.
         """
-        key = tuple(sorted(requested.items()))
+        key = tuple(sorted((k, type(v).__name__, str(v)) for k, v in requested.items()))
         found = self.resolved.get(key)
         if found is None:
             platform = self.spec.platform
