@@ -314,7 +314,7 @@ def _option_settings(options: dict[str, str], found: Collector) -> dict[str, Val
         elif key in options:
             found.problem(f"{name} is {options[key][:40]!r}, not a size IOR prints")
     names = ("block_size", "segments", "tasks")
-    sizes = [size for k in names if isinstance(size := out.get(k), (int, float))]
+    sizes = [v for k in names if isinstance(v := out.get(k), (int, float))]
     if len(sizes) == len(names):
         out["aggregate_size"] = math.prod(sizes)
     return out
