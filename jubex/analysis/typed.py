@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import SupportsFloat
 
 from jubex.analysis import units
 from jubex.errors import DefinitionError
@@ -26,7 +27,9 @@ def convert(item: object, type_: str) -> object:
     if type_ == "str":
         return item
     if type_ == "float":
-        return float(item)  # type: ignore[arg-type]
+        if not isinstance(item, str | SupportsFloat):  # a list or None an expression gave
+            raise ValueError(f"{item!r} is not a float")
+        return float(item)
     if type_ == "int":
         if isinstance(item, int):
             return int(item)
@@ -49,12 +52,12 @@ def convert(item: object, type_: str) -> object:
 def size_bytes(text: str) -> int:
     """Bytes, with jubex's size conventions; outputs round (``8.76 GiB``), so this may too."""
     try:
-        return int(parse_value(text, "size"))  # type: ignore[call-overload]
+        return int(_number(text, "size"))
     except DefinitionError:
         match = _NUMBER_UNIT.fullmatch(text)
         if not match or not match[2]:
             raise
-        factor = int(parse_value(f"1{match[2]}", "size"))  # type: ignore[call-overload]
+        factor = int(_number(f"1{match[2]}", "size"))
         return round(Fraction(match[1]) * factor)
 
 
@@ -66,4 +69,12 @@ def seconds(text: str) -> float:
             return units.convert(float(match[1]), match[2], "s")
         except ValueError:
             pass
-    return float(parse_value(text, "duration"))  # type: ignore[arg-type]
+    return float(_number(text, "duration"))
+
+
+def _number(text: str, type_: str) -> int | float:
+    """A size (an int) or a duration (a float) as jubex's parameter values read it."""
+    value = parse_value(text, type_)
+    if not isinstance(value, int | float):
+        raise ValueError(f"'{text}' is not a {type_}")
+    return value

@@ -26,7 +26,6 @@ def add_definition_options(
 ) -> None:
     """--tag, -p and --include-path; with ``bare_parameter``, a lone ``-p`` means that."""
     add_reading_options(parser)
-    extra = {"nargs": "?", "const": ""} if bare_parameter else {}
     parser.add_argument(
         "-p",
         "--parameter",
@@ -35,7 +34,8 @@ def add_definition_options(
         metavar="NAME=V1,V2",
         help="replace a parameter's values (repeatable)"
         + (f"; a lone -p: {bare_parameter}" if bare_parameter else ""),
-        **extra,  # type: ignore[arg-type]
+        nargs="?" if bare_parameter else None,
+        const="" if bare_parameter else None,
     )
 
 

@@ -57,7 +57,7 @@ def handle(args: argparse.Namespace) -> int:
         stdout=Path("STDOUT"),
         stderr=Path("STDERR"),
     )
-    resources = {k: float(v) if k == "time" and v is not None else v for k, v in resolved.items()}
+    resources = {k: float(v) if isinstance(v, float) else v for k, v in resolved.items()}
     _print({"resources": resources, "launcher": launcher, "job_script": script}, args.json)
     return 0
 

@@ -40,7 +40,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"no platform files found in {dirs}")
         return 0
     width = max(len(row[0]) for row in rows)
-    for name, scheduler, path, summary in rows:
+    for name, scheduler, where, summary in rows:
         print(f"{name:<{width}}  {scheduler:<5}  {summary}")
-        print(f"{'':<{width}}  {'':<5}  {path}")
+        print(f"{'':<{width}}  {'':<5}  {where}")
     return 0

@@ -11,6 +11,7 @@ from jubex.cli.dryrun import show_dry_run
 from jubex.engine.driver import Options
 from jubex.errors import UsageError
 from jubex.results.deliver import report
+from jubex.store.rundir import Run
 from jubex.store.store import FAILED
 
 
@@ -59,7 +60,7 @@ def options_from(args: argparse.Namespace) -> Options:
     )
 
 
-def finish(run, counts: dict[str, int], args: argparse.Namespace) -> int:  # type: ignore[no-untyped-def]
+def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
     """Say where the run is and what happened; print its tables when it is complete."""
     pending = counts.get("planned", 0) + counts.get("queued", 0) + counts.get("submitted", 0)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)

@@ -6,6 +6,7 @@ import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
+from typing import TypedDict
 
 from jubex.analysis.run import missing_analysis
 from jubex.cli.common import add_run_selector, selected_run, shown
@@ -18,6 +19,18 @@ TAIL = 5
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)
     parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
+
+
+class _Failed(TypedDict):
+    """A failed workpackage as the status shows it (and prints it as JSON)."""
+
+    id: int
+    step: str
+    exit_code: int | None
+    reason: str
+    params: dict[str, str]
+    stderr: list[str]
+    workdir: str
 
 
 def _tail(path: Path, lines: int = TAIL) -> list[str]:
@@ -33,7 +46,7 @@ def handle(args: argparse.Namespace) -> int:
     per_step: dict[str, dict[str, int]] = defaultdict(dict)
     for (step, state), n in counts.items():
         per_step[step][state] = n
-    failed = []
+    failed: list[_Failed] = []
     for wp in run.store.workpackages(states=[FAILED]):
         work = wp_dir_of(run.dir, wp) / "work"
         failed.append(

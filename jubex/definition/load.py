@@ -80,7 +80,7 @@ def read_source(path: Path) -> Source:
             return Source(path, "jube")
         if root.tag != "jubex":
             raise DefinitionError(
-                f"root element <{root.tag}> is not a definition; "
+                f"root element <{root.tag!s}> is not a definition; "
                 "expected <jubex> (or JUBE's <jube>)",
                 Loc(file, root.sourceline or 0),
             )
@@ -110,7 +110,7 @@ def load(
     if source.shape == "jube":
         return _load_jube(Path(path), tags=tags, include_path=include_path)
     benchmark, problems = _complete(source, include_path)
-    errors = [p for p in problems if not isinstance(p, DefinitionWarning)]
+    errors: Sequence[JubexError] = [p for p in problems if not isinstance(p, DefinitionWarning)]
     if benchmark is not None and not errors:
         errors = check_tags(benchmark, tags)
     if errors:
@@ -216,12 +216,12 @@ class _Reader:
         if "include" not in tree:
             return tree
         names = tree["include"]
-        holder, keys = (
-            (names, range(len(names))) if isinstance(names, list) else (tree, ["include"])
-        )
+        if isinstance(names, Seq):
+            places = [(text_of(names, i), names.value_loc(i)) for i in range(len(names))]
+        else:
+            places = [(text_of(tree, "include"), tree.value_loc("include"))]
         included = []
-        for key in keys:
-            name, loc = text_of(holder, key), holder.value_loc(key)
+        for name, loc in places:
             other = self.file(name, source.path, loc, "include", stack)
             if other is not None:
                 included.append(other)

@@ -39,7 +39,9 @@ class Map(dict):
 
     def take(self, other: Map, key: str) -> None:
         """Copy one entry of another map, with its places (merging keeps origins)."""
-        self.put(key, other[key], other.key_locs[key], other.value_locs[key], other.texts.get(key))
+        self.put(
+            key, other[key], other.key_locs[key], other.value_locs[key], other.texts.get(key, "")
+        )
 
     def key_loc(self, key: str) -> Loc:
         return self.key_locs.get(key, self.loc)
@@ -72,7 +74,12 @@ def text_of(container: Map | Seq | list, key: str | int) -> str:
     written = getattr(container, "texts", {}).get(key)
     if written is not None:
         return written
-    value = container[key]  # type: ignore[index]
+    if isinstance(container, Map):
+        value = container[key]
+    elif isinstance(key, str):
+        raise TypeError(f"a list has no entry {key!r}")
+    else:
+        value = container[key]
     if isinstance(value, bool):
         return "true" if value else "false"
     return "" if value is None else str(value)
@@ -87,8 +94,8 @@ def locate(root: Any, path: Iterable[str | int], *, key: bool = False) -> Loc | 
     node, where = root, getattr(root, "loc", None)
     for depth, step in enumerate(steps):
         last = depth == len(steps) - 1
-        if isinstance(node, Map) and step in node:
-            where = node.key_loc(step) if key and last else node.value_loc(step)  # type: ignore[arg-type]
+        if isinstance(node, Map) and isinstance(step, str) and step in node:
+            where = node.key_loc(step) if key and last else node.value_loc(step)
         elif isinstance(node, Seq) and isinstance(step, int) and step < len(node):
             where = node.value_loc(step)
         else:

@@ -31,7 +31,7 @@ MAX_REPEATED = 100_000
 try:
     from yaml._yaml import CParser as _Parser  # libyaml's parser where installed
 
-    _PARSERS: tuple[type, ...] = (_Parser,)
+    _PARSERS: tuple[type[Any], ...] = (_Parser,)
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     _PARSERS = (yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser)
 
@@ -93,9 +93,11 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
         alias = self.check_event(AliasEvent)
         self.depth += 1
         try:
-            node = super().compose_node(parent, index)
+            # the stub says index is an int: a mapping's value passes its key node
+            node = super().compose_node(parent, index)  # type: ignore[arg-type]
         finally:
             self.depth -= 1
+        assert node is not None  # the stub's Optional: PyYAML's composer returns a node
         if alias:
             if id(node) not in self.sizes:
                 raise _refusal("an alias refers to a collection that holds it", mark)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
@@ -42,14 +43,14 @@ class Progress:
         self.every = every
         self.last = 0.0
         self.bar: Bar | None = None
-        self.task = None
+        self.task: TaskID | None = None
 
     def update(self, counts: Mapping[str, int]) -> None:
         view = _view(counts)
         total = sum(counts.values())
         finished = sum(counts.get(s, 0) for s in FINAL)
         if self.mode == "bar":
-            if self.bar is None:
+            if self.bar is None or self.task is None:
                 self.bar = Bar(
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
+from typing import ParamSpec, TypeVar
 
 from jubex.engine import arrays
 from jubex.engine.progress import Progress
@@ -46,6 +47,9 @@ TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: how long a finished job may take to show its exit-status file (shared file systems lag)
 EXIT_FILE_GRACE = {True: 0.5, False: 10.0}
 #: exit statuses of commands ended by SIGTERM or SIGKILL (as a scheduler ends a job)
+P = ParamSpec("P")
+T = TypeVar("T")
+
 SIGNALLED = frozenset({128 + signal.SIGTERM, 128 + signal.SIGKILL})
 
 Change = tuple[int, str, str | None, int | None, str]
@@ -266,12 +270,12 @@ class Engine:
     def _timed_out(self, changes: list[Change], signalled: list[Workpackage]) -> list[Change]:
         """A batch job killed at its time limit may still write the status its commands got
         from the signal; the scheduler (one call) says whether the limit killed it."""
-        states = self._call(self.scheduler.poll, [wp.job_id for wp in signalled])
+        jobs = [(wp.id, wp.job_id) for wp in signalled if wp.job_id]
+        states = self._call(self.scheduler.poll, [job_id for _, job_id in jobs])
         timed_out = {
-            wp.id: wp.job_id
-            for wp in signalled
-            if (status := states.get(wp.job_id)) is not None  # type: ignore[arg-type]
-            and status.state is JobState.TIMEOUT
+            wp_id: job_id
+            for wp_id, job_id in jobs
+            if (status := states.get(job_id)) is not None and status.state is JobState.TIMEOUT
         }
         return [
             (
@@ -288,12 +292,12 @@ class Engine:
 
     def _polled(self, unknown: list[Workpackage]) -> list[Change]:
         """What one scheduler call says about the jobs that wrote no exit status yet."""
-        states = self._call(self.scheduler.poll, [wp.job_id for wp in unknown])
+        states = self._call(self.scheduler.poll, [wp.job_id for wp in unknown if wp.job_id])
         now = time.monotonic()
         grace = EXIT_FILE_GRACE[self.scheduler.local]
         changes: list[Change] = []
         for wp in unknown:
-            status = states.get(wp.job_id)  # type: ignore[arg-type]
+            status = states.get(wp.job_id) if wp.job_id else None
             if status is not None and not status.state.finished:
                 continue
             if status is not None and status.exit_code == ALREADY_CLAIMED:
@@ -406,11 +410,11 @@ class Engine:
             self.store.set_states(self.pending)
             self.pending = []
 
-    def _call(self, fn: Callable, *args: object):  # type: ignore[no-untyped-def]
+    def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Call the scheduler, retrying transient errors with bounded back-off."""
         for delay in (*TRANSIENT_RETRIES, None):
             try:
-                return fn(*args)
+                return fn(*args, **kwargs)
             except SchedulerError as exc:
                 if not exc.transient or delay is None:
                     raise JubexError(

@@ -151,9 +151,8 @@ class Workpackages:
         if not caps:
             return {}
         for i in self.by_state[QUEUED] | self.by_state[SUBMITTED]:
-            step = self.rows[i].step
-            if step in caps:
-                caps[step] -= 1
+            if (name := self.rows[i].step) in caps:
+                caps[name] -= 1
         return caps
 
     def orphans(self) -> list[tuple[int, str]]:
@@ -225,9 +224,9 @@ class Workpackages:
         """Render the work directory and wrapper of a workpackage, ready for submission."""
         parent_ids = self.parents.get(wp.id, ())
         depends = tuple(
-            self.rows[p].job_id  # type: ignore[misc]
+            job_id
             for p in parent_ids
-            if self.rows[p].state == SUBMITTED and self.rows[p].job_id
+            if self.rows[p].state == SUBMITTED and (job_id := self.rows[p].job_id)
         )
         rendered = self.renderer.render(
             wp, [self.rows[p] for p in parent_ids], DiskWriter(), depends=depends

@@ -92,7 +92,7 @@ def read_xml(text: str, file: str) -> tuple[dict[str, Any], Locs]:
         raise DefinitionError("XML entity declarations are refused", Loc(file, 1))
     if root.tag != "platform":
         raise DefinitionError(
-            f"the root element must be <platform>, not <{root.tag}>",
+            f"the root element must be <platform>, not <{root.tag!s}>",
             Loc(file, root.sourceline or 0),
         )
     locs: Locs = {"": Loc(file, root.sourceline or 0)}

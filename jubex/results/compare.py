@@ -192,12 +192,14 @@ def _points(
 
 
 def _values(rows: list[Row] | None, metric: str) -> list[float]:
-    values = [row.get(metric) for row in rows or ()]
-    present = [v for v in values if v is not None]
-    for value in present:
+    present: list[float] = []
+    for value in (row.get(metric) for row in rows or ()):
+        if value is None:
+            continue
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise UsageError(f"metric '{metric}' holds {value!r}, not a number to compare")
-    return present  # type: ignore[return-value]
+        present.append(value)
+    return present
 
 
 def _compare_point(
@@ -231,8 +233,8 @@ def _noise(b: Summary, c: Summary, alpha: float) -> tuple[float | None, bool | N
     The test runs from the summaries (``ttest_ind_from_stats``): the same Welch test as
     ``ttest_ind(equal_var=False)`` on the samples, 30x cheaper per point.
     """
-    if b.n < 2 or c.n < 2:
-        return None, None, NO_SPREAD
+    if b.std is None or c.std is None or b.mean is None or c.mean is None:
+        return None, None, NO_SPREAD  # fewer than two values on a side
     if not b.std and not c.std:
         return None, b.mean != c.mean, "no spread on either side: any difference is real"
     from scipy.stats import ttest_ind_from_stats  # slow to import; only comparisons need it

@@ -141,18 +141,18 @@ def _pretty(table: ResultTable, grid: Grid, width: int) -> str:
     natural = 4 + sum(
         max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head)
     )
+    buffer = io.StringIO()
     console = Console(
-        file=io.StringIO(),
+        file=buffer,
         width=max(width, natural, len(table.name)),
         color_system=None,
         force_terminal=False,
         highlight=False,
     )
     console.print(out)
-    text = console.file.getvalue()  # type: ignore[attr-defined]
     # notes below the table, unwrapped: as a caption rich would wrap them to a narrow table
-    lines = [*text.splitlines(), *_notes(table)]
-    return "".join(line.rstrip() + "\n" for line in lines)
+    printed = [*buffer.getvalue().splitlines(), *_notes(table)]
+    return "".join(line.rstrip() + "\n" for line in printed)
 
 
 def _aligned(table: ResultTable, grid: Grid) -> str:

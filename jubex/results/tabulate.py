@@ -79,6 +79,7 @@ def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Ro
     its rows has one of the table's non-group-by columns, so a step's rows whose analysers
     found nothing still count (as missing), and a build step's rows stay out.
     """
+    steps: set[object]
     if table.use:
         analysers = {a.name: a.step for a in benchmark.analysers.values()}
         steps = {analysers.get(n) or n for n in table.use}

@@ -11,7 +11,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -96,7 +96,7 @@ class DiskWriter:
                 f"substitution source '{source}' cannot be read: {exc.strerror}"
             ) from None
         for old, new, regex in replace:
-            text = re.sub(old, lambda _m, d=new: d, text) if regex else text.replace(old, new)
+            text = re.sub(old, _literal(new), text) if regex else text.replace(old, new)
         with open(target, mode if mode in ("w", "a") else "w") as out:
             out.write(text)
 
@@ -151,3 +151,8 @@ class DryWriter:
 
     def append_log(self, path: Path, header: str, text: str, *, fresh: bool) -> None:
         self.actions.append(f"append to the do log {path}")
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A ``re.sub`` replacement that puts ``text`` in as it is (no group references)."""
+    return lambda _match: text

@@ -51,3 +51,10 @@ def test_numbers_and_booleans():
         typed.convert("maybe", "bool")
     with pytest.raises(ValueError):
         typed.convert("fast", "float")
+
+
+@pytest.mark.parametrize("value", [None, [2, 2], {"a": 1}])
+def test_a_float_from_no_number_is_a_value_error(value):
+    # an expr pattern may evaluate to a list or None: that is no float, not a crash
+    with pytest.raises(ValueError, match="is not a float"):
+        typed.convert(value, "float")

@@ -20,8 +20,8 @@ from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
 _DIRECTIONS = ("read", "write", "trim")
 _LATENCIES = ("slat", "clat", "lat")
-_PERCENTILES = ("1", "5", "10", "20", "30", "40", "50", "60", "70", "80", "90", "95")
-_PERCENTILES += ("99", "99_5", "99_9", "99_95", "99_99")
+_PERCENTILES: tuple[str, ...] = ("1", "5", "10", "20", "30", "40", "50", "60", "70", "80")
+_PERCENTILES += ("90", "95", "99", "99_5", "99_9", "99_95", "99_99")
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 _NUM = r"[\d.]+[kKMG]?(?![\w.])"
 #: a unit's prefix: no digit or dot, so a number and its unit cannot share characters

@@ -28,6 +28,8 @@ from jubex.analysis.builtin.common import (
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
 MiB = 2**20
+#: what a setting holds: a measurement's value
+Value = float | int | str | bool | None
 _OPS = ("write", "read")
 _ROW_COLUMNS = {  # results table header -> name suffix (per operation)
     "bw(MiB/s)": "bw",
@@ -153,7 +155,7 @@ class _TextState:
         self.columns: list[str] = []
         self.row_columns: list[tuple[int, str]] = []
         self.options: dict[int, dict[str, str]] = {}
-        self.settings: dict[int, dict[str, object]] = {}
+        self.settings: dict[int, dict[str, Value]] = {}
         self.rows: dict[int, dict[str, set[int | float]]] = {}
         self.finished = False
         self.summary = False
@@ -203,7 +205,8 @@ def _text_line(line: str, state: _TextState, out: Collector) -> None:
     test = _TEST.match(line) if first.startswith("Test") else None
     if test:
         state.record += 1
-        state.test_ids[number(test[1] or test[2])] = state.record  # type: ignore[index]
+        if isinstance(test_id := number(test[1] or test[2]), int):
+            state.test_ids[test_id] = state.record
     elif first == "access" and "bw(MiB/s)" in tokens:
         state.table, state.columns = "results", tokens
         state.row_columns = [
@@ -287,9 +290,9 @@ def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
         settings["aggregate_size"] = _bytes(out.value("aggregate_size", named["aggs(MiB)"]), MiB)
 
 
-def _option_settings(options: dict[str, str], found: Collector) -> dict[str, object]:
+def _option_settings(options: dict[str, str], found: Collector) -> dict[str, Value]:
     """Settings from the options block, for outputs without a summary table (IO500 phases)."""
-    out: dict[str, object] = {}
+    out: dict[str, Value] = {}
     if "api" in options:
         out["api"] = options["api"]
     if "access" in options:
@@ -310,9 +313,10 @@ def _option_settings(options: dict[str, str], found: Collector) -> dict[str, obj
             out[name] = _bytes(number(size[1]), 1 if size[2] == "bytes" else _binary(size[2]))
         elif key in options:
             found.problem(f"{name} is {options[key][:40]!r}, not a size IOR prints")
-    sizes = [out.get(k) for k in ("block_size", "segments", "tasks")]
-    if all(isinstance(size, (int, float)) for size in sizes):
-        out["aggregate_size"] = math.prod(sizes)  # type: ignore[arg-type]
+    names = ("block_size", "segments", "tasks")
+    sizes = [v for k in names if isinstance(v := out.get(k), (int, float))]
+    if len(sizes) == len(names):
+        out["aggregate_size"] = math.prod(sizes)
     return out
 
 
@@ -377,7 +381,7 @@ def _parse_json(text: str) -> ParseResult:
     ids = {_id(test.get("TestID"), i): i for i, test in enumerate(tests)}
     for record, test in enumerate(tests):
         _json_results(test.get("Results"), record, out)
-    settings: dict[int, dict[str, object]] = {}
+    settings: dict[int, dict[str, Value]] = {}
     for entry in _objects(document.get("summary")):
         record = ids.get(_id(entry.get("TestID"), 0), 0)
         _json_summary(entry, record, out, settings.setdefault(record, {}))
@@ -426,7 +430,9 @@ def _json_results(results: object, record: int, out: Collector) -> None:
                 out.number(f"{op}_{name}", row[key], record)
 
 
-def _json_summary(entry: dict[str, object], record: int, out: Collector, settings: dict) -> None:
+def _json_summary(
+    entry: dict[str, object], record: int, out: Collector, settings: dict[str, Value]
+) -> None:
     op = entry.get("operation")
     if op not in _OPS:
         return
@@ -440,8 +446,8 @@ def _json_summary(entry: dict[str, object], record: int, out: Collector, setting
     names |= {"filePerProc": "fpp", "reorderTasks": "reorder", "segmentCount": "segments"}
     names |= {"blockSize": "block_size", "transferSize": "transfer_size"}
     settings.update((n, out.value(n, entry[k])) for k, n in names.items() if k in entry)
-    if isinstance(entry.get("API"), str):
-        settings["api"] = entry["API"]
+    if isinstance(api := entry.get("API"), str):
+        settings["api"] = api
     if "xsizeMiB" in entry:
         settings["aggregate_size"] = _bytes(out.value("aggregate_size", entry["xsizeMiB"]), MiB)
 

@@ -237,8 +237,8 @@ def _text(located: Located, *, joined: bool = False) -> str:
 
 def _subscript(located: Located, key: object, loc: Loc) -> Located:
     value, _ = located
-    if isinstance(value, Map) and key in value:
-        return value[key], value.value_loc(key)  # type: ignore[index]
+    if isinstance(value, Map) and isinstance(key, str) and key in value:
+        return value[key], value.value_loc(key)
     if isinstance(value, Seq) and isinstance(key, int) and -len(value) <= key < len(value):
         return value[key], value.value_loc(key % len(value))
     raise DefinitionError(f"the included data has no entry {key!r}", loc)
