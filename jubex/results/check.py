@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from jubex.analysis import builtin
 from jubex.definition.model import Benchmark
 from jubex.definition.references import BUILTIN_PREFIXES, unknown
-from jubex.errors import DefinitionError, DefinitionWarning, Loc, did_you_mean
+from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
+from jubex.language.expr import compile_expr
 from jubex.results.rows import META
+from jubex.results.stats import ALIASES, STATISTICS
 
 
 def check_tables(b: Benchmark) -> list[DefinitionError]:
@@ -45,11 +47,31 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
         for column in table.columns:
             if column.expr is None and not _known_value(column.name, known):
                 yield _column_problem(where, column.name, known, builtins, column.loc)
+            for name in _expression_names(column.expr, column.loc):
+                if not _known_value(name, known) and not _statistic_of_known(name, known):
+                    yield _column_problem(where, name, known, builtins, column.loc)
             known.add(column.name)
             known |= {f"{column.name}_{stat}" for stat in column.stats}
         for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
             if not _known_value(name, known):
                 yield _column_problem(where, name, known, builtins, table.loc)
+
+
+def _expression_names(text: str | None, loc: Loc | None) -> list[str]:
+    """The names a column's expression reads (none when it does not compile: the load
+    stage reports that)."""
+    if text is None:
+        return []
+    try:
+        return sorted(compile_expr(text, loc).names)
+    except JubexError:
+        return []
+
+
+def _statistic_of_known(name: str, known: set[str]) -> bool:
+    """``write_bw_mean``: a statistic of a known value, as an expression may read it."""
+    base, _, suffix = name.rpartition("_")
+    return base in known and ALIASES.get(suffix, suffix) in STATISTICS
 
 
 def _known_value(name: str, known: set[str]) -> bool:

@@ -123,7 +123,7 @@ class Sample:
                     f"{text!r}; use first, last, n or cnt for text",
                     loc,
                 )
-            self._summary = summarize(self.present)  # type: ignore[arg-type]
+            self._summary = summarize([v for v in self.present if isinstance(v, int | float)])
         return self._summary.get(stat)
 
 
@@ -324,8 +324,10 @@ def compute_cells(members: Sequence[Row], plan: ColumnPlan) -> list[object]:
             return raw[name]
         if name in plan.fields:
             return sample(name).default()
-        base, stat = split_stat(name, plan.fields)  # type: ignore[misc]
-        return sample(base).get(stat, None)
+        split = split_stat(name, plan.fields)
+        if split is None:
+            return None
+        return sample(split[0]).get(split[1], None)
 
     cells: list[object] = []
     for column in plan.columns:
@@ -337,7 +339,7 @@ def compute_cells(members: Sequence[Row], plan: ColumnPlan) -> list[object]:
             value = sample(column.field).get(column.stat, column.loc)
             if column.spread is not None:
                 spread = sample(column.field).get(column.spread, column.loc)
-                value = PlusMinus(value, spread, column.stat, column.spread)  # type: ignore[arg-type]
+                value = PlusMinus(_number(value), _number(spread), column.stat, column.spread)
         raw[column.header.name] = value
         cells.append(_scale(value, column.scale))
     return cells
@@ -383,3 +385,8 @@ def check_format(spec: str, loc: Loc | None) -> str:
         "such as .2f, .3g or ,.0f",
         loc,
     )
+
+
+def _number(value: object) -> float | None:
+    """A statistic as a number (a count, a mean), or None when it is missing."""
+    return float(value) if isinstance(value, int | float) else None

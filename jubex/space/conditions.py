@@ -35,11 +35,11 @@ class Condition:
     def holds(
         self, point: Mapping[str, object], constants: Mapping[str, object] | None = None
     ) -> bool:
-        if self.constant is not None:
-            return self.constant
+        if self.template is None:
+            return bool(self.constant)
         env = {**(constants or {}), **point} if constants else point
         try:
-            text = self.template.render(env).strip()  # type: ignore[union-attr]
+            text = self.template.render(env).strip()
             word = _WORDS.get(text.lower())
             if word is not None:
                 return word

@@ -78,6 +78,23 @@ def test_column_neither_parameter_nor_pattern_is_an_error(write: Write) -> None:
     ]
 
 
+def test_a_column_expression_reads_only_known_values(write: Write) -> None:
+    found = problems(
+        write,
+        "parameters: {api: [A, B]}\npatterns: {bw: {write_bw: 'W: $jube_pat_fp'}}\n"
+        "steps: {run: {analyse: bw}}\n"
+        "results:\n  t: {group_by: [api], columns: [api, {name: write_bw, stats: [mean]},"
+        " {name: r, expr: 'write_bw_mean * 2 + write_bw_avg'}, {name: s, expr: 'wrte_bw + 1'}]}\n",
+    )
+    assert found == [
+        (
+            "error",
+            "table 't': 'wrte_bw' is neither a parameter nor a pattern",
+            "did you mean 'write_bw'?",
+        )
+    ]
+
+
 def test_the_rows_meta_keys_are_known_to_tables(write: Write) -> None:
     found = problems(
         write,
