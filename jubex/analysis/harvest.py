@@ -24,7 +24,7 @@ from jubex.analysis.patterns import Matches, PatternEngine, Stored, reductions
 from jubex.definition.model import STATISTICS, AnalyseFile, Analyser, Benchmark, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.language.template import Template
-from jubex.store.measurement import Measurement
+from jubex.store.measurement import Measurement, Value
 
 _STDOUT = "stdout"
 _STDERR = "stderr"
@@ -141,7 +141,7 @@ class Harvester:
             if name in self._engine.names or _statistic(name, self._repeated):
                 continue
             if name in self._repeated or (record, name) not in seen:
-                out.append(Measurement(name, value, unit, record))  # type: ignore[arg-type]
+                out.append(Measurement(name, value, unit, record))
                 own.add((record, name))
         seen |= own
         return out
@@ -248,7 +248,7 @@ def statistics(analyser: BuiltinAnalyser, measurements: list[Measurement]) -> li
     and computed as for patterns, so tables treat both alike.
     """
     names = _repeated(analyser)
-    repeated: dict[tuple[int, str], list[object]] = {}
+    repeated: dict[tuple[int, str], list[Value]] = {}
     for m in measurements:
         if m.name in names:
             repeated.setdefault((m.record, m.name), []).append(m.value)
@@ -257,7 +257,7 @@ def statistics(analyser: BuiltinAnalyser, measurements: list[Measurement]) -> li
         unit = analyser.metrics[name].unit
         stats = reductions(name, values, numeric=True)
         out.extend(
-            Measurement(key, value, "" if key.endswith("_cnt") else unit, record)  # type: ignore[arg-type]
+            Measurement(key, value, "" if key.endswith("_cnt") else unit, record)
             for key, value in stats.items()
             if key != name
         )

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from jubex.analysis import jsonpath, typed, units
 from jubex.analysis.scripted import ShellPattern
@@ -36,7 +36,7 @@ from jubex.definition.model import STATISTICS, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import compile_expr
 from jubex.language.template import Template
-from jubex.store.measurement import Measurement
+from jubex.store.measurement import Measurement, Value
 
 _FP = r"[+-]?(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
 _UFP = r"(?:\d*\.?\d+(?:[eE][-+]?\d+)?|\d+\.)"
@@ -66,14 +66,14 @@ _LITERAL_START = re.compile(r"\^[A-Za-z0-9_ :=,#/-]")
 
 
 #: a value as the run store gives it back: name, record, value, unit
-Stored = tuple[str, int, object, str]
+Stored = tuple[str, int, Value, str]
 
 
 @dataclass(slots=True)
 class Matches:
     """The typed values one pattern matched, all in one unit (rates are converted into it)."""
 
-    values: list[object] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)
     unit: str = ""
 
     def extend(self, other: Matches) -> None:
@@ -86,10 +86,10 @@ class Matches:
 
 def reductions(
     name: str,
-    values: Sequence[object],
+    values: Sequence[Value],
     stats: Sequence[str] = STATISTICS,
     numeric: bool | None = None,
-) -> dict[str, object]:
+) -> dict[str, Value]:
     """``name`` (the first value) and ``name_<stat>``; all ``None`` but ``_cnt`` when empty.
 
     ``numeric``: whether the values are numbers (min, max, avg, sum, std exist only then);
@@ -99,15 +99,16 @@ def reductions(
     if numeric is None:
         numeric = bool(values) and all(_is_number(v) for v in values)
     first, last = (values[0], values[-1]) if n else (None, None)
-    table: dict[str, object] = {"first": first, "last": last, "cnt": n}
-    if numeric and n:
-        total = _sum(values)
+    table: dict[str, Value] = {"first": first, "last": last, "cnt": n}
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    if numeric and n and len(numbers) == n:
+        total = _sum(numbers)
         mean = total / n
-        std = _sample_std(values, mean) if n > 1 else 0.0  # type: ignore[arg-type]
-        table |= {"min": min(values), "max": max(values), "sum": total, "avg": mean, "std": std}  # type: ignore[type-var]
+        std = _sample_std(numbers, mean) if n > 1 else 0.0
+        table |= {"min": min(numbers), "max": max(numbers), "sum": total, "avg": mean, "std": std}
     elif numeric:
         table |= dict.fromkeys(("min", "max", "sum", "avg", "std"))
-    out: dict[str, object] = {name: first}
+    out: dict[str, Value] = {name: first}
     out.update((f"{name}_{stat}", table[stat]) for stat in stats if stat in table)
     return out
 
@@ -124,7 +125,7 @@ class PatternEngine:
         self._scanners = [_Scanner(p, file) for p in patterns if p.mode not in ("expr", "shell")]
         self._derived = _ordered(
             [
-                _Derived(p, file) if p.mode == "expr" else ShellPattern(p, file)  # type: ignore[misc]
+                _Derived(p, file) if p.mode == "expr" else ShellPattern(p, file)
                 for p in patterns
                 if p.mode in ("expr", "shell")
             ]
@@ -171,9 +172,9 @@ class PatternEngine:
             stats = scanner.statistics(got.values)
             values.update(stats)
             raw = got.values or [stats[name]]
-            out.extend([Measurement(name, v, unit) for v in raw])  # type: ignore[arg-type]
+            out.extend([Measurement(name, v, unit) for v in raw])
             out.extend(
-                Measurement(key, v, "" if key.endswith("_cnt") else unit)  # type: ignore[arg-type]
+                Measurement(key, v, "" if key.endswith("_cnt") else unit)
                 for key, v in stats.items()
                 if key != name
             )
@@ -197,7 +198,7 @@ class PatternEngine:
 
     def _derive(
         self, values: Mapping[str, object], params: Mapping[str, object]
-    ) -> Iterator[tuple[_Derived, float | int | str | bool | None]]:
+    ) -> Iterator[tuple[DerivedPattern, Value]]:
         """Each derived pattern and its value, from the patterns' values and the parameters."""
         env = {**params, **values}
         for derived in self._derived:
@@ -315,7 +316,7 @@ class _Scanner:
                 continue
         return Matches(values, self.unit)
 
-    def statistics(self, values: list[object]) -> dict[str, object]:
+    def statistics(self, values: list[Value]) -> dict[str, Value]:
         name, stats = self.pattern.name, self.stats
         if values or self.default is None:
             return reductions(name, values, stats, self.numeric)
@@ -324,19 +325,19 @@ class _Scanner:
             out[f"{name}_cnt"] = 0
         return out
 
-    def _typed_value(self, item: object) -> object:
+    def _typed_value(self, item: object) -> Value:
         value = typed.convert(item, self.type)
         if self.type in _BASE_UNIT and self.unit != _BASE_UNIT[self.type]:
-            return units.convert(float(value), _BASE_UNIT[self.type], self.unit)  # type: ignore[arg-type]
+            return units.convert(_as_float(value), _BASE_UNIT[self.type], self.unit)
         return value
 
-    def _typed_default(self) -> object:
+    def _typed_default(self) -> Value:
         if self.pattern.default is None:
             return None
         return _typed_default(self.pattern, self._convert_default, self.loc)
 
-    def _convert_default(self, item: object) -> object:
-        return float(item) if self.rate else self._typed_value(item)  # type: ignore[arg-type]
+    def _convert_default(self, item: object) -> Value:
+        return _as_float(item) if self.rate else self._typed_value(item)
 
     def _check_unit(self) -> None:
         if not self.pattern.unit or not (self.rate or self.type in _BASE_UNIT):
@@ -351,6 +352,16 @@ class _Scanner:
                 f"{'rate' if self.rate else self.type}",
                 self.loc,
             ) from None
+
+
+class DerivedPattern(Protocol):
+    """A pattern computed from other patterns' values and the parameters, not matched."""
+
+    pattern: Pattern
+    loc: Loc
+    names: set[str]
+
+    def evaluate(self, env: Mapping[str, object]) -> object: ...
 
 
 class _Derived:
@@ -382,7 +393,7 @@ class _Derived:
             return self.default
 
 
-def _typed_default(pattern: Pattern, convert: Callable[[object], object], loc: Loc) -> object:
+def _typed_default(pattern: Pattern, convert: Callable[[object], Value], loc: Loc) -> Value:
     """A pattern's default as its type, checked once: a bad default is a definition error."""
     try:
         return convert(pattern.default)
@@ -393,13 +404,13 @@ def _typed_default(pattern: Pattern, convert: Callable[[object], object], loc: L
         ) from None
 
 
-def _ordered(derived: list[_Derived]) -> list[_Derived]:
+def _ordered(derived: Sequence[DerivedPattern]) -> list[DerivedPattern]:
     """Derived patterns so that each comes after the derived patterns it uses."""
     by_name = {d.pattern.name: d for d in derived}
-    done: dict[str, _Derived] = {}
+    done: dict[str, DerivedPattern] = {}
     visiting: list[str] = []
 
-    def visit(item: _Derived) -> None:
+    def visit(item: DerivedPattern) -> None:
         name = item.pattern.name
         if name in done:
             return
@@ -500,22 +511,29 @@ def _json_path(pattern: Pattern, loc: Loc) -> list[jsonpath.Step]:
 _UNPARSED = object()
 
 
-def _convert_all(values: list[object], from_unit: str, to_unit: str) -> list[object]:
+def _convert_all(values: list[Value], from_unit: str, to_unit: str) -> list[Value]:
     try:
-        return [units.convert(float(v), from_unit, to_unit) for v in values]  # type: ignore[arg-type]
+        return [units.convert(_as_float(v), from_unit, to_unit) for v in values]
     except (ValueError, TypeError):
         return []
+
+
+def _as_float(value: object) -> float:
+    """A number, or the text of one, as a float; TypeError for anything else."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
 
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _sum(values: Sequence[object]) -> float | int:
+def _sum(values: Sequence[float | int]) -> float | int:
     """Integers add exactly; a float among them makes it an exactly rounded float sum."""
     if any(isinstance(v, float) for v in values):
-        return math.fsum(values)  # type: ignore[arg-type]
-    return sum(values)  # type: ignore[arg-type]
+        return math.fsum(values)
+    return sum(values)
 
 
 def _sample_std(values: Sequence[float], mean: float) -> float:

@@ -14,6 +14,7 @@ from typing import SupportsFloat
 from jubex.analysis import units
 from jubex.errors import DefinitionError
 from jubex.language.values import parse_value
+from jubex.store.measurement import Value
 
 _BOOLS = {"true": True, "yes": True, "on": True, "1": True}
 _BOOLS |= {"false": False, "no": False, "off": False, "0": False}
@@ -22,10 +23,11 @@ _NUMBER_UNIT = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)([A-Za-z]
 _BYTES_WORD = re.compile(r"\s*bytes?$")
 
 
-def convert(item: object, type_: str) -> object:
+def convert(item: object, type_: str) -> Value:
     """One raw value as ``type_``; ValueError (or a JubexError) when it is not one."""
     if type_ == "str":
-        return item
+        # as found (a JSON number stays a number); what a value cannot be becomes its text
+        return item if item is None or isinstance(item, str | int | float) else str(item)
     if type_ == "float":
         if not isinstance(item, str | SupportsFloat):  # a list or None an expression gave
             raise ValueError(f"{item!r} is not a float")

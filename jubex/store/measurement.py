@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: what one measured value can be: a number, a text, a flag, or missing (None)
+Value = float | int | str | bool | None
+
 
 @dataclass(frozen=True, slots=True)
 class Measurement:
@@ -15,6 +18,6 @@ class Measurement:
     """
 
     name: str
-    value: float | int | str | bool | None
+    value: Value
     unit: str = ""
     record: int = 0

@@ -20,7 +20,7 @@ from pathlib import Path
 from jubex.errors import JubexError
 from jubex.language.values import parse_value
 from jubex.space.plan import Workpackage
-from jubex.store.measurement import Measurement
+from jubex.store.measurement import Measurement, Value
 
 SCHEMA_VERSION = 1
 
@@ -370,7 +370,7 @@ class Store:
         ids: Collection[int],
         names: Collection[str] | None = None,
         firsts: Collection[str] = (),
-    ) -> dict[int, list[tuple[str, int, object, str]]]:
+    ) -> dict[int, list[tuple[str, int, Value, str]]]:
         """(name, record, value, unit) of every stored value (all matches, all statistics) of
         these workpackages, in order; with ``names``, only those names, and of ``firsts``
         only the first value per record."""
