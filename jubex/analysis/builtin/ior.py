@@ -10,8 +10,6 @@ document; ``-O summaryFormat=CSV`` prints only the per-iteration rows, one test 
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 import re
 
@@ -25,12 +23,18 @@ from jubex.analysis.builtin.common import (
     number,
     untag,
 )
+from jubex.analysis.builtin.ior_summary import (
+    CLUES,
+    ERRORS,
+    OPS,
+    MiB,
+    as_bytes,
+    parse_csv,
+    parse_json,
+)
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
+from jubex.store.measurement import Value
 
-MiB = 2**20
-#: what a setting holds: a measurement's value
-Value = float | int | str | bool | None
-_OPS = ("write", "read")
 _ROW_COLUMNS = {  # results table header -> name suffix (per operation)
     "bw(MiB/s)": "bw",
     "IOPS": "iops",
@@ -67,19 +71,6 @@ _OPTION_WORDS |= {"xfersize", "blocksize"}
 _MAX = re.compile(rf"^Max (Write|Read):\s+({FP}) MiB/sec")
 _SIZE = re.compile(rf"^({FP})\s*(bytes|[KMGTPE]iB)$")
 _CSV_HEADER = re.compile(r"^access,bw\(MiB/s\),", re.MULTILINE)
-_CSV_COLUMNS = {  # CSV header -> name suffix (per operation)
-    "bw(MiB/s)": "bw",
-    "IOPS": "iops",
-    "Latency": "latency",
-    "open(s)": "open",
-    "wr/rd(s)": "wrrd",
-    "close(s)": "close",
-    "total(s)": "total",
-}
-_CLUES = ("ERROR", "Error invalid argument", "Invalid options")
-_ERRORS = re.compile(
-    r"^(?:ior )?ERROR\b(?! INVALID)|^Error invalid argument|^Invalid options", re.MULTILINE
-)
 
 
 def _per_iteration(unit: str, higher: bool | None, help: str) -> Metric:
@@ -88,7 +79,7 @@ def _per_iteration(unit: str, higher: bool | None, help: str) -> Metric:
 
 def _op_metrics() -> dict[str, Metric]:
     out: dict[str, Metric] = {}
-    for op in _OPS:
+    for op in OPS:
         out |= {
             f"{op}_bw": _per_iteration("MiB/s", True, f"{op} bandwidth"),
             f"{op}_iops": _per_iteration("ops/s", True, f"{op} transfers per second"),
@@ -98,9 +89,9 @@ def _op_metrics() -> dict[str, Metric]:
             f"{op}_close": _per_iteration("s", False, "time to close the file(s)"),
             f"{op}_total": _per_iteration("s", False, f"total time of the {op} phase"),
         }
-    for op in _OPS:
+    for op in OPS:
         out[f"{op}_peak"] = Metric("MiB/s", True, f"'Max {op.title()}' line (IOR 3.x)")
-    for op in _OPS:
+    for op in OPS:
         out |= {
             f"{op}_max": Metric("MiB/s", True, f"summary: highest {op} bandwidth"),
             f"{op}_min": Metric("MiB/s", True, f"summary: lowest {op} bandwidth"),
@@ -139,9 +130,9 @@ def parse(text: str) -> ParseResult:
     """Detect the format (JSON summary or text) and parse it."""
     text = untag(text)
     if text.lstrip().startswith("{"):
-        return _parse_json(text)
+        return parse_json(text, METRICS)
     if (header := _CSV_HEADER.search(text)) is not None and not _header(text):
-        return _parse_csv(text, header.start())
+        return parse_csv(text, header.start(), METRICS)
     return _parse_text(text)
 
 
@@ -182,7 +173,7 @@ def _parse_text(text: str) -> ParseResult:
         if header:
             settings["version"] = f"{header[1]}-{header[2]}"
         out.add_all(settings.items(), record)
-    reason = failure(text, _ERRORS, _CLUES)
+    reason = failure(text, ERRORS, CLUES)
     if not reason and not header:
         reason = "not IOR output: no 'IOR-x.y: MPI Coordinated Test of Parallel I/O' header"
     if not reason:
@@ -254,7 +245,7 @@ def _result_row(tokens: list[str], state: _TextState, out: Collector) -> None:
 
 def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
     op = tokens[0]
-    if op not in _OPS:
+    if op not in OPS:
         return
     named: dict[str, str] = {}
     stds = iter((f"{op}_std", f"{op}_ops_std"))
@@ -287,7 +278,7 @@ def _summary_row(tokens: list[str], state: _TextState, out: Collector) -> None:
             parsed = out.value(name, named[column], state.line) if name != "api" else None
             settings[name] = named[column] if name == "api" else parsed
     if "aggs(MiB)" in named:
-        settings["aggregate_size"] = _bytes(out.value("aggregate_size", named["aggs(MiB)"]), MiB)
+        settings["aggregate_size"] = as_bytes(out.value("aggregate_size", named["aggs(MiB)"]), MiB)
 
 
 def _option_settings(options: dict[str, str], found: Collector) -> dict[str, Value]:
@@ -310,7 +301,7 @@ def _option_settings(options: dict[str, str], found: Collector) -> dict[str, Val
             out[name] = found.value(name, options[key])
     for key, name in (("blocksize", "block_size"), ("xfersize", "transfer_size")):
         if key in options and (size := _SIZE.match(options[key])) is not None:
-            out[name] = _bytes(number(size[1]), 1 if size[2] == "bytes" else _binary(size[2]))
+            out[name] = as_bytes(number(size[1]), 1 if size[2] == "bytes" else _binary(size[2]))
         elif key in options:
             found.problem(f"{name} is {options[key][:40]!r}, not a size IOR prints")
     names = ("block_size", "segments", "tasks")
@@ -318,14 +309,6 @@ def _option_settings(options: dict[str, str], found: Collector) -> dict[str, Val
     if len(sizes) == len(names):
         out["aggregate_size"] = math.prod(sizes)
     return out
-
-
-def _bytes(value: float | None, factor: int) -> float | None:
-    """``value`` units of ``factor`` bytes, as whole bytes when it is finite."""
-    if value is None:
-        return None
-    size = value * factor
-    return round(size) if math.isfinite(size) else size
 
 
 def _binary(unit: str) -> int:
@@ -349,7 +332,7 @@ def _incomplete(text: str, state: _TextState) -> str:
         return "output ends in the middle of a line (truncated run?)"
     command = _COMMAND.search(text)
     args = command[1].split() if command else []
-    ops = [op for flag, op in (("-w", "write"), ("-r", "read")) if flag in args] or list(_OPS)
+    ops = [op for flag, op in (("-w", "write"), ("-r", "read")) if flag in args] or list(OPS)
     for record, options in (state.options or {0: {}}).items():
         reps = number(options.get("repetitions", "1")) or 1
         rows = state.rows.get(record, {})
@@ -362,163 +345,6 @@ def _incomplete(text: str, state: _TextState) -> str:
                 )
     if not any(arg.startswith("saveRankPerformanceDetailsCSV=") for arg in args):
         return "output ends before IOR's 'Finished' line (truncated run?)"
-    return ""
-
-
-def _parse_json(text: str) -> ParseResult:
-    out = Collector(METRICS)
-    start = text.index("{")
-    try:
-        document, end = json.JSONDecoder().raw_decode(text, start)
-    except (ValueError, RecursionError) as exc:
-        reason = failure(text, _ERRORS, _CLUES) or (
-            f"IOR JSON output is not valid JSON (truncated run?): {_short(exc)}"
-        )
-        return out.result(reason)
-    if not isinstance(document, dict):
-        return out.result("IOR JSON output is not a JSON object")
-    tests = _objects(document.get("tests"))
-    ids = {_id(test.get("TestID"), i): i for i, test in enumerate(tests)}
-    for record, test in enumerate(tests):
-        _json_results(test.get("Results"), record, out)
-    settings: dict[int, dict[str, Value]] = {}
-    for entry in _objects(document.get("summary")):
-        record = ids.get(_id(entry.get("TestID"), 0), 0)
-        _json_summary(entry, record, out, settings.setdefault(record, {}))
-    version = document.get("Version")
-    for record, values in sorted(settings.items()):
-        if isinstance(version, str) and version:
-            values["version"] = f"IOR-{version}"
-        out.add_all(values.items(), record)
-    reason = failure(text[end:], _ERRORS, _CLUES) or failure(text[:start], _ERRORS, _CLUES)
-    if not reason and not tests:
-        reason = "no results: the IOR JSON output has no tests"
-    elif not reason and "Finished" not in document:
-        reason = "IOR JSON output has no 'Finished' entry (truncated run?)"
-    return out.result(reason)
-
-
-def _short(exc: Exception) -> str:
-    return str(exc) if isinstance(exc, ValueError) else "nested too deeply"
-
-
-def _objects(value: object) -> list[dict[str, object]]:
-    """The JSON objects of a list (IOR nests result rows in lists of lists)."""
-    if not isinstance(value, list):
-        return []
-    flat = [v for item in value for v in (item if isinstance(item, list) else [item])]
-    return [item for item in flat if isinstance(item, dict)]
-
-
-def _id(value: object, default: int) -> int | str:
-    return value if isinstance(value, (int, str)) and not isinstance(value, bool) else default
-
-
-def _json_results(results: object, record: int, out: Collector) -> None:
-    keys = {"bwMiB": "bw", "iops": "iops", "latency": "latency", "openTime": "open"}
-    keys |= {"wrRdTime": "wrrd", "closeTime": "close", "totalTime": "total"}
-    count: dict[str, int] = {}
-    for row in _objects(results):
-        op = row.get("access")
-        if op not in _OPS:
-            continue
-        iteration = count[op] = count.get(op, -1) + 1
-        if iteration == max(count.values()) and list(count.values()).count(iteration) == 1:
-            out.add("iteration", iteration, record)
-        for key, name in keys.items():
-            if key in row:
-                out.number(f"{op}_{name}", row[key], record)
-
-
-def _json_summary(
-    entry: dict[str, object], record: int, out: Collector, settings: dict[str, Value]
-) -> None:
-    op = entry.get("operation")
-    if op not in _OPS:
-        return
-    stats = {"bwMaxMIB": "max", "bwMinMIB": "min", "bwMeanMIB": "mean", "bwStdMIB": "std"}
-    stats |= {"OPsMax": "ops_max", "OPsMin": "ops_min", "OPsMean": "ops_mean", "OPsSD": "ops_std"}
-    stats["MeanTime"] = "time_mean"
-    for key, name in stats.items():
-        if key in entry:
-            out.number(f"{op}_{name}", entry[key], record)
-    names = {"numTasks": "tasks", "tasksPerNode": "tasks_per_node", "repetitions": "repetitions"}
-    names |= {"filePerProc": "fpp", "reorderTasks": "reorder", "segmentCount": "segments"}
-    names |= {"blockSize": "block_size", "transferSize": "transfer_size"}
-    settings.update((n, out.value(n, entry[k])) for k, n in names.items() if k in entry)
-    if isinstance(api := entry.get("API"), str):
-        settings["api"] = api
-    if "xsizeMiB" in entry:
-        settings["aggregate_size"] = _bytes(out.value("aggregate_size", entry["xsizeMiB"]), MiB)
-
-
-def _parse_csv(text: str, start: int) -> ParseResult:
-    """``-O summaryFormat=CSV``: a header per test, then one row per operation and iteration.
-
-    IOR prints no end mark in this format: an output cut at a line break after a whole
-    iteration cannot be told from a run with fewer iterations. A row cut short, or an
-    iteration that lacks an operation the others have, is seen.
-    """
-    out = Collector(METRICS)
-    record, columns = -1, []
-    ops: dict[int, dict[int | float, set[str]]] = {}
-    first = line_at(text, start)
-    lines = text[start:].splitlines()
-    for number_, row in enumerate(csv.reader(lines), start=first):
-        if row[:2] == ["access", "bw(MiB/s)"]:
-            record, columns = record + 1, row
-        elif row and row[0] in _OPS and record >= 0:
-            if len(row) != len(columns):
-                out.problem(f"a row of {len(row)} fields under a header of {len(columns)}", number_)
-                continue
-            _csv_row(dict(zip(columns, row, strict=True)), record, number_, out, ops)
-    reason = failure(text, _ERRORS, _CLUES)
-    if not reason and not ops:
-        reason = "no results: IOR printed no CSV result rows"
-    elif not reason and cut(text):
-        reason = "output ends in the middle of a line (truncated run?)"
-    elif not reason:
-        reason = _csv_incomplete(ops)
-    return out.result(reason)
-
-
-def _csv_row(
-    row: dict[str, str],
-    record: int,
-    line: int,
-    out: Collector,
-    ops: dict[int, dict[int | float, set[str]]],
-) -> None:
-    op = row["access"]
-    iteration = out.value("iteration", row.get("iter", "0"), line)
-    if iteration is None:
-        return
-    seen = ops.setdefault(record, {})
-    if iteration not in seen:
-        out.add("iteration", iteration, record)
-    seen.setdefault(iteration, set()).add(op)
-    for column, suffix in _CSV_COLUMNS.items():
-        if column in row:
-            out.number(f"{op}_{suffix}", row[column], record, line=line)
-    if iteration == min(seen):
-        settings = {"block(KiB)": "block_size", "xfer(KiB)": "transfer_size"}
-        for column, name in settings.items():
-            if column in row:
-                value = _bytes(out.value(name, row[column], line), 1024)
-                if name not in out.names(record):
-                    out.add(name, value, record, line=line)
-        if "numTasks" in row and "tasks" not in out.names(record):
-            out.add("tasks", out.value("tasks", row["numTasks"], line), record, line=line)
-
-
-def _csv_incomplete(ops: dict[int, dict[int | float, set[str]]]) -> str:
-    """Why the CSV rows are not whole iterations, or ``""``."""
-    for iterations in ops.values():
-        expected = set().union(*iterations.values())
-        for iteration, done in iterations.items():
-            if done != expected:
-                missing = ", ".join(sorted(expected - done))
-                return f"iteration {iteration} has no {missing} row (truncated run?)"
     return ""
 
 
