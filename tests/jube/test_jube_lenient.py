@@ -98,3 +98,25 @@ def test_analyzer_spelling_and_a_primekey_named_by_title(
         assert db.execute("SELECT * FROM results ORDER BY number").fetchall() == [(1, 1), (2, 2)]
         (sql,) = db.execute("SELECT sql FROM sqlite_master").fetchone()
     assert "PRIMARY KEY" in sql and "number_pat" in sql
+
+
+YAML = """\
+name: y
+outpath: runs
+parameterset: {name: p, parameter: {name: flag, type: str, _: "--on"}}
+step: {name: a, comment: "not read", use: p, do: echo $flag}
+analyzer: {name: an, analyse: {step: a, file: stdout}}
+"""
+
+
+def test_jube_yaml_keys_jube_does_not_read_are_warnings(tmp_path: Path) -> None:
+    """JUBE's YAML knows no analyzer key: it becomes an attribute, which JUBE ignores."""
+    path = tmp_path / "y.yaml"
+    path.write_text(YAML)
+    problems = validate([path])
+    assert all(isinstance(p, DefinitionWarning) for p in problems)
+    assert sorted((p.loc.line if p.loc else 0, p.message.split(";")[0]) for p in problems) == [
+        (3, "parameter 'flag': type \"str\" is not one JUBE knows"),
+        (4, "<step> attribute 'comment' is not one JUBE reads"),
+        (5, "<benchmark> attribute 'analyzer' is not one JUBE reads"),
+    ]
