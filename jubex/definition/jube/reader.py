@@ -152,15 +152,20 @@ class _Builder:
     def use_from(self, node: Node) -> None:
         """``<use from="file[:name...]">`` as JUBE reads it: a new set initialised from the file."""
         taken = {s.get("name") for s in [*self.root.children, *node.children] if s.tag in SET_KINDS}
+        made: dict[tuple[Path, str], str] = {}  # one set per file and name, however often used
         for use in [n for n in node.walk() if n.tag == "use" and n.get("from")]:
             names, loaded = split_list(use.value), []
             for spec in split_list(use.get("from")):
                 file, *alternatives = [part.strip() for part in spec.split(":")]
                 file = file or use.loc.file
                 for name in alternatives or names:
-                    kind = self.kind_in(file, name, use.where("from"))
+                    kind, path = self.kind_in(file, name, use.where("from"))
+                    if (path, name) in made:
+                        loaded.append((name, made[path, name]))
+                        continue
                     label = name if name not in taken else f"{Path(file).stem}.{name}"
                     taken.add(label)
+                    made[path, name] = label
                     attrs = {"name": label, "init_with": f"{file}:{name}"}
                     node.children.append(Node(kind or "parameterset", use.loc, attrs))
                     loaded.append((name, label))
@@ -173,14 +178,15 @@ class _Builder:
             use.text = ",".join(dict(loaded).get(n, n) for n in names)
             use.attrs.pop("from")
 
-    def kind_in(self, file: str, name: str, loc: Loc) -> str | None:
+    def kind_in(self, file: str, name: str, loc: Loc) -> tuple[str | None, Path]:
+        """The kind of set ``name`` is in a file, and the file's resolved path."""
         root, path = self.ctx.sources.external(file, loc, Path(loc.file).parent)
         kinds = [n.tag for n in root.walk() if n.tag in SET_KINDS and n.get("name") == name]
         if len(kinds) != 1:
             what = "more than once" if kinds else "nowhere"
             self.ctx.fail(f"a set named '{name}' is found {what} in {path}", loc)
-            return None
-        return kinds[0]
+            return None, path.resolve()
+        return kinds[0], path.resolve()
 
     def sets(self, node: Node) -> dict[str, list]:
         """Global sets (children of the root) and the benchmark's, each name once."""
