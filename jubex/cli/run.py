@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from jubex.api import resolve
 from jubex.api import run as api_run
@@ -85,6 +86,8 @@ def handle(args: argparse.Namespace) -> int:
         include_path=args.include_path,
         outpath=args.outpath,
     )
+    for warning in spec.benchmark.warnings:
+        print(warning, file=sys.stderr)
     if args.dry_run:
         return show_dry_run(spec, args.format)
     run, counts = api_run(spec, options_from(args))

@@ -70,6 +70,16 @@ def read_bytes(path: Path) -> tuple[bytes, bool]:
     return data, data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
 
+def _is_jube_list(tree: object) -> bool:
+    """JUBE's YAML may hold a list of benchmarks at the top (JUBE runs each)."""
+    return (
+        isinstance(tree, list)
+        and bool(tree)
+        and all(isinstance(item, Map) for item in tree)
+        and any(_JUBE_KEYS.intersection(item) for item in tree)
+    )
+
+
 def read_source(path: Path) -> Source:
     """Read a file and tell its shape by content: XML root element or YAML top-level keys."""
     file = str(path)
@@ -93,6 +103,8 @@ def read_source(path: Path) -> Source:
             f"not UTF-8 text (byte {exc.start}); expected YAML or XML", Loc(file)
         ) from None
     tree, errors = read_yaml(text, file)
+    if _is_jube_list(tree):
+        return Source(path, "jube", tree, errors)
     if not isinstance(tree, Map):
         raise DefinitionError(
             "expected a mapping of definition keys (name, parameters, steps, ...) at the top",
@@ -328,10 +340,13 @@ def problems_of(
     except JubexError as exc:
         return None, [exc.at(Loc(str(path)))]
     if source.shape == "jube":
+        from jubex.definition.jube import read_jube
+
         try:
-            return _load_jube(source.path, tags=tags), []
+            loaded = read_jube(source.path, tags=tags)
         except JubexError as exc:
             return None, [exc]
+        return loaded.benchmark, list(loaded.warnings)
     benchmark, problems = _complete(source, ())
     if benchmark is not None and all(isinstance(p, DefinitionWarning) for p in problems):
         problems += check_tags(benchmark, tags)

@@ -304,6 +304,8 @@ class Benchmark:
     loc: Loc | None = None
     #: the spelling it was written in: "jubex", or "jube" (a JUBE file, read as JUBE reads it)
     dialect: str = "jubex"
+    #: what reading a JUBE file passed over as JUBE does (file:line each); ``run`` prints them
+    warnings: tuple[str, ...] = ()
 
     def parameter_types(self) -> dict[str, str]:
         """Each parameter's declared type, by name (how a stored value is read back)."""

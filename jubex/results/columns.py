@@ -20,7 +20,7 @@ from jubex.results.units import UnitError, factor
 
 Row = Mapping[str, object]
 #: keys every row carries besides parameters and measurements
-META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
+META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason", "reduced")
 _PAIR_SIGNS = ("±", "+-")
 
 

@@ -15,8 +15,8 @@ from jubex.definition.references import analysers_of
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run
 
-#: the keys every row has besides parameters and values
-META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason")
+#: the keys every row has besides parameters and values (``reduced``: a row of iterations)
+META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason", "reduced")
 
 
 def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
@@ -35,10 +35,10 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     stored = _stored_names(names) if names is not None else None
     groups = _iteration_groups(run)
     analysed = run.store.analysed()
-    merged = [g for g in groups if len(g) > 1]
+    merged = [g for g, _ in groups if len(g) > 1]
     values = run.store.representatives(stored) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored)
-    for group in groups:
+    for group, reduced in groups:
         wp = group[0]
         row: dict[str, object] = dict(wp.point)
         found = merge(group, row) if len(group) > 1 else values.get(wp.id, ())
@@ -51,6 +51,7 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
                 "run": run.id,
                 "ok": ok,
                 "reason": reason,
+                "reduced": reduced,
             }
         )
         for name, record, value in found:
@@ -59,7 +60,7 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
 
 
 def reducing_steps(benchmark: Benchmark) -> set[str]:
-    """Steps whose analysers merge the iterations of a point (they agree: checked at load)."""
+    """Steps with an analyser that merges the iterations of a point."""
     return {
         step.name
         for step in benchmark.steps.values()
@@ -67,8 +68,18 @@ def reducing_steps(benchmark: Benchmark) -> set[str]:
     }
 
 
-def _iteration_groups(run: Run) -> list[list[Workpackage]]:
-    """The analysed workpackages in rows: alone, or with their iteration siblings.
+def keeping_steps(benchmark: Benchmark) -> set[str]:
+    """Steps with a row per iteration: no analyser reduces, or one does not (a JUBE file
+    may analyse a step both ways; JUBE gives each analyser its own rows)."""
+    kinds = {
+        step.name: {a.reduce for a in analysers_of(benchmark, step)}
+        for step in benchmark.steps.values()
+    }
+    return {name for name, reduce in kinds.items() if not reduce or False in reduce}
+
+
+def _iteration_groups(run: Run) -> list[tuple[list[Workpackage], bool]]:
+    """The analysed workpackages in rows: alone, or with their iteration siblings (``True``).
 
     The planner numbers the iterations of one point and parent consecutively, iteration
     ``base + k`` (``base`` a multiple of the step's iterations) with id ``first + k``.
@@ -80,14 +91,16 @@ def _iteration_groups(run: Run) -> list[list[Workpackage]]:
         if wp.kind != SHARED and wp.step in steps
     ]
     reducing = reducing_steps(run.benchmark) & steps
-    if not reducing:
-        return [[wp] for wp in wps]
+    keeping = keeping_steps(run.benchmark) | (steps - reducing)
     iterations = {name: run.benchmark.steps[name].iterations for name in reducing}
-    groups: dict[int, list[Workpackage]] = {}
+    groups: dict[tuple[int, bool], list[Workpackage]] = {}
     for wp in wps:
-        first = wp.id - wp.iteration % iterations[wp.step] if wp.step in reducing else wp.id
-        groups.setdefault(first, []).append(wp)
-    return list(groups.values())
+        if wp.step in keeping:
+            groups[wp.id, False] = [wp]
+        if wp.step in reducing:
+            first = wp.id - wp.iteration % iterations[wp.step]
+            groups.setdefault((first, True), []).append(wp)
+    return [(group, reduced) for (_, reduced), group in groups.items()]
 
 
 class _Merge:

@@ -79,6 +79,8 @@ def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Ro
     its rows has one of the table's non-group-by columns, so a step's rows whose analysers
     found nothing still count (as missing), and a build step's rows stay out.
     """
+    if table.use and benchmark.dialect == "jube":
+        return _rows_per_analyser(table.use, rows, benchmark)
     steps: set[object]
     if table.use:
         analysers = {a.name: a.step for a in benchmark.analysers.values()}
@@ -87,6 +89,25 @@ def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Ro
         wanted = [c.name for c in table.columns if c.name not in table.group_by]
         steps = {r["jube_step_name"] for r in rows if any(w in r for w in wanted)}
     return [r for r in rows if r["jube_step_name"] in steps]
+
+
+def _rows_per_analyser(use: Sequence[str], rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
+    """JUBE's rows: each analyser a table uses gives its own, named in ``jube_res_analyser``,
+    one per iteration or, where it reduces, one per group of iterations."""
+    found: list[Row] = []
+    for name in use:
+        analyser = benchmark.analysers.get(name)
+        if analyser is None:
+            found += [r for r in rows if r["jube_step_name"] == name]
+            continue
+        base = name.removesuffix(f".{analyser.step}")
+        label = base if base in benchmark.analysers else name  # JUBE's name of a split one
+        found += [
+            {**r, "jube_res_analyser": label}
+            for r in rows
+            if r["jube_step_name"] == analyser.step and r["reduced"] == analyser.reduce
+        ]
+    return found
 
 
 def names_used(tables: Sequence[Table]) -> set[str]:

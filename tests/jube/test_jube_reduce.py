@@ -85,16 +85,13 @@ def test_convert_keeps_reduce_and_the_converted_file_gives_the_same_lines(
     assert_jubes_lines(tables(out, capsys))
 
 
-def test_analysers_of_one_step_disagreeing_on_reduce_are_refused(
+def test_analysers_of_one_step_disagreeing_on_reduce_are_accepted_as_jube_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """JUBE gives each its own rows (test_jube_lenient.py checks the table)."""
     text = (CORPUS / "iterations.xml").read_text()
     text = text.replace('<analyse step="kept">', '<analyse step="merged">')
     path = tmp_path / "both.xml"
     path.write_text(text)
-    assert main(["validate", str(path)]) != 0
-    err = capsys.readouterr()
-    message = err.out + err.err
-    assert "step 'merged'" in message
-    assert "analyser 'reducing'" in message and "analyser 'per_iteration'" in message
-    assert "both.xml:25" in message and "both.xml:29" in message
+    assert main(["validate", str(path)]) == 0
+    assert "0 error(s), 0 warning(s)" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from jubex.definition.jube.nodes import Node
 from jubex.definition.jube.source import JubeFile, Sources
-from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
+from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
 
 #: the attributes JUBE 2.7 knows, per element (``tag`` is allowed everywhere)
 ATTRIBUTES: dict[str, frozenset[str]] = {
@@ -33,6 +33,7 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
         "do": "done_file error_file break_file stdout stderr active shared work_dir",
         "use": "from",
         "analyser": "name reduce",
+        "analyzer": "name reduce",
         "analyse": "step",
         "file": "use",
         "result": "result_dir",
@@ -56,6 +57,8 @@ class Context:
     sources: Sources
     jube: JubeFile
     errors: list[JubexError] = field(default_factory=list)
+    #: what JUBE passes over and jubex therefore only reports (file:line, never fatal)
+    warnings: list[DefinitionWarning] = field(default_factory=list)
     #: (section, name, message): what ``jubex convert`` must flag at that element
     notes: list[tuple[str, str, str]] = field(default_factory=list)
     #: the benchmark's ``file_path_ref``: where its relative paths start, seen from the file
@@ -72,16 +75,26 @@ class Context:
     def fail(self, message: str, loc: Loc | None, hint: str = "") -> None:
         self.errors.append(DefinitionError(message, loc, hint))
 
+    def warn(self, message: str, loc: Loc | None, hint: str = "") -> None:
+        self.warnings.append(DefinitionWarning(message, loc, hint))
+
     def note(self, section: str, name: str, message: str) -> None:
         self.notes.append((section, name, message))
 
     def check(self, node: Node, children: tuple[str, ...] = ()) -> None:
-        """Unknown attributes and child elements are errors; unsupported ones say why."""
+        """Unknown child elements are errors, as in JUBE; unknown attributes, which JUBE
+        never reads, are warnings (a misspelt one is not taken for the real one either)."""
         known = ATTRIBUTES.get(node.tag, frozenset())
         for name in node.attrs:
             if name == "tag" or name in known:
                 continue
-            self._refuse(node, name, f"attribute '{name}'", known, node.where(name))
+            choices = sorted(known)
+            self.warn(
+                f"<{node.tag}> attribute '{name}' is not one JUBE reads; it is ignored, as JUBE "
+                "ignores it",
+                node.where(name),
+                did_you_mean(name, choices) or (f"known: {', '.join(choices)}" if choices else ""),
+            )
         for child in node.children:
             if child.tag not in children:
                 self._refuse(node, child.tag, f"element <{child.tag}>", children, child.loc)

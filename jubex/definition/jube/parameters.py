@@ -120,12 +120,7 @@ def read_parameter(ctx: Context, node: Node) -> RawParameter | None:
     separator = node.attrs.get("separator", ",")
     update_mode = node.get("update_mode", "never") or "never"
     duplicate = node.get("duplicate", "none") or "none"
-    if kind not in TYPES:
-        ctx.fail(
-            f"parameter '{name}': type \"{kind}\" is unknown",
-            node.where("type"),
-            "JUBE knows string, int and float",
-        )
+    kind = known_type(ctx, kind, f"parameter '{name}'", node.where("type"))
     if mode not in MODES:
         ctx.fail(
             f"parameter '{name}': mode \"{mode}\" is unknown",
@@ -158,6 +153,18 @@ def read_parameter(ctx: Context, node: Node) -> RawParameter | None:
         duplicate,
         node.loc,
     )
+
+
+def known_type(ctx: Context, kind: str, what: str, loc: Loc) -> str:
+    """A type JUBE does not know is a string to JUBE (it converts only int and float)."""
+    if kind in TYPES:
+        return kind
+    ctx.warn(
+        f'{what}: type "{kind}" is not one JUBE knows; its values are strings, as in JUBE',
+        loc,
+        "JUBE knows string, int and float",
+    )
+    return "string"
 
 
 def add_parameter(ctx: Context, into: RawSet, new: RawParameter) -> None:

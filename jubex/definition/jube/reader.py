@@ -24,8 +24,8 @@ from jubex.definition.jube.source import JubeFile, Sources
 from jubex.definition.jube.steps import set_kind, step
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
 from jubex.definition.order import step_order
-from jubex.definition.references import check_reduce, check_tags
-from jubex.errors import DefinitionError, ErrorList, Loc
+from jubex.definition.references import check_tags
+from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, Loc
 
 SET_KINDS = ("parameterset", "fileset", "substituteset", "patternset")
 _ROOT = ("selection", "include-path", "benchmark", "tags", "check_tags", *SET_KINDS)
@@ -39,6 +39,8 @@ class Loaded:
     benchmark: Benchmark
     jube: JubeFile
     notes: list[tuple[str, str, str]] = field(default_factory=list)
+    #: what JUBE passes over and jubex only reports
+    warnings: list[DefinitionWarning] = field(default_factory=list)
 
 
 def load_jube(
@@ -54,12 +56,15 @@ def read_jube(
     sources = Sources(tags, include_path)
     ctx = Context(sources, sources.main(Path(path)))
     benchmark = _Builder(ctx).benchmark()
-    if benchmark is not None and not ctx.errors:
-        ctx.errors += check_tags(benchmark, tags)
     if ctx.errors:
         raise ctx.errors[0] if len(ctx.errors) == 1 else ErrorList(ctx.errors)
     assert benchmark is not None
-    return Loaded(benchmark, ctx.jube, ctx.notes)
+    benchmark.tags = tuple(sorted(set(benchmark.tags) | sources.mentioned_tags()))
+    for unused in check_tags(benchmark, tags):  # JUBE accepts a tag the files never use
+        ctx.warn(unused.message + "; JUBE accepts it, and so does jubex", None, unused.hint)
+    warnings = list({str(w): w for w in ctx.warnings}.values())
+    benchmark.warnings = tuple(str(w) for w in warnings)
+    return Loaded(benchmark, ctx.jube, ctx.notes, warnings)
 
 
 class _Builder:
@@ -118,7 +123,7 @@ class _Builder:
         return known
 
     def selected(self) -> Node | None:
-        """The one benchmark ``<selection>`` leaves (JUBE runs them all; jubex runs one)."""
+        """The benchmark ``<selection>`` leaves; of several (JUBE runs each), the first."""
         only: set[str] = set()
         never: set[str] = set()
         for selection in self.root.all("selection"):
@@ -131,29 +136,36 @@ class _Builder:
         chosen = [
             b for b in found if (not only or b.get("name") in only) and b.get("name") not in never
         ]
-        if len(chosen) == 1:
-            return chosen[0]
-        names = ", ".join(b.get("name") or "?" for b in chosen)
-        self.ctx.fail(
-            f"the file holds {len(chosen)} selected benchmarks{': ' + names if names else ''}; "
-            "jubex runs one benchmark per file",
-            self.root.loc,
-            "choose one with <selection><only>NAME</only></selection>" if chosen else "",
-        )
-        return None
+        if not chosen:
+            self.ctx.fail("the file holds no selected benchmark", self.root.loc)
+            return None
+        if len(chosen) > 1:
+            names = ", ".join(b.get("name") or "?" for b in chosen)
+            self.ctx.warn(
+                f"the file holds {len(chosen)} benchmarks ({names}); JUBE runs each, jubex runs "
+                f"one benchmark per file: the first, '{chosen[0].get('name')}'",
+                chosen[1].loc,
+                "choose another with <selection><only>NAME</only></selection>",
+            )
+        return chosen[0]
 
     def use_from(self, node: Node) -> None:
         """``<use from="file[:name...]">`` as JUBE reads it: a new set initialised from the file."""
         taken = {s.get("name") for s in [*self.root.children, *node.children] if s.tag in SET_KINDS}
+        made: dict[tuple[Path, str], str] = {}  # one set per file and name, however often used
         for use in [n for n in node.walk() if n.tag == "use" and n.get("from")]:
             names, loaded = split_list(use.value), []
             for spec in split_list(use.get("from")):
                 file, *alternatives = [part.strip() for part in spec.split(":")]
                 file = file or use.loc.file
                 for name in alternatives or names:
-                    kind = self.kind_in(file, name, use.where("from"))
+                    kind, path = self.kind_in(file, name, use.where("from"))
+                    if (path, name) in made:
+                        loaded.append((name, made[path, name]))
+                        continue
                     label = name if name not in taken else f"{Path(file).stem}.{name}"
                     taken.add(label)
+                    made[path, name] = label
                     attrs = {"name": label, "init_with": f"{file}:{name}"}
                     node.children.append(Node(kind or "parameterset", use.loc, attrs))
                     loaded.append((name, label))
@@ -166,14 +178,15 @@ class _Builder:
             use.text = ",".join(dict(loaded).get(n, n) for n in names)
             use.attrs.pop("from")
 
-    def kind_in(self, file: str, name: str, loc: Loc) -> str | None:
+    def kind_in(self, file: str, name: str, loc: Loc) -> tuple[str | None, Path]:
+        """The kind of set ``name`` is in a file, and the file's resolved path."""
         root, path = self.ctx.sources.external(file, loc, Path(loc.file).parent)
         kinds = [n.tag for n in root.walk() if n.tag in SET_KINDS and n.get("name") == name]
         if len(kinds) != 1:
             what = "more than once" if kinds else "nowhere"
             self.ctx.fail(f"a set named '{name}' is found {what} in {path}", loc)
-            return None
-        return kinds[0]
+            return None, path.resolve()
+        return kinds[0], path.resolve()
 
     def sets(self, node: Node) -> dict[str, list]:
         """Global sets (children of the root) and the benchmark's, each name once."""
@@ -234,7 +247,6 @@ class _Builder:
             step_order(built)
         except DefinitionError as exc:
             self.ctx.errors.append(exc)
-        self.ctx.errors += check_reduce(built)
 
     def compatible(self, built: Benchmark, made: Step) -> None:
         """JUBE refuses a step whose sets define one parameter differently."""

@@ -116,6 +116,9 @@ def _database(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> 
         if ctx.flag(child, "primekey") and child.value not in keys:
             keys.append(child.value)
     names = [c.name for c in columns]
+    titles = {c.title: c.name for c in columns if c.title}
+    # JUBE names a key by its title where it has one (its column in the database)
+    keys = list(dict.fromkeys(titles.get(key, key) for key in keys))
     for key in keys:
         if key not in names:
             ctx.fail(f"database '{name}': primekey '{key}' is not one of its keys", node.loc)

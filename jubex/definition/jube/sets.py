@@ -12,7 +12,7 @@ from pathlib import Path
 
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node
-from jubex.definition.jube.parameters import TYPES, find_set
+from jubex.definition.jube.parameters import TYPES, find_set, known_type
 from jubex.definition.jube.python_mode import Known, compile_snippet, rewrite, text_expression
 from jubex.definition.model import FileOp, FileSet, IOFile, Pattern, PatternSet, Sub, SubstituteSet
 from jubex.errors import DefinitionError
@@ -165,12 +165,7 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
     name = ctx.required(node, "name")
     mode = node.get("mode", "pattern") or "pattern"
     kind = node.get("type", "string") or "string"
-    if kind not in TYPES:
-        ctx.fail(
-            f"pattern '{name}': type \"{kind}\" is unknown",
-            node.where("type"),
-            "JUBE knows string, int and float",
-        )
+    kind = known_type(ctx, kind, f"pattern '{name}'", node.where("type"))
     text, what = node.value, f"pattern '{name}'"
     if mode in ("perl", "shell"):
         text = perl_command(text) if mode == "perl" else text

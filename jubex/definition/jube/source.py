@@ -84,6 +84,10 @@ class Sources:
         known |= set(docs)
         return JubeFile(path, tree, tags, self.include_path, known, dropped, docs)
 
+    def mentioned_tags(self) -> set[str]:
+        """The tags every file read so far mentions: included ones and ``<use from>`` ones."""
+        return {name for raw in self.raw.values() for name in mentioned_tags(raw)}
+
     def tree(self, path: Path) -> Node:
         key = path.resolve()
         if key not in self.raw:

@@ -228,10 +228,26 @@ def _pairs(value: Map) -> list[Entry]:
 
 def _text(located: Located, *, joined: bool = False) -> str:
     value, loc = located
+    if joined and _nested(value):  # an attribute JUBE's YAML gives str(value), e.g. analyzer:
+        return str(_plain(value))
     if isinstance(value, Seq) and joined:
         return ",".join(_text(item) for item in _items(located))
     if isinstance(value, Map | Seq):
         raise DefinitionError("expected a text here, not a list or mapping", loc)
+    return value
+
+
+def _nested(value: object) -> bool:
+    return isinstance(value, Map) or (
+        isinstance(value, Seq) and any(isinstance(item, Map | Seq) for item in value)
+    )
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Map):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, Seq):
+        return [_plain(item) for item in value]
     return value
 
 
