@@ -1,9 +1,9 @@
 """What a definition may not name, checked as it is loaded wherever the value is literal.
 
-A copy, link or substitution target must stay in the work directory and a step's suffix in
-the run directory, unless an entry says ``outside: true``; names exported to the commands
-must be shell names. A value with ``$`` is known only when a workpackage is rendered, and
-is checked then (``workdir/prepare.py``, ``space/plan.py``).
+A copy, link or substitution target must stay in the work directory unless its entry says
+``outside: true``, and a step's suffix may not climb out of its place in the run directory.
+A value with ``$`` is known only when a workpackage is rendered, and is checked then
+(``workdir/prepare.py``, ``space/plan.py``).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from collections.abc import Iterator
 
 from jubex.definition.model import Benchmark
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.language.confine import control_character, escapes, is_shell_name
+from jubex.language.confine import control_character, escapes
 
 _OUTSIDE = "set outside: true on the entry to allow it"
 
 
 def check_paths(benchmark: Benchmark) -> list[JubexError]:
-    """Every literal target, suffix and exported name that leads out or cannot be exported."""
-    return [*_targets(benchmark), *_suffixes(benchmark), *_names(benchmark)]
+    """Every literal target and suffix that leads out of its directory."""
+    return [*_targets(benchmark), *_suffixes(benchmark)]
 
 
 def _literal(*parts: str | None) -> str | None:
@@ -66,23 +66,4 @@ def _suffixes(benchmark: Benchmark) -> Iterator[JubexError]:
                 + (f"holds {what}" if what else "climbs out with '..'"),
                 step.loc,
                 "a suffix names a directory inside the run, on one line",
-            )
-
-
-def _names(benchmark: Benchmark) -> Iterator[JubexError]:
-    named = [(k, benchmark.loc, "environment") for k in benchmark.environment]
-    for step in benchmark.steps.values():
-        named += [(k, step.loc, f"environment of step '{step.name}'") for k in step.environment]
-    for parameterset in benchmark.parametersets.values():
-        named += [
-            (p.name, p.loc, "exported parameter")
-            for p in parameterset.parameters.values()
-            if p.export
-        ]
-    for name, loc, what in named:
-        if not is_shell_name(name):
-            yield DefinitionError(
-                f"{name!r} ({what}) cannot be exported to the commands: it is not a shell name",
-                loc,
-                "a name is letters, digits and underscores, not starting with a digit",
             )

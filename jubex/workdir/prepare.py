@@ -17,7 +17,7 @@ from pathlib import Path
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.definition.order import set_names
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, warn
-from jubex.language.confine import escapes, is_shell_name
+from jubex.language.confine import escapes
 from jubex.language.template import Template, template
 from jubex.space.conditions import Condition, condition
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
@@ -96,7 +96,6 @@ class StepPreparer:
             for p in s.parameters.values()
             if p.export
         ]
-        _check_names(benchmark, step)
         names = [*(step.use or ()), *getattr(step, "use_files", ())]
         self.filesets = [benchmark.filesets[n] for n in names if n in benchmark.filesets]
         self.subsets = [benchmark.substitutesets[n] for n in names if n in benchmark.substitutesets]
@@ -328,22 +327,3 @@ def _output(
     if not name:
         return workdir / default
     return workdir / os.path.expandvars(os.path.expanduser(template(name, loc).render(env)))
-
-
-def _check_names(benchmark: Benchmark, step: Step) -> None:
-    """Names the wrapper exports must be shell names: ``export NAME=...`` is not quoted."""
-    names = [(k, step.loc) for k in {**benchmark.environment, **step.environment}]
-    names += [
-        (p.name, p.loc)
-        for s in benchmark.parametersets.values()
-        for p in s.parameters.values()
-        if p.export
-    ]
-    for name, loc in names:
-        if not is_shell_name(name):
-            raise DefinitionError(
-                f"{name!r} cannot be exported to the commands of step '{step.name}': "
-                "it is not a shell name",
-                loc,
-                "a name is letters, digits and underscores, not starting with a digit",
-            )
