@@ -36,7 +36,7 @@ def _targets(benchmark: Benchmark) -> Iterator[JubexError]:
         for op in fileset.ops:
             if op.kind == "prepare" or op.outside:
                 continue
-            path = _literal(op.target_dir, op.directory, op.target)
+            path = _literal(op.target_dir, op.target)
             yield from _refuse(path, f"{op.kind} target", op.loc)
     for subset in benchmark.substitutesets.values():
         for iofile in subset.iofiles:

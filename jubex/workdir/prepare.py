@@ -236,15 +236,16 @@ class StepPreparer:
             writer.run_prepare(source, where, out, err, op)
             return
         base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
-        if op.source_dir:
-            base = base / template(op.source_dir, op.loc).render(env)
+        # ``directory`` is the older name of ``source_dir`` (JUBE's too); source_dir wins
+        source_dir = op.source_dir or op.directory
+        if source_dir:
+            base = base / template(source_dir, op.loc).render(env)
         pattern = source if os.path.isabs(source) else str(base / source)
         matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
         if not matches:
             raise DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc)
-        subdir = os.path.join(
-            *(template(part, op.loc).render(env) for part in (op.target_dir, op.directory) if part),
-            "",
+        subdir = (
+            os.path.join(template(op.target_dir, op.loc).render(env), "") if op.target_dir else ""
         )
         target_dir = workdir / subdir
         names = [

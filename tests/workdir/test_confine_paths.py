@@ -196,3 +196,27 @@ def test_every_planned_copy_lands_in_the_work_directory_or_is_refused(
     for target in copies:
         landed = Path(target).resolve()
         assert landed == work or work in landed.parents
+
+
+def test_a_jube_suffix_that_climbs_out_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "j.xml").write_text(
+        '<jube><benchmark name="j" outpath="runs">\n'
+        '<step name="s" suffix="/../elsewhere"><do>true</do></step>\n'
+        "</benchmark></jube>\n"
+    )
+    assert main(["run", str(tmp_path / "j.xml"), "--outpath", str(tmp_path / "runs"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "j.xml:2: warning: the suffix '/../elsewhere' of step 's' climbs out" in err
+
+
+def test_directory_names_where_a_copy_comes_from_not_where_it_goes(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "in.dat").write_text("d\n")
+    text = (
+        "name: t\nfiles:\n  f: [{copy: in.dat, directory: data}]\n"
+        "steps:\n  s: {files: [f], do: cat in.dat}\n"
+    )
+    assert run(tmp_path, text) == 0
+    assert (tmp_path / "runs" / "000000" / "000000_s" / "work" / "stdout").read_text() == "d\n"
