@@ -220,3 +220,19 @@ def test_directory_names_where_a_copy_comes_from_not_where_it_goes(tmp_path: Pat
     )
     assert run(tmp_path, text) == 0
     assert (tmp_path / "runs" / "000000" / "000000_s" / "work" / "stdout").read_text() == "d\n"
+
+
+def test_the_xml_spelling_says_outside_as_an_attribute(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "x.xml").write_text(
+        '<jubex name="x">\n<fileset name="f">\n'
+        '<copy to="../../a.txt" outside="true">input.txt</copy>\n'
+        '<copy to="../b.txt">input.txt</copy>\n</fileset>\n'
+        '<substituteset name="s"><iofile in="i" out="/o" outside="true"/></substituteset>\n'
+        '<step name="s" files="f, s"><do>true</do></step>\n</jubex>\n'
+    )
+    assert main(["validate", str(tmp_path / "x.xml")]) == 1
+    out = capsys.readouterr().out
+    assert "x.xml:4: error: the copy target '../b.txt' climbs out" in out
+    assert "1 error(s)" in out
