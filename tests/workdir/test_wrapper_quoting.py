@@ -44,7 +44,7 @@ def test_hostile_values_and_paths_arrive_as_they_are(
     (admin / "body.sh").write_text(text)
     done = subprocess.run(["/bin/sh", str(admin / "body.sh")], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr
-    assert (work / output).read_text() == value
+    assert (work / output).read_bytes() == value.encode()
     assert sorted(p.name for p in work.iterdir()) == sorted({output, "stdout", "stderr"})
     assert sorted(p.name for p in base.iterdir()) == sorted({directory, "admin"})
 
