@@ -8,6 +8,7 @@ Nothing else may escape as a traceback.
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -73,6 +74,17 @@ class DefinitionWarning(DefinitionError):
         where = f"{self.loc}: " if self.loc else ""
         hint = f" ({self.hint})" if self.hint else ""
         return f"{where}warning: {self.message}{hint}"
+
+
+_WARNED: set[str] = set()
+
+
+def warn(warning: DefinitionWarning) -> None:
+    """Report a warning found while running (not while loading) on stderr, each once."""
+    text = str(warning)
+    if text not in _WARNED:
+        _WARNED.add(text)
+        print(text, file=sys.stderr, flush=True)
 
 
 class ExpressionError(JubexError):

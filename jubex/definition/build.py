@@ -187,6 +187,7 @@ class Builder:
                     stdout=_opt(entry, "stdout"),
                     stderr=_opt(entry, "stderr"),
                     tag=entry.get("tag"),
+                    outside=entry.get("outside") is True,
                     loc=spec.value_loc(index),
                 )
             )
@@ -200,6 +201,7 @@ class Builder:
                 text_of(item, "out"),
                 "a" if item.get("append") else "w",
                 files.value_loc(index),
+                item.get("outside") is True,
             )
             for index, item in enumerate(files)
         ]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from jubex.definition.build import Builder
+from jubex.definition.confined import check_paths
 from jubex.definition.consistency import check_consistency
 from jubex.definition.model import Benchmark
 from jubex.definition.references import check_references, check_tags
@@ -154,7 +155,7 @@ def _complete(
     problems: list[JubexError] = [*reader.errors, *builder.errors]
     if builder.errors:
         return None, problems
-    return benchmark, problems + check_references(benchmark)
+    return benchmark, problems + check_references(benchmark) + check_paths(benchmark)
 
 
 class _Reader:

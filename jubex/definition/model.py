@@ -145,6 +145,8 @@ class FileOp:
     stdout: str | None = None
     stderr: str | None = None
     tag: str | None = None
+    #: the copy or link may land outside the work directory (``outside: true``)
+    outside: bool = False
     loc: Loc | None = None
 
 
@@ -164,6 +166,8 @@ class IOFile:
     target: str
     out_mode: str = "w"
     loc: Loc | None = None
+    #: the result may be written outside the work directory (``outside: true``)
+    outside: bool = False
 
 
 @dataclass

@@ -28,7 +28,9 @@ def _spec(texts: str = "", *, lists: str = "", ints: str = "", bools: str = "") 
 
 _SETTINGS = _spec("init_with")
 _PARAM = _spec("name type mode tag unit separator update duplicate", bools="export")
-_FILEOP = _spec("to directory relative_to source_dir target_dir separator active tag")
+_FILEOP = _spec(
+    "to directory relative_to source_dir target_dir separator active tag", bools="outside"
+)
 _PREPARE = _spec("work_dir stdout stderr active tag")
 _PATTERN = _spec("name mode json type unit default better", lists="reduce", bools="dotall")
 _STEP = _spec(
@@ -280,7 +282,7 @@ class _Reader:
             if "files" not in result:
                 result.put("files", Seq(self.loc(child)), self.loc(child))
             result["files"].add(
-                self.attrs(child, {"in": T, "out": T, "append": B}), self.loc(child)
+                self.attrs(child, {"in": T, "out": T, "append": B, "outside": B}), self.loc(child)
             )
 
         def sub(mode: str) -> Callable[[etree._Element], None]:

@@ -184,7 +184,7 @@ class Engine:
             try:
                 prepared.append(self.wps.take_prepared(wp))
             except JubexError as exc:
-                changes.append((wp.id, FAILED, None, None, exc.message))
+                changes.append((wp.id, FAILED, None, None, _reason(exc)))
         in_array = [r for r in prepared if self.wps.in_array(r.wp)]
         for item in prepared:
             if not self.wps.in_array(item.wp):
@@ -204,7 +204,7 @@ class Engine:
                 spec = self.wps.job_spec(members[0], f"jx{self.uid}-{members[0].wp.id}")
             job_id = self._submit_spec(spec, members)
         except JubexError as exc:
-            return [(m.wp.id, FAILED, None, None, exc.message) for m in members]
+            return [(m.wp.id, FAILED, None, None, _reason(exc)) for m in members]
         except SchedulerError as exc:
             return [(m.wp.id, FAILED, None, None, f"submission failed: {exc}") for m in members]
         if not array:
@@ -424,3 +424,9 @@ class Engine:
                 self.progress.note(f"scheduler busy ({exc}); retrying in {delay:.0f} s")
                 time.sleep(delay)
         raise AssertionError("unreachable")
+
+
+def _reason(exc: JubexError) -> str:
+    """Why a workpackage could not be prepared or submitted, with the file and line to fix."""
+    where = f"{exc.loc}: " if exc.loc else ""
+    return where + exc.message + (f" ({exc.hint})" if exc.hint else "")

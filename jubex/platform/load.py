@@ -22,6 +22,7 @@ import jsonschema
 import platformdirs
 
 from jubex.errors import DefinitionError, ErrorList, JubexError, Loc, did_you_mean
+from jubex.language.confine import control_character, is_shell_name
 from jubex.platform.model import Partition, Platform, duration
 from jubex.platform.read import Locs, read_file
 from jubex.platform.render import check
@@ -200,6 +201,35 @@ def _partition(name: str, spec: dict[str, Any] | None, loc: Loc | None) -> Parti
     return Partition(name=name, loc=loc, **fields)
 
 
+def _check_job_values(platform: Platform) -> None:
+    """Values a job template places on its lines are one line each; exported names are names.
+
+    The template's own text is the site's to write; what it is filled with must not add lines.
+    """
+    values: list[tuple[str, object]] = [
+        *((f"resources.{k}", v) for k, v in platform.resources.items()),
+        *((f"modules.{i}", m) for i, m in enumerate(platform.modules)),
+        *((f"partitions.{name}", name) for name in platform.partitions),
+        *((f"hardware.{k}", v) for k, v in platform.hardware.items()),
+        ("account", platform.account),
+    ]
+    for key, value in values:
+        what = control_character(value) if isinstance(value, str) else None
+        if what:
+            raise DefinitionError(
+                f"'{key}' of platform '{platform.name}' holds {what}: {value!r}",
+                platform.where(key),
+                "a value a job script may place in a directive must be one line of printable text",
+            )
+    for name in platform.environment:
+        if not is_shell_name(name):
+            raise DefinitionError(
+                f"environment variable {name!r} of platform '{platform.name}' is not a shell name",
+                platform.where(f"environment.{name}"),
+                "a name is letters, digits and underscores, not starting with a digit",
+            )
+
+
 def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
     partitions = {
         name: _partition(name, spec, locs.get(f"partitions.{name}"))
@@ -235,6 +265,7 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
             duration(partition.max_time, partition.loc, f"partitions.{partition.name}.max_time")
     if "time" in platform.resources:
         duration(platform.resources["time"], platform.where("resources.time"), "resources.time")
+    _check_job_values(platform)
     for key in ("launcher", "template"):
         check(platform, key, getattr(platform, key))
     for key, value in platform.environment.items():

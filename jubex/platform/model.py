@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
+from jubex.language.confine import control_character
 from jubex.language.values import Bool, Duration, Size, parse_value
 
 #: Resources that are whole numbers of at least one.
@@ -151,7 +152,30 @@ class Platform:
             array_last=array - 1,
             launcher=self.launcher_command(resolved),
         )
+        self._check_one_line(context)
         return render(self, "template", self.template, context)
+
+    def _check_one_line(self, context: Mapping[str, object]) -> None:
+        """Refuse a value that would break a line of the job script.
+
+        A directive value (``#SBATCH --partition=...``) is a comment to the shell and cannot
+        be quoted, so a newline in any value the template may place there would start a line
+        the shell runs. The body is the engine's own text and is left as it is.
+        """
+        for key, value in context.items():
+            items = value.items() if isinstance(value, Mapping) else [("", value)]
+            if isinstance(value, list):
+                items = [(str(i), v) for i, v in enumerate(value)]
+            for sub, item in items:
+                what = control_character(item) if isinstance(item, str) and key != "body" else None
+                if what:
+                    name = f"{key}.{sub}" if sub else key
+                    raise DefinitionError(
+                        f"'{name}' would put {what} into the job script of platform "
+                        f"'{self.name}': {item!r}",
+                        self.where("template"),
+                        "a directive value cannot be quoted; it must be one line of printable text",
+                    )
 
     def backend_options(self) -> dict[str, object]:
         """The scheduler_options meant for the backend (the rest are the engine's)."""

@@ -16,7 +16,8 @@ from itertools import product
 from jubex.definition.model import Benchmark, ParameterSet, Step
 from jubex.definition.order import set_names, step_order
 from jubex.definition.tags import tag_matches
-from jubex.errors import UsageError, did_you_mean
+from jubex.errors import DefinitionError, DefinitionWarning, UsageError, did_you_mean, warn
+from jubex.language.confine import control_character
 from jubex.language.template import Template
 from jubex.space.conditions import Condition
 from jubex.space.expand import Space
@@ -137,6 +138,7 @@ def plan(
                 parents = combo + shared_parents
                 base = iterations[combo[0]] * step.iterations if combo else 0
                 name = suffix.render({**values, **point}) if step.suffix else ""
+                _check_suffix(benchmark, step, name)
                 for own in range(step.iterations):
                     iterations[next_id] = base + own
                     yield Workpackage(
@@ -153,6 +155,7 @@ def plan(
         if any(d.shared for d in step.do) and own_ids:
             index.shared = next_id
             name = suffix.render(values) if step.suffix else ""
+            _check_suffix(benchmark, step, name)
             yield Workpackage(
                 next_id,
                 step.name,
@@ -160,12 +163,34 @@ def plan(
                 {},
                 tuple(own_ids),
                 kind=SHARED,
-                dir_name=wp_dir_name(
-                    next_id, step.name, suffix.render(values) if step.suffix else ""
-                ),
+                dir_name=wp_dir_name(next_id, step.name, name),
             )
             next_id += 1
         indexes[step.name] = index
+
+
+def _check_suffix(benchmark: Benchmark, step: Step, suffix: str) -> None:
+    """A workpackage directory stays in its place: its suffix may not climb out with ``..``
+    (a JUBE file gets a warning, as JUBE goes where it is told) nor break a line of the job
+    script that names the directory."""
+    if not suffix:
+        return
+    what = control_character(suffix)
+    if what:
+        raise DefinitionError(
+            f"the suffix of step '{step.name}' holds {what}: {suffix!r}",
+            step.loc,
+            "a directory name must be one line of printable text",
+        )
+    if ".." not in suffix.split("/"):
+        return
+    message = (
+        f"the suffix {suffix!r} of step '{step.name}' climbs out with '..': its workpackage "
+        "directories would be outside their own place in the run directory"
+    )
+    if benchmark.dialect == "jubex":
+        raise DefinitionError(message, step.loc, "a suffix names a directory inside the run")
+    warn(DefinitionWarning(message, step.loc))
 
 
 def _matching(index: _StepIndex, point: Mapping[str, object]) -> list[int]:

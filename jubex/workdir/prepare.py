@@ -16,13 +16,14 @@ from pathlib import Path
 
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.definition.order import set_names
-from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, warn
+from jubex.language.confine import escapes
 from jubex.language.template import Template, template
 from jubex.space.conditions import Condition, condition
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
 from jubex.workdir.do_log import log_path, write_do_log
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
-from jubex.workdir.writer import Writer
+from jubex.workdir.writer import Confine, Writer
 
 
 @dataclass
@@ -140,7 +141,7 @@ class StepPreparer:
                 for op in fileset.ops:
                     self._file_op(op, workdir, env, writer)
             for subset in self.subsets:
-                _substitute(subset, workdir, env, writer)
+                self._substitute(subset, workdir, env, writer)
         except OSError as exc:
             raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
         per_cycle = [self._commands(values, workdir) for values in cycles]
@@ -235,25 +236,75 @@ class StepPreparer:
             writer.run_prepare(source, where, out, err, op)
             return
         base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
-        if op.source_dir:
-            base = base / template(op.source_dir, op.loc).render(env)
+        # ``directory`` is the older name of ``source_dir`` (JUBE's too); source_dir wins
+        source_dir = op.source_dir or op.directory
+        if source_dir:
+            base = base / template(source_dir, op.loc).render(env)
         pattern = source if os.path.isabs(source) else str(base / source)
         matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
         if not matches:
             raise DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc)
-        target_dir = (
-            workdir / template(op.target_dir, op.loc).render(env) if op.target_dir else workdir
+        subdir = (
+            os.path.join(template(op.target_dir, op.loc).render(env), "") if op.target_dir else ""
         )
-        if op.directory:
-            target_dir = target_dir / template(op.directory, op.loc).render(env)
-        writer.make_dirs(target_dir)
-        for match in matches:
-            name = template(op.target, op.loc).render(env) if op.target else Path(match).name
+        target_dir = workdir / subdir
+        names = [
+            template(op.target, op.loc).render(env) if op.target else Path(match).name
+            for match in matches
+        ]
+        confines = [
+            self._confine(os.path.join(subdir, name), workdir, op.loc, op.kind, op.outside)
+            for name in names
+        ]
+        writer.make_dirs(target_dir, within=confines[0])
+        for match, name, within in zip(matches, names, confines, strict=True):
             target = target_dir / name
             if op.kind == "link":
-                writer.symlink(Path(match).resolve(), target)
+                writer.symlink(Path(match).resolve(), target, within=within)
             else:
-                writer.copy(Path(match), target)
+                writer.copy(Path(match), target, within=within)
+
+    def _substitute(
+        self, subset: SubstituteSet, workdir: Path, env: Mapping[str, object], writer: Writer
+    ) -> None:
+        """Replace placeholders in template files: text mode literally, regex mode by pattern."""
+        replace = [
+            (s.source, template(s.dest, s.loc).render(env), s.mode == "regex") for s in subset.subs
+        ]
+        for iofile in subset.iofiles:
+            source = workdir / template(iofile.source, iofile.loc).render(env)
+            name = template(iofile.target, iofile.loc).render(env)
+            within = self._confine(name, workdir, iofile.loc, "substitution", iofile.outside)
+            try:
+                writer.substitute(source, workdir / name, replace, iofile.out_mode, within=within)
+            except JubexError as exc:
+                raise exc.at(iofile.loc) from None
+
+    def _confine(
+        self, relative: str, workdir: Path, loc: Loc | None, what: str, outside: bool
+    ) -> Confine | None:
+        """How a path relative to the work directory is held in it, before anything is written.
+
+        A path that leads out by its text (``..``, absolute) is refused, unless the entry says
+        ``outside: true``; a JUBE file, which writes wherever it is told, gets a warning
+        instead. A path that stays in by its text is checked again as it is written, so that
+        a symbolic link in the work directory cannot lead it out.
+        """
+        if outside:
+            return None
+        strict = self.benchmark.dialect == "jubex"
+        reason = escapes(relative)
+        if reason is None:
+            return Confine(workdir, loc, strict)
+        target = os.path.normpath(workdir / relative)
+        message = (
+            f"the {what} target '{relative}' {reason}: it would write {target}, "
+            f"outside the work directory {workdir}"
+        )
+        if strict:
+            raise DefinitionError(message, loc, "set outside: true on the entry to allow it")
+        warn(DefinitionWarning(message, loc))
+        return None
 
 
 def _updated_per_cycle(benchmark: Benchmark, step: Step) -> bool:
@@ -277,19 +328,3 @@ def _output(
     if not name:
         return workdir / default
     return workdir / os.path.expandvars(os.path.expanduser(template(name, loc).render(env)))
-
-
-def _substitute(
-    subset: SubstituteSet, workdir: Path, env: Mapping[str, object], writer: Writer
-) -> None:
-    """Replace placeholders in template files: text mode literally, regex mode by pattern."""
-    replace = [
-        (s.source, template(s.dest, s.loc).render(env), s.mode == "regex") for s in subset.subs
-    ]
-    for iofile in subset.iofiles:
-        source = workdir / template(iofile.source, iofile.loc).render(env)
-        target = workdir / template(iofile.target, iofile.loc).render(env)
-        try:
-            writer.substitute(source, target, replace, iofile.out_mode)
-        except JubexError as exc:
-            raise exc.at(iofile.loc) from None

@@ -8,11 +8,14 @@ step; what a platform resolves (resources, launcher) once per distinct request.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.definition.model import Step
+from jubex.errors import DefinitionError, Loc
+from jubex.language.confine import control_character
 from jubex.language.template import template
 from jubex.language.values import parse_value
 from jubex.space.expand import Space
@@ -117,6 +120,7 @@ class Renderer:
         requested.update(
             {k: template(v, step.loc).render_value(env) for k, v in step.resources.extra.items()}
         )
+        self._check_resources(step, requested, wp.point)
         resources, launcher = self._resolve(requested)
         env.update(
             {
@@ -152,7 +156,7 @@ class Renderer:
         script = admin / JOB
         text = self.spec.platform.job_script(
             name=name,
-            body=f"exec /bin/sh {rendered.prepared.body}",
+            body=f"exec /bin/sh {shlex.quote(str(rendered.prepared.body))}",
             resolved=rendered.resources,
             workdir=rendered.prepared.workdir,
             stdout=admin / "job.out",
@@ -160,6 +164,38 @@ class Renderer:
         )
         writer.write(script, text)
         return script
+
+    def _check_resources(
+        self, step: Step, requested: Mapping[str, object], point: Mapping[str, object]
+    ) -> None:
+        """Refuse a resource that would break a line of a job script, naming where it came
+        from: the step, and the parameter (set in the definition or by ``-p``) it reads."""
+        for key, given_value in requested.items():
+            value = str(given_value)
+            what = control_character(value)
+            if not what:
+                continue
+            sources = [
+                f"-p {name}"
+                if name in self.spec.overrides
+                else f"parameter '{name}'"
+                + (f" ({loc})" if (loc := self._parameter_loc(name)) else "")
+                for name, given in point.items()
+                if control_character(str(given)) and str(given) in value
+            ]
+            raise DefinitionError(
+                f"resource '{key}' of step '{step.name}' holds {what}: {value!r}"
+                + (f"; it comes from {', '.join(sources)}" if sources else ""),
+                step.loc,
+                "a job-script directive value cannot be quoted; it must be one line of "
+                "printable text",
+            )
+
+    def _parameter_loc(self, name: str) -> Loc | None:
+        for parameterset in self.spec.benchmark.parametersets.values():
+            if name in parameterset.parameters:
+                return parameterset.parameters[name].loc
+        return None
 
     def preparer(self, step: Step, shared: bool) -> StepPreparer:
         found = self.preparers.get((step.name, shared))

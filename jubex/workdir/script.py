@@ -18,6 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from jubex.errors import DefinitionError
+from jubex.language.confine import is_shell_name
+
 #: exit status of a wrapper that found its workpackage already claimed
 ALREADY_CLAIMED = 97
 CLAIM, EXIT, BODY, JOB, DO = "claim", "exit", "body.sh", "job.sh", "do.sh"
@@ -110,6 +113,13 @@ def wrapper(
     ``export`` the environment the commands leave behind is saved for dependent steps.
     """
     q = shlex.quote
+    for name, value in environment.items():
+        if not is_shell_name(name):
+            raise DefinitionError(f"cannot export {name!r} in step '{step}': not a shell name")
+        if "\0" in str(value):
+            raise DefinitionError(
+                f"cannot export {name} in step '{step}': its value holds a NUL character"
+            )
     sources = "".join(f". {q(str(path))}\n" for path in inherit)
     exports = sources + "".join(f"export {k}={q(str(v))}\n" for k, v in environment.items())
     block = commands_block(commands, admin)

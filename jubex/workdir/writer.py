@@ -12,26 +12,56 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from jubex.definition.model import FileOp
-from jubex.errors import DefinitionError, JubexError
+from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, warn
+from jubex.language.confine import inside
+
+
+@dataclass(frozen=True)
+class Confine:
+    """Where a file operation must stay, following symbolic links: ``root`` (a work
+    directory). ``strict``: refuse a path that leads out; else (a JUBE file, which writes
+    wherever it is told) warn and go on."""
+
+    root: Path
+    loc: Loc | None = None
+    strict: bool = True
+
+    def check(self, path: Path) -> None:
+        if inside(path, self.root):
+            return
+        message = (
+            f"{path} leads outside the work directory {self.root} "
+            f"(to {os.path.realpath(path)}, through a symbolic link)"
+        )
+        if self.strict:
+            raise DefinitionError(message, self.loc, "set outside: true on the entry to allow it")
+        warn(DefinitionWarning(message, self.loc))
 
 
 class Writer(Protocol):
     """The file-system effects of rendering one workpackage."""
 
-    def make_dirs(self, *dirs: Path) -> None: ...
+    def make_dirs(self, *dirs: Path, within: Confine | None = None) -> None: ...
 
-    def symlink(self, source: Path, link: Path) -> None: ...
+    def symlink(self, source: Path, link: Path, *, within: Confine | None = None) -> None: ...
 
-    def copy(self, source: Path, target: Path) -> None: ...
+    def copy(self, source: Path, target: Path, *, within: Confine | None = None) -> None: ...
 
     def run_prepare(self, command: str, where: Path, out: Path, err: Path, op: FileOp) -> None: ...
 
     def substitute(
-        self, source: Path, target: Path, replace: Sequence[tuple[str, str, bool]], mode: str
+        self,
+        source: Path,
+        target: Path,
+        replace: Sequence[tuple[str, str, bool]],
+        mode: str,
+        *,
+        within: Confine | None = None,
     ) -> None: ...
 
     def write(self, path: Path, text: str) -> None: ...
@@ -42,9 +72,11 @@ class Writer(Protocol):
 class DiskWriter:
     """Makes what rendering asks for."""
 
-    def make_dirs(self, *dirs: Path) -> None:
+    def make_dirs(self, *dirs: Path, within: Confine | None = None) -> None:
         """Create directories with as few system calls as the common case needs."""
         for path in dirs:
+            if within:
+                within.check(path)
             try:
                 os.mkdir(path)
             except FileExistsError:
@@ -52,16 +84,30 @@ class DiskWriter:
             except FileNotFoundError:
                 path.mkdir(parents=True, exist_ok=True)
 
-    def symlink(self, source: Path, link: Path) -> None:
+    def symlink(self, source: Path, link: Path, *, within: Confine | None = None) -> None:
         if link.is_symlink() or link.exists():
             return
+        if within:
+            within.check(link.parent)
         link.symlink_to(os.path.relpath(source, link.parent))
 
-    def copy(self, source: Path, target: Path) -> None:
+    def copy(self, source: Path, target: Path, *, within: Confine | None = None) -> None:
+        """Copy a file or a tree; with ``within``, every file written is checked first (a
+        link an earlier operation placed in the work directory may lead out)."""
+
+        def checked(src: str, dst: str) -> object:
+            if within:
+                within.check(Path(dst))
+            return shutil.copy2(src, dst)
+
         if source.is_dir():
-            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+            if within:
+                within.check(target)
+            shutil.copytree(
+                source, target, symlinks=True, dirs_exist_ok=True, copy_function=checked
+            )
         else:
-            shutil.copy2(source, target)
+            checked(str(source), str(target))
 
     def run_prepare(self, command: str, where: Path, out: Path, err: Path, op: FileOp) -> None:
         """Run a prepare command as JUBE does, its output appended to ``out`` and ``err``."""
@@ -86,9 +132,17 @@ class DiskWriter:
             )
 
     def substitute(
-        self, source: Path, target: Path, replace: Sequence[tuple[str, str, bool]], mode: str
+        self,
+        source: Path,
+        target: Path,
+        replace: Sequence[tuple[str, str, bool]],
+        mode: str,
+        *,
+        within: Confine | None = None,
     ) -> None:
         """Replace placeholders: literally, or by pattern where the third item is true."""
+        if within:
+            within.check(target)
         try:
             text = source.read_text()
         except OSError as exc:
@@ -127,20 +181,26 @@ class DryWriter:
         self.actions: list[str] = []
         self.files: dict[Path, str] = {}
 
-    def make_dirs(self, *dirs: Path) -> None:
+    def make_dirs(self, *dirs: Path, within: Confine | None = None) -> None:
         self.actions += [f"mkdir {d}" for d in dirs]
 
-    def symlink(self, source: Path, link: Path) -> None:
+    def symlink(self, source: Path, link: Path, *, within: Confine | None = None) -> None:
         self.actions.append(f"link {link} -> {source}")
 
-    def copy(self, source: Path, target: Path) -> None:
+    def copy(self, source: Path, target: Path, *, within: Confine | None = None) -> None:
         self.actions.append(f"copy {source} -> {target}")
 
     def run_prepare(self, command: str, where: Path, out: Path, err: Path, op: FileOp) -> None:
         self.actions.append(f"prepare (in {where}): {command}")
 
     def substitute(
-        self, source: Path, target: Path, replace: Sequence[tuple[str, str, bool]], mode: str
+        self,
+        source: Path,
+        target: Path,
+        replace: Sequence[tuple[str, str, bool]],
+        mode: str,
+        *,
+        within: Confine | None = None,
     ) -> None:
         pairs = ", ".join(f"{old!r} -> {new!r}" for old, new, _ in replace)
         self.actions.append(f"substitute {source} -> {target}: {pairs}")
