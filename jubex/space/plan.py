@@ -20,6 +20,7 @@ from jubex.errors import UsageError, did_you_mean
 from jubex.language.template import Template
 from jubex.space.conditions import Condition
 from jubex.space.expand import Space
+from jubex.space.wp_values import builtins, finalize, inherited
 
 SHARED = "shared"
 
@@ -113,8 +114,11 @@ def plan(
     """Every workpackage of the benchmark, parents before children, numbered from 0, each
     with its directory named (a step's ``suffix`` rendered with the point's values)."""
     tags = tuple(tags)
+    constants = dict(constants or {})
     indexes: dict[str, _StepIndex] = {}
     iterations: dict[int, int] = {}
+    finals: dict[int, dict[str, object]] = {}
+    has_children = {p for s in benchmark.steps.values() for p in s.depend}
     next_id = 0
     for step in step_order(benchmark):
         if step.tag and not tag_matches(step.tag, tags):
@@ -122,13 +126,21 @@ def plan(
         space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
         active = Condition(step.active, step.loc)
         suffix = Template(step.suffix, step.loc, shell=False)
-        values = dict(constants or {})
         index = _StepIndex(tuple(space.names))
         own_ids: list[int] = []
         parent_indexes = [indexes[p] for p in step.depend if p in indexes]
         if len(parent_indexes) < len(step.depend):
             continue
         shared_parents = tuple(pi.shared for pi in parent_indexes if pi.shared is not None)
+        keep = inherited(
+            space.parameters,
+            [
+                benchmark.parametersets[n].parameters
+                for n in step.use or ()
+                if n in benchmark.parametersets
+            ],
+        )
+        exported = [n for n, p in space.parameters.items() if p.export]
         for point in space:
             if not active.holds(point, constants):
                 continue
@@ -136,23 +148,31 @@ def plan(
             for combo in product(*matches):
                 parents = combo + shared_parents
                 base = iterations[combo[0]] * step.iterations if combo else 0
-                name = suffix.render({**values, **point}) if step.suffix else ""
+                values = _from_parents(space, point, [finals[p] for p in combo], keep)
+                name = suffix.render({**constants, **values}) if step.suffix else ""
                 for own in range(step.iterations):
+                    dir_name = wp_dir_name(next_id, step.name, name)
+                    own_names = builtins(
+                        next_id,
+                        step,
+                        base + own,
+                        dir_name,
+                        dict(zip(step.depend, combo, strict=True)),
+                        constants,
+                    )
+                    final = finalize(values, {**constants, **own_names}, exported)
+                    if step.name in has_children:
+                        finals[next_id] = final
                     iterations[next_id] = base + own
                     yield Workpackage(
-                        next_id,
-                        step.name,
-                        base + own,
-                        point,
-                        parents,
-                        dir_name=wp_dir_name(next_id, step.name, name),
+                        next_id, step.name, base + own, final, parents, dir_name=dir_name
                     )
                     index.by_key.setdefault(_key(index.names, point), []).append(next_id)
                     own_ids.append(next_id)
                     next_id += 1
         if any(d.shared for d in step.do) and own_ids:
             index.shared = next_id
-            name = suffix.render(values) if step.suffix else ""
+            name = suffix.render(constants) if step.suffix else ""
             yield Workpackage(
                 next_id,
                 step.name,
@@ -160,12 +180,33 @@ def plan(
                 {},
                 tuple(own_ids),
                 kind=SHARED,
-                dir_name=wp_dir_name(
-                    next_id, step.name, suffix.render(values) if step.suffix else ""
-                ),
+                dir_name=wp_dir_name(next_id, step.name, name),
             )
             next_id += 1
         indexes[step.name] = index
+
+
+def _from_parents(
+    space: Space,
+    point: Mapping[str, object],
+    parents: Sequence[Mapping[str, object]],
+    keep: frozenset[str],
+) -> dict[str, object]:
+    """A dependent workpackage's values: its parents' fixed values of the parameters it
+    inherits, and what derives from them worked out again (JUBE's history of values)."""
+    if not parents:
+        return dict(point)
+    values = dict(point)
+    changed: list[str] = []
+    taken: set[str] = set()
+    for parent in parents:
+        for name, value in parent.items():
+            if name in keep and name in values:
+                taken.add(name)
+                if values[name] != value:
+                    values[name] = value
+                    changed.append(name)
+    return space.recompute(values, changed, frozenset(taken)) if changed else values
 
 
 def _matching(index: _StepIndex, point: Mapping[str, object]) -> list[int]:
