@@ -16,7 +16,7 @@ from itertools import product
 from jubex.definition.model import Benchmark, ParameterSet, Step
 from jubex.definition.order import set_names, step_order
 from jubex.definition.tags import tag_matches
-from jubex.errors import UsageError, did_you_mean
+from jubex.errors import DefinitionError, UsageError, did_you_mean
 from jubex.language.template import Template
 from jubex.space.conditions import Condition
 from jubex.space.expand import Space
@@ -57,11 +57,25 @@ class Workpackage:
 
 @dataclass
 class _StepIndex:
-    """Workpackages of a planned step, by the values of its parameters."""
+    """Workpackages of a planned step, by the values of its parameters.
+
+    ``loose`` names parameters with a value that still reads an unknown ``$name``: JUBE
+    works such a value out again in a dependent step that knows the name, so it is no
+    ground to tell the step's workpackages apart.
+    """
 
     names: tuple[str, ...]
-    by_key: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
+    by_key: dict[tuple[tuple[str, str], ...], list[int]] = field(default_factory=dict)
     shared: int | None = None
+    loose: frozenset[str] = frozenset()
+
+    def build(self, points: Sequence[tuple[int, Mapping[str, object]]]) -> None:
+        """Index the step's workpackages (id and restricted point), once all are planned."""
+        self.loose = frozenset(
+            n for _, point in points for n, v in point.items() if isinstance(v, str) and "$" in v
+        )
+        for wp_id, point in points:
+            self.by_key.setdefault(_key(point.keys() - self.loose, point), []).append(wp_id)
 
 
 def step_space(
@@ -71,8 +85,14 @@ def step_space(
     overrides: Mapping[str, Sequence[str]] | None = None,
     tags: Iterable[str] = (),
     constants: Mapping[str, object] | None = None,
+    chosen: Sequence[str] = (),
 ) -> Space:
-    sets = [benchmark.parametersets[n] for n in set_names(benchmark, step)]
+    """The space of the sets a step spans (and of the sets ``chosen`` for some of its points)."""
+    names = [
+        *set_names(benchmark, step),
+        *(n for n in chosen if n not in set_names(benchmark, step)),
+    ]
+    sets = [benchmark.parametersets[n] for n in names]
     return Space(
         sets,
         benchmark.where,
@@ -91,6 +111,59 @@ def _known_overrides(
         return None
     names = {p for s in sets for p in s.parameters}
     return {k: v for k, v in overrides.items() if k in names}
+
+
+def _chosen_texts(benchmark: Benchmark, step: Step) -> list[str]:
+    """The set names chosen per point by a step and the steps it depends on."""
+    found: list[str] = []
+    for parent in step.depend:
+        found += _chosen_texts(benchmark, benchmark.steps[parent])
+    return list(dict.fromkeys([*found, *step.chosen]))
+
+
+def step_points(
+    benchmark: Benchmark,
+    step: Step,
+    *,
+    overrides: Mapping[str, Sequence[str]] | None = None,
+    tags: Iterable[str] = (),
+    constants: Mapping[str, object] | None = None,
+) -> Iterator[tuple[Space, dict[str, object]]]:
+    """Each point of a step with the space it comes from.
+
+    A set chosen by a parameter (``<use>set_$i</use>``) is JUBE's choice per point: the
+    points of the step's fixed sets are split by the names they choose, and each group is
+    crossed with its chosen sets, so ``i=0`` gets ``set_0``'s parameters and ``i=1``
+    ``set_1``'s.
+    """
+    texts = _chosen_texts(benchmark, step)
+    space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
+    if not texts:
+        yield from ((space, point) for point in space)
+        return
+    templates = [Template(t, step.loc, shell=False) for t in texts]
+    env = {**(constants or {}), "jube_step_name": step.name}
+
+    def choice(point: Mapping[str, object]) -> tuple[str, ...]:
+        return tuple(t.render({**env, **point}) for t in templates)
+
+    for names in dict.fromkeys(choice(point) for point in space):
+        for text, name in zip(texts, names, strict=True):
+            if name not in benchmark.parametersets:
+                raise DefinitionError(
+                    f"step '{step.name}' uses '{text}', that is '{name}', which is no parameterset",
+                    step.loc,
+                    did_you_mean(name, benchmark.parametersets),
+                )
+        chosen = step_space(
+            benchmark,
+            step,
+            overrides=overrides,
+            tags=tags,
+            constants=constants,
+            chosen=names,
+        )
+        yield from ((chosen, point) for point in chosen if choice(point) == names)
 
 
 def check_overrides(benchmark: Benchmark, overrides: Mapping[str, Sequence[str]]) -> None:
@@ -123,32 +196,39 @@ def plan(
     for step in step_order(benchmark):
         if step.tag and not tag_matches(step.tag, tags):
             continue
+        points = step_points(benchmark, step, overrides=overrides, tags=tags, constants=constants)
         space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
         active = Condition(step.active, step.loc)
         suffix = Template(step.suffix, step.loc, shell=False)
         index = _StepIndex(tuple(space.names))
         own_ids: list[int] = []
+        keyed: list[tuple[int, dict[str, object]]] = []
         parent_indexes = [indexes[p] for p in step.depend if p in indexes]
         if len(parent_indexes) < len(step.depend):
             continue
         shared_parents = tuple(pi.shared for pi in parent_indexes if pi.shared is not None)
-        keep = inherited(
-            space.parameters,
-            [
-                benchmark.parametersets[n].parameters
-                for n in step.use or ()
-                if n in benchmark.parametersets
-            ],
-        )
-        exported = [n for n, p in space.parameters.items() if p.export]
-        for point in space:
+        own_sets = [
+            benchmark.parametersets[n].parameters
+            for n in step.use or ()
+            if n in benchmark.parametersets
+        ]
+        spaces: dict[int, tuple[frozenset[str], list[str]]] = {}
+        names: dict[str, None] = dict.fromkeys(space.names)
+        for own_space, point in points:
             if not active.holds(point, constants):
                 continue
+            if id(own_space) not in spaces:
+                spaces[id(own_space)] = (
+                    inherited(own_space.parameters, own_sets),
+                    [n for n, p in own_space.parameters.items() if p.export],
+                )
+                names.update(dict.fromkeys(own_space.names))
+            keep, exported = spaces[id(own_space)]
             matches = [_matching(pi, point) for pi in parent_indexes]
             for combo in product(*matches):
                 parents = combo + shared_parents
                 base = iterations[combo[0]] * step.iterations if combo else 0
-                values = _from_parents(space, point, [finals[p] for p in combo], keep)
+                values = _from_parents(own_space, point, [finals[p] for p in combo], keep)
                 name = suffix.render({**constants, **values}) if step.suffix else ""
                 for own in range(step.iterations):
                     dir_name = wp_dir_name(next_id, step.name, name)
@@ -167,7 +247,7 @@ def plan(
                     yield Workpackage(
                         next_id, step.name, base + own, final, parents, dir_name=dir_name
                     )
-                    index.by_key.setdefault(_key(index.names, point), []).append(next_id)
+                    keyed.append((next_id, {n: point[n] for n in own_space.names}))
                     own_ids.append(next_id)
                     next_id += 1
         if any(d.shared for d in step.do) and own_ids:
@@ -183,6 +263,8 @@ def plan(
                 dir_name=wp_dir_name(next_id, step.name, name),
             )
             next_id += 1
+        index.names = tuple(names)
+        index.build(keyed)
         indexes[step.name] = index
 
 
@@ -206,12 +288,17 @@ def _from_parents(
                 if values[name] != value:
                     values[name] = value
                     changed.append(name)
+    for name in taken:
+        value = values[name]
+        if isinstance(value, str) and "$" in value:
+            values[name] = Template(value, shell=True).render(values)
     return space.recompute(values, changed, frozenset(taken)) if changed else values
 
 
 def _matching(index: _StepIndex, point: Mapping[str, object]) -> list[int]:
-    return index.by_key.get(_key(index.names, point), [])
+    return index.by_key.get(_key(set(index.names) - index.loose, point), [])
 
 
-def _key(names: tuple[str, ...], point: Mapping[str, object]) -> tuple[str, ...]:
-    return tuple(str(point[n]) for n in names if n in point)
+def _key(names: Iterable[str], point: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """A point's values of those of ``names`` it has, in a fixed order."""
+    return tuple(sorted((n, str(point[n])) for n in names if n in point))
