@@ -59,9 +59,10 @@ class Workpackage:
 class _StepIndex:
     """Workpackages of a planned step, by the values of its parameters.
 
-    ``loose`` names parameters with a value that still reads an unknown ``$name``: JUBE
-    works such a value out again in a dependent step that knows the name, so it is no
-    ground to tell the step's workpackages apart.
+    ``loose`` names parameters that are no ground to tell the step's workpackages apart, as
+    JUBE compares a dependent step's parameters with its parent's by what they are defined
+    as: a value that still reads an unknown ``$name`` (JUBE works it out again in a
+    dependent step that knows the name) and one that reads the step's own ``jube_*`` names.
     """
 
     names: tuple[str, ...]
@@ -69,11 +70,12 @@ class _StepIndex:
     shared: int | None = None
     loose: frozenset[str] = frozenset()
 
-    def build(self, points: Sequence[tuple[int, Mapping[str, object]]]) -> None:
-        """Index the step's workpackages (id and restricted point), once all are planned."""
+    def build(self, points: Sequence[tuple[int, Mapping[str, object]]], own: set[str]) -> None:
+        """Index the step's workpackages (id and restricted point) once all are planned;
+        ``own`` names the parameters that read the step's ``jube_*`` names."""
         self.loose = frozenset(
             n for _, point in points for n, v in point.items() if isinstance(v, str) and "$" in v
-        )
+        ).union(own)
         for wp_id, point in points:
             self.by_key.setdefault(_key(point.keys() - self.loose, point), []).append(wp_id)
 
@@ -98,7 +100,7 @@ def step_space(
         benchmark.where,
         overrides=_known_overrides(sets, overrides),
         tags=tags,
-        constants=constants,
+        constants={**(constants or {}), "jube_step_name": step.name},
         file=benchmark.file,
     )
 
@@ -214,6 +216,7 @@ def plan(
         ]
         spaces: dict[int, tuple[frozenset[str], list[str]]] = {}
         names: dict[str, None] = dict.fromkeys(space.names)
+        reads_builtins: set[str] = set()
         for own_space, point in points:
             if not active.holds(point, constants):
                 continue
@@ -223,6 +226,11 @@ def plan(
                     [n for n, p in own_space.parameters.items() if p.export],
                 )
                 names.update(dict.fromkeys(own_space.names))
+                reads_builtins.update(
+                    n
+                    for n, p in own_space.parameters.items()
+                    if any("jube_" in text for text in p.values)
+                )
             keep, exported = spaces[id(own_space)]
             matches = [_matching(pi, point) for pi in parent_indexes]
             for combo in product(*matches):
@@ -264,7 +272,7 @@ def plan(
             )
             next_id += 1
         index.names = tuple(names)
-        index.build(keyed)
+        index.build(keyed, reads_builtins)
         indexes[step.name] = index
 
 

@@ -71,3 +71,27 @@ def test_the_environment_built_ins_export_the_exported_parameters(tmp_path: Path
         'export A_VAR="a \\"b\\""\nexport OMP_NUM_THREADS="2"',
     ]
     assert {v["envl"] for v in executed} == {"A_VAR,OMP_NUM_THREADS"}
+
+
+STEP_NAME = """<jube><benchmark name="b" outpath="runs">
+<parameterset name="p">
+  <parameter name="n">1,2</parameter>
+  <parameter name="exe" mode="python" update_mode="step"
+    >{'build': 'make', 'run': './app'}['$jube_step_name']</parameter>
+  <parameter name="first" mode="python">'$jube_step_name' + '_x'</parameter>
+  <parameter name="tag">${jube_step_name}</parameter>
+</parameterset>
+<step name="build"><use>p</use><do>$exe</do></step>
+<step name="run" depend="build"><do>$exe</do></step>
+</benchmark></jube>
+"""
+
+
+def test_the_step_name_is_known_while_planning_and_kept_unless_updated(tmp_path: Path) -> None:
+    wps = planned(tmp_path, STEP_NAME)
+    assert [(step, v["n"], v["exe"], v["first"], v["tag"]) for step, v in wps] == [
+        ("build", "1", "make", "build_x", "build"),
+        ("build", "2", "make", "build_x", "build"),
+        ("run", "1", "./app", "build_x", "build"),
+        ("run", "2", "./app", "build_x", "build"),
+    ]
