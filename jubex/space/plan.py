@@ -17,10 +17,10 @@ from jubex.definition.model import Benchmark, ParameterSet, Step
 from jubex.definition.order import set_names, step_order
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, UsageError, did_you_mean
-from jubex.language.template import Template
+from jubex.language.template import Template, template
 from jubex.space.conditions import Condition
 from jubex.space.expand import Space
-from jubex.space.wp_values import builtins, finalize, inherited
+from jubex.space.wp_values import builtins, finalize, inherited, needs_builtins
 
 SHARED = "shared"
 
@@ -65,6 +65,7 @@ class _StepIndex:
     dependent step that knows the name) and one that reads the step's own ``jube_*`` names.
     """
 
+    #: the names a dependent point is matched by (sorted, once the step is planned)
     names: tuple[str, ...]
     by_key: dict[tuple[tuple[str, str], ...], list[int]] = field(default_factory=dict)
     shared: int | None = None
@@ -76,8 +77,13 @@ class _StepIndex:
         self.loose = frozenset(
             n for _, point in points for n, v in point.items() if isinstance(v, str) and "$" in v
         ).union(own)
+        ordered: dict[frozenset[str], tuple[str, ...]] = {}
         for wp_id, point in points:
-            self.by_key.setdefault(_key(point.keys() - self.loose, point), []).append(wp_id)
+            keys = frozenset(point)
+            if keys not in ordered:
+                ordered[keys] = tuple(sorted(keys - self.loose))
+            self.by_key.setdefault(_key(ordered[keys], point), []).append(wp_id)
+        self.names = tuple(sorted(set(self.names) - self.loose))
 
 
 def step_space(
@@ -240,15 +246,17 @@ def plan(
                 name = suffix.render({**constants, **values}) if step.suffix else ""
                 for own in range(step.iterations):
                     dir_name = wp_dir_name(next_id, step.name, name)
-                    own_names = builtins(
-                        next_id,
-                        step,
-                        base + own,
-                        dir_name,
-                        dict(zip(step.depend, combo, strict=True)),
-                        constants,
-                    )
-                    final = finalize(values, {**constants, **own_names}, exported)
+                    final = values
+                    if needs_builtins(values):
+                        own_names = builtins(
+                            next_id,
+                            step,
+                            base + own,
+                            dir_name,
+                            dict(zip(step.depend, combo, strict=True)),
+                            constants,
+                        )
+                        final = finalize(values, {**constants, **own_names}, exported)
                     if step.name in has_children:
                         finals[next_id] = final
                     iterations[next_id] = base + own
@@ -299,14 +307,14 @@ def _from_parents(
     for name in taken:
         value = values[name]
         if isinstance(value, str) and "$" in value:
-            values[name] = Template(value, shell=True).render(values)
+            values[name] = template(value).render(values)
     return space.recompute(values, changed, frozenset(taken)) if changed else values
 
 
 def _matching(index: _StepIndex, point: Mapping[str, object]) -> list[int]:
-    return index.by_key.get(_key(set(index.names) - index.loose, point), [])
+    return index.by_key.get(_key(index.names, point), [])
 
 
-def _key(names: Iterable[str], point: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
-    """A point's values of those of ``names`` it has, in a fixed order."""
-    return tuple(sorted((n, str(point[n])) for n in names if n in point))
+def _key(names: Sequence[str], point: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """A point's values of those of ``names`` (sorted) it has."""
+    return tuple((n, str(point[n])) for n in names if n in point)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from functools import lru_cache
 
 from jubex.definition.model import Parameter, Step
-from jubex.language.template import Template
+from jubex.language.template import template
 
 #: update modes under which a dependent step works a parameter out again at its start
 PER_STEP = ("step", "always")
@@ -46,10 +46,20 @@ def builtins(
     }
     run_dir, home = constants.get("jube_benchmark_rundir"), constants.get("jube_benchmark_home")
     if isinstance(run_dir, str) and isinstance(home, str):
-        work = Path(run_dir) / dir_name / "work"
-        found["jube_wp_abspath"] = str(work)
-        found["jube_wp_relpath"] = os.path.relpath(work, home)
+        found["jube_wp_abspath"] = f"{run_dir}/{dir_name}/work"
+        found["jube_wp_relpath"] = f"{_relative(run_dir, home)}/{dir_name}/work"
     return found
+
+
+@lru_cache(maxsize=8)
+def _relative(run_dir: str, home: str) -> str:
+    """The run directory relative to the home (worked out once per run, not per workpackage)."""
+    return os.path.relpath(run_dir, home)
+
+
+def needs_builtins(point: Mapping[str, object]) -> bool:
+    """Whether :func:`finalize` has anything to do for this point."""
+    return any(isinstance(v, str) and "$" in v and "jube_" in v for v in point.values())
 
 
 def finalize(
@@ -63,9 +73,12 @@ def finalize(
     late = [n for n, v in point.items() if isinstance(v, str) and "$" in v and "jube_" in v]
     for name in late:
         final[name] = env[name] = _substitute(str(final[name]), env)
-    env.update(environment(final, exported))
+    waiting = [n for n in late if "jube_wp_env" in str(final[n])]
+    if waiting:
+        env.update(environment(final, exported))
     for name in late:
-        final[name] = env[name] = _substitute(str(final[name]), env).strip()
+        value = str(final[name])
+        final[name] = env[name] = (_substitute(value, env) if name in waiting else value).strip()
     return final
 
 
@@ -92,9 +105,9 @@ def _quote_exports(text: str) -> str:
 
 def _substitute(value: str, env: Mapping[str, object]) -> str:
     for _ in range(5):
-        rendered = Template(value, shell=True).render(env)
-        if rendered == value:
-            break
+        rendered = template(value).render(env)
+        if rendered == value or "$" not in rendered:
+            return rendered
         value = rendered
     return value
 
