@@ -1,5 +1,5 @@
-"""What JUBE 2.7.1 plans for constructs that choose steps and sets (each expectation is what
-``jube run --debug`` plans for the same file)."""
+"""What JUBE 2.7.1 plans for constructs that choose steps and sets (each planned value below
+is what ``jube run --debug`` plans for the same file), and jubex's errors around them."""
 
 from __future__ import annotations
 
