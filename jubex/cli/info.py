@@ -16,7 +16,7 @@ from pathlib import Path
 from jubex.api import resolve
 from jubex.cli.common import add_definition_options, overrides
 from jubex.space.expand import Space
-from jubex.space.plan import plan
+from jubex.space.plan import SHARED, plan
 from jubex.store.rundir import Run, open_run, resolve_run
 
 SHOWN = 10
@@ -68,7 +68,11 @@ def _definition_info(args: argparse.Namespace) -> int:
     points = iter(space)
     rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
     total = len(rows) + (0 if args.all else sum(1 for _ in points))
-    per_step = Counter(wp.step for wp in plan(benchmark, overrides=spec.overrides, tags=spec.tags))
+    per_step = Counter(
+        wp.step
+        for wp in plan(benchmark, overrides=spec.overrides, tags=spec.tags)
+        if wp.kind != SHARED
+    )
     if args.format != "pretty":
         _emit(
             args.format,

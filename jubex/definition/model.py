@@ -105,6 +105,8 @@ class Step:
     depend: tuple[str, ...] = ()
     use: tuple[str, ...] | None = None
     use_files: tuple[str, ...] = ()
+    #: names of parametersets chosen per point (``set_$i``), worked out while planning
+    chosen: tuple[str, ...] = ()
     iterations: int = 1
     cycles: int = 1
     shared: str | None = None

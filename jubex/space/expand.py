@@ -317,6 +317,32 @@ class Space:
             and isinstance(value := self._values[name][0], _Derived)
         ]
 
+    @property
+    def parameters(self) -> Mapping[str, Parameter]:
+        """The parameters of the space by name, as merged from its sets."""
+        return self._params
+
+    def recompute(
+        self, point: Mapping[str, object], changed: Iterable[str], keep: frozenset[str]
+    ) -> dict[str, object]:
+        """The point with the one-value derived parameters that read a ``changed`` value,
+        directly or not, worked out again, except those in ``keep`` (a dependent step's
+        values from its parent workpackage's)."""
+        result = _Point(point)
+        result.constants = self._constants
+        touched = set(changed)
+        for name in self._order:
+            value = self._values[name][0]
+            if (
+                name not in keep
+                and len(self._values[name]) == 1
+                and isinstance(value, _Derived)
+                and value.deps & touched
+            ):
+                result[name] = value.fn(result)
+                touched.add(name)
+        return dict(result)
+
     # -- iterating ------------------------------------------------------------------------
 
     def _dimensions(self) -> list[list[dict[str, object]]]:

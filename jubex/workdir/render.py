@@ -21,6 +21,7 @@ from jubex.language.values import parse_value
 from jubex.space.expand import Space
 from jubex.space.plan import SHARED, Workpackage, step_space
 from jubex.space.spec import RunSpec
+from jubex.space.wp_values import builtins, environment
 from jubex.workdir.prepare import Prepared, StepPreparer
 from jubex.workdir.script import JOB, admin_dir
 from jubex.workdir.writer import Writer
@@ -76,6 +77,7 @@ class Renderer:
         self.preparers: dict[tuple[str, bool], StepPreparer] = {}
         self.resolved: dict[tuple, tuple[dict[str, object], str]] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
+        self.exports: dict[str, list[str]] = {}
 
     def render(
         self,
@@ -123,21 +125,30 @@ class Renderer:
         self._check_resources(step, requested, wp.point)
         resources, launcher = self._resolve(requested)
         env.update(
-            {
-                "jube_step_name": step.name,
-                "jube_wp_id": wp.id,
-                "jube_wp_padid": f"{wp.id:06d}",
-                "jube_wp_iteration": wp.iteration,
-                "jube_wp_abspath": str(self.run_dir / wp.dir_name / "work"),
-                "jube_wp_relpath": f"{wp.dir_name}/work",
-                "launcher": launcher,
-                **{f"jube_wp_parent_{p.step}_id": p.id for p in parents},
-            }
+            builtins(
+                wp.id,
+                step,
+                wp.iteration,
+                wp.dir_name,
+                {p.step: p.id for p in parents if p.kind != SHARED},
+                self.constants,
+            )
         )
+        env["launcher"] = launcher
+        env.update(environment(wp.point, self.exported(step)))
         for name, value in list(env.items()):
             if isinstance(value, str) and "$" in value and "jube_" in value:
                 env[name] = _late(value, env, step)
         return env, resources
+
+    def exported(self, step: Step) -> list[str]:
+        """The parameters a step exports (JUBE's ``jube_wp_envstr``), worked out once."""
+        found = self.exports.get(step.name)
+        if found is None:
+            found = self.exports[step.name] = [
+                n for n, p in self._space(step).parameters.items() if p.export
+            ]
+        return found
 
     def time_limit(self, wp: Workpackage) -> float | None:
         """A workpackage's own time limit: its step's, or locally its requested time."""

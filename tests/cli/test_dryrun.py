@@ -87,7 +87,7 @@ def test_the_dry_run_names_the_directories_and_writes_the_scripts_the_run_makes(
     assert [Path(wp["work_dir"]) for wp in planned] == [run_dir / name / "work" for name in made]
     assert [wp["parameters"]["x"] for wp in planned] == ["1", "2", "1", "2"]
     assert (run_dir / "000001_build_n2" / "work" / "where").read_text() == (
-        f"000001_build_n2/work {run_dir}/000001_build_n2/work 4k\n"
+        f"runs/000000/000001_build_n2/work {run_dir}/000001_build_n2/work 4k\n"
     )
     assert sorted(p.parent.name for p in scripts if p.name == "body.sh") == made
     for path, text in scripts.items():

@@ -337,12 +337,23 @@ def test_a_chosen_set_may_choose_the_next(tmp_path: Path) -> None:
     assert "# jubex: <use>${last}_set</use> chose 'c_set'" in convert_file(path)
 
 
+def test_a_set_named_by_a_parameter_of_several_values_is_left_to_planning(
+    tmp_path: Path,
+) -> None:
+    path = write(
+        tmp_path,
+        '<jube><benchmark name="b" outpath="r"><parameterset name="p">'
+        '<parameter name="n">1,2</parameter></parameterset>'
+        '<step name="s"><use>p,set_$n</use><do>true</do></step></benchmark></jube>',
+    )
+    step = load(path).steps["s"]
+    assert (step.use, step.chosen) == (("p",), ("set_$n",))
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
         ("<use>set_$nowhere</use>", "('nowhere') that no set of step 's' or of the steps"),
-        ("<use>p,set_$n</use>", "('n') that has several values or is derived"),
-        ("<use>p,set_$d</use>", "('d') that has several values or is derived"),
         ("<use>p,$one</use>", "uses '$one', that is '1', which is no parameterset"),
         ("<use>p</use>", "step max_async=\"$n\" takes a parameter ('n') that has several"),
         ("<use>p</use>", 'max_async="$word" is "many", which is no whole number'),

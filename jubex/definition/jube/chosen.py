@@ -33,7 +33,12 @@ def resolve_chosen(ctx: Context, built: Benchmark) -> None:
             if len(pending) == len(found):
                 break
         for text, loc in pending:
-            _refuse(ctx, built, step, f"<use>{text}</use> chooses a set by a parameter", text, loc)
+            if _per_point(built, step, text):
+                step.chosen = (*step.chosen, text)
+                ctx.note("steps", step.name, f"<use>{text}</use> chooses a set per point")
+            else:
+                what = f"<use>{text}</use> chooses a set by a parameter"
+                _refuse(ctx, built, step, what, text, loc)
         if name in ctx.max_async:
             text, loc = ctx.max_async[name]
             step.max_async = _max_async(ctx, built, step, text, loc)
@@ -63,6 +68,16 @@ def _reachable(built: Benchmark, step: Step) -> list[Parameter]:
             if set_name in built.parametersets:
                 found += built.parametersets[set_name].parameters.values()
     return found
+
+
+def _per_point(built: Benchmark, step: Step, text: str) -> bool:
+    """Whether every name the text reads is a parameter the step spans (or a constant)."""
+    try:
+        names = Template(text, shell=False).names
+    except JubexError:
+        return False
+    known = {p.name for p in _reachable(built, step)} | constants(built, step).keys()
+    return names <= known
 
 
 def _render(text: str, known: dict[str, str]) -> str | None:

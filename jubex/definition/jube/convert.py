@@ -28,6 +28,7 @@ from jubex.definition.model import (
     SubstituteSet,
     Table,
 )
+from jubex.errors import DefinitionError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 T = TypeVar("T")
@@ -206,6 +207,13 @@ class Converter:
         return result
 
     def step(self, step: Step) -> dict[str, object]:
+        if step.chosen:
+            raise DefinitionError(
+                f"step '{step.name}' chooses its set '{step.chosen[0]}' per point, which "
+                "jubex's own spelling cannot say",
+                step.loc,
+                "run the JUBE file itself, or write one step per chosen set",
+            )
         result: dict[str, object] = {
             "use": [self._name("parametersets", n) for n in step.use or ()]
         }

@@ -158,24 +158,29 @@ class _Builder:
             for spec in split_list(use.get("from")):
                 file, *alternatives = [part.strip() for part in spec.split(":")]
                 file = file or use.loc.file
+                chooses = any("$" in n for n in names)
                 for name in alternatives or names:
                     kind, path = self.kind_in(file, name, use.where("from"))
                     if (path, name) in made:
                         loaded.append((name, made[path, name]))
                         continue
-                    label = name if name not in taken else f"{Path(file).stem}.{name}"
+                    clash = name in taken or chooses
+                    label = f"{Path(file).stem}.{name}" if clash else name
                     taken.add(label)
                     made[path, name] = label
                     attrs = {"name": label, "init_with": f"{file}:{name}"}
                     node.children.append(Node(kind or "parameterset", use.loc, attrs))
                     loaded.append((name, label))
                     self.ctx.note("sets", label, f"from {file} (<use from>)")
-            missing = [n for n in names if n not in dict(loaded)]
+            missing = [n for n in names if n not in dict(loaded) and "$" not in n]
             if missing:
                 self.ctx.fail(
                     f"<use> names '{missing[0]}', which its from attribute does not load", use.loc
                 )
-            use.text = ",".join(dict(loaded).get(n, n) for n in names)
+            stem = Path(spec.split(":")[0].strip() or use.loc.file).stem
+            use.text = ",".join(
+                f"{stem}.{n}" if "$" in n else dict(loaded).get(n, n) for n in names
+            )
             use.attrs.pop("from")
 
     def kind_in(self, file: str, name: str, loc: Loc) -> tuple[str | None, Path]:
