@@ -16,6 +16,7 @@ from pathlib import Path
 
 from jubex.schedulers.base import SchedulerError
 
+
 def run_command(
     argv: Sequence[str],
     *,
