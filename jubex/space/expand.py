@@ -20,6 +20,7 @@ from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError, did_you_mean
 from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import Expr, compile_expr
+from jubex.language.python import PythonExpr
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
 from jubex.language.values import coerce, parse_value
@@ -160,6 +161,7 @@ class Space:
         make = {
             "text": self._text,
             "expr": self._expr,
+            "python": self._python,
             "shell": self._shell,
             "env": self._env,
             "tag": self._tag,
@@ -187,6 +189,10 @@ class Space:
         expr = compile_expr(text, loc)
         self._check_names(p.name, expr, loc)
         kind = p.type
+        return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
+
+    def _python(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        expr, kind = PythonExpr(text, loc), p.type
         return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
 
     def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:

@@ -42,7 +42,8 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_refused_with_place_and_reason(name: str) -> None:
+def test_refused_with_place_and_reason(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUBEX_NO_PYTHON", "1")  # the python snippets must fail to load
     line, words, hint = EXPECTED[name]
     with pytest.raises(DefinitionError) as caught:
         load(BAD / name)
