@@ -34,6 +34,7 @@ from jubex.analysis import jsonpath, typed, units
 from jubex.analysis.scripted import ShellPattern
 from jubex.definition.model import STATISTICS, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
+from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import Expr, compile_expr
 from jubex.language.python import PythonExpr
 from jubex.language.template import Template
@@ -135,6 +136,11 @@ class PatternEngine:
         self._by_name = {s.pattern.name: s for s in self._scanners}
         self.names = {f"{n}_{stat}" for n in self._by_name for stat in STATISTICS}
         self.names |= self._by_name.keys() | {d.pattern.name for d in self._derived}
+        for item in self._derived:
+            if item.pattern.mode == "python":  # what else it reads, it imports itself
+                item.names &= self.names
+            else:  # a function passed as a value (map(float, xs)) is no missing pattern
+                item.names -= FUNCTIONS.keys() - self.names
 
     def scan(
         self, text: str, params: Mapping[str, object], only: Collection[str] | None = None

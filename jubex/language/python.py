@@ -17,12 +17,13 @@ this module; jubex's own definitions use the safe language alone.
 
 from __future__ import annotations
 
-import ast
 import atexit
+import builtins
 import json
 import os
 import select
 import subprocess
+import symtable
 import sys
 import threading
 from collections.abc import Mapping
@@ -34,6 +35,7 @@ from jubex.language.values import Float, Int
 TIMEOUT = 30.0
 _ENV_SWITCH = "JUBEX_NO_PYTHON"
 _ENV_TIMEOUT = "JUBEX_PYTHON_TIMEOUT"
+_BUILTINS = frozenset(dir(builtins))
 _WORKER = r"""
 import json, operator, os, re, string, subprocess, sys, time
 names = {"os": os, "re": re, "string": string, "operator": operator, "subprocess": subprocess,
@@ -156,6 +158,23 @@ def _plain(value: object) -> object:
     return str(value)
 
 
+def _free_names(text: str) -> frozenset[str]:
+    """The names a snippet reads from outside: not Python's built-ins, not the variables of
+    its own lambdas and comprehensions (those the rest of jubex may offer as values)."""
+    top = symtable.symtable(text, "<python>", "eval")
+    found: set[str] = set()
+
+    def walk(table: symtable.SymbolTable) -> None:
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and (table is top or symbol.is_global()):
+                found.add(symbol.get_name())
+        for child in table.get_children():
+            walk(child)
+
+    walk(top)
+    return frozenset(found - _BUILTINS)
+
+
 class PythonExpr:
     """A snippet for the separate interpreter, with the interface of a compiled ``Expr``."""
 
@@ -163,14 +182,14 @@ class PythonExpr:
 
     def __init__(self, text: str, loc: Loc | None = None) -> None:
         try:
-            tree = ast.parse(text.strip(), mode="eval")
-        except (SyntaxError, ValueError) as exc:
+            names = _free_names(text.strip())
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             raise ExpressionError(
                 f"'{text}' is not a valid Python expression: {exc}", loc
             ) from None
         self.text = text.strip()
         self.loc = loc
-        self.names = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+        self.names = names
 
     def __repr__(self) -> str:
         return f"PythonExpr({self.text!r})"

@@ -32,13 +32,42 @@ CYCLE = "jube_wp_cycle"
 
 
 class _Derived:
-    """A value computed per point from other parameters (or once, from none)."""
+    """A value computed per point from other parameters (or once, from none).
 
-    __slots__ = ("deps", "fn")
+    ``splits`` marks a JUBE snippet whose text result may hold its separator: such a result
+    is several values (:class:`_Several`), each a point of its own, as JUBE expands it.
+    """
 
-    def __init__(self, fn: Callable[[Mapping[str, object]], object], deps: frozenset[str]):
+    __slots__ = ("deps", "fn", "splits")
+
+    def __init__(
+        self,
+        fn: Callable[[Mapping[str, object]], object],
+        deps: frozenset[str],
+        splits: bool = False,
+    ):
         self.fn = fn
         self.deps = deps
+        self.splits = splits
+
+
+class _Several(tuple[object, ...]):
+    """The typed values of a snippet whose result held its separator."""
+
+
+def _splitting(
+    evaluate: Callable[[Mapping[str, object]], object], p: Parameter, loc: Loc | None
+) -> Callable[[Mapping[str, object]], object]:
+    """JUBE's reading of a snippet's result: text holding the separator is several values."""
+    kind, separator = p.type, p.separator or ""
+
+    def split(env: Mapping[str, object]) -> object:
+        value = evaluate(env)
+        if isinstance(value, str) and separator and separator in value:
+            return _Several(parse_value(v.strip(), kind, loc) for v in value.split(separator))
+        return coerce(value, kind, loc)
+
+    return split
 
 
 class _Point(dict[str, object]):
@@ -69,6 +98,9 @@ class Space:
         params, zips = self._merge(sets)
         self._apply(params, overrides or {})
         self.names: tuple[str, ...] = tuple(params)
+        #: parameters a step evaluates afresh (update modes other than never): a child's value
+        #: may differ from its parent's, so they do not tell which parent a child belongs to
+        self.updated = frozenset(n for n, p in params.items() if p.update_mode != "never")
         self._params = params
         self._values = {name: self._producers(p) for name, p in params.items()}
         self._groups = self._group(zips)
@@ -188,12 +220,14 @@ class Space:
     def _expr(self, p: Parameter, text: str, loc: Loc | None) -> object:
         expr = compile_expr(text, loc)
         self._check_names(p.name, expr, loc)
+        if p.separator:
+            return _Derived(_splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
         kind = p.type
         return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
 
     def _python(self, p: Parameter, text: str, loc: Loc | None) -> object:
-        expr, kind = PythonExpr(text, loc), p.type
-        return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
+        expr = PythonExpr(text, loc)
+        return _Derived(_splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
 
     def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:
         template, kind, name = Template(text, loc, shell=True), p.type, p.name
@@ -356,6 +390,9 @@ class Space:
                 fixed = name not in varying and not any(
                     d in per_point or d in varying for d in self._derived_deps(name)
                 )
+                fixed = fixed and not any(
+                    isinstance(v, _Derived) and v.splits for v in self._values[name]
+                )
                 if not fixed:
                     per_point.append(name)
                 elif isinstance(value := static[name], _Derived):
@@ -383,12 +420,20 @@ class Space:
         static, per_point = self._static()
         steps = self._steps(per_point)
         constants = self._constants
+        splits = any(
+            isinstance(v, _Derived) and v.splits for n in per_point for v in self._values[n]
+        )
         kept = 0
         for combo in product(*self._dimensions()):
             point = _Point(static)
             point.constants = constants
             for row in combo:
                 point.update(row)
+            if splits:
+                for done in self._finish(point, steps, 0):
+                    kept += 1
+                    yield dict(done)
+                continue
             for name, check in steps:
                 if check is None:
                     value = point[name]
@@ -407,6 +452,29 @@ class Space:
                 self._loc(first.loc),
                 "check the where clauses against the parameter values",
             )
+
+    def _finish(
+        self, point: _Point, steps: list[tuple[str, Expr | None]], start: int
+    ) -> Iterator[_Point]:
+        """The point with its per-point values, or none if a constraint drops it; a value
+        that is several values (a JUBE snippet's list) makes one point for each."""
+        for index in range(start, len(steps)):
+            name, check = steps[index]
+            if check is None:
+                value = point[name]
+                if type(value) is _Derived:
+                    result = value.fn(point)
+                    if type(result) is _Several:
+                        for each in result:
+                            branch = _Point(point)
+                            branch.constants = point.constants
+                            branch[name] = each
+                            yield from self._finish(branch, steps, index + 1)
+                        return
+                    point[name] = result
+            elif not check.evaluate(point):
+                return
+        yield point
 
     def count(self) -> int:
         """Points after constraints (iterates the space)."""

@@ -77,7 +77,7 @@ def step_space(
         benchmark.where,
         overrides=_known_overrides(sets, overrides),
         tags=tags,
-        constants=constants,
+        constants={**(constants or {}), "jube_step_name": step.name},
         file=benchmark.file,
     )
 
@@ -123,7 +123,7 @@ def plan(
         active = Condition(step.active, step.loc)
         suffix = Template(step.suffix, step.loc, shell=False)
         values = dict(constants or {})
-        index = _StepIndex(tuple(space.names))
+        index = _StepIndex(tuple(n for n in space.names if n not in space.updated))
         own_ids: list[int] = []
         parent_indexes = [indexes[p] for p in step.depend if p in indexes]
         if len(parent_indexes) < len(step.depend):
