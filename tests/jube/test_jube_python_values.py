@@ -181,3 +181,14 @@ def test_jubexs_own_expressions_are_never_split_nor_real_python(tmp_path: Path) 
     with pytest.raises(JubexError) as caught:
         _planned(tmp_path, refused, "own.yaml")
     assert "is not allowed in expressions" in caught.value.message
+
+
+def test_converting_a_file_that_needs_real_python_is_refused_naming_the_snippet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(IMPORTS)
+    assert main(["convert", str(path), "-o", str(tmp_path / "out.yaml")]) != 0
+    error = capsys.readouterr().err
+    assert "bench.xml:4: error: parameter 'half'" in error and "real Python" in error
+    assert not (tmp_path / "out.yaml").exists()
