@@ -230,7 +230,7 @@ def announce(text: str, loc: Loc | None, what: str) -> None:
     _announced.add(key)
     where = f"{loc}: " if loc else ""
     print(
-        f"warning: {where}{what}: the python snippet is outside jubex's safe language and is "
+        f"{where}warning: {what}: the python snippet is outside jubex's safe language and is "
         "evaluated by a separate Python interpreter, as JUBE evaluates it (--no-python refuses)",
         file=sys.stderr,
     )

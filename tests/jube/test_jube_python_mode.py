@@ -152,4 +152,4 @@ def test_constructs_outside_the_safe_language_go_to_python_when_allowed(
     expression, compiled = compile_snippet(snippet, KNOWN, Loc("b.xml", 3), "parameter 'p'")
     assert isinstance(compiled, PythonExpr) and mode_of(compiled) == "python"
     assert expression == snippet
-    assert "b.xml:3: parameter 'p'" in capsys.readouterr().err
+    assert "b.xml:3: warning: parameter 'p'" in capsys.readouterr().err

@@ -115,7 +115,7 @@ def test_an_import_runs_in_the_separate_interpreter_and_dict_get_in_the_safe_lan
     rows = [(p["half"], p["mem"]) for _, p in _planned(tmp_path, IMPORTS)]
     assert rows == [("1/2", "512"), ("3/4", "512"), ("3/2", "512")]
     warned = capsys.readouterr().err
-    assert "bench.xml:4: parameter 'half'" in warned and "separate Python" in warned
+    assert "bench.xml:4: warning: parameter 'half'" in warned and "separate Python" in warned
     assert "'mem'" not in warned
 
 
