@@ -29,6 +29,8 @@ from jubex.language.values import coerce, parse_value
 PER_CYCLE = ("cycle", "always")
 #: the cycle a workpackage is in; planning sees the first one's, as JUBE creates workpackages
 CYCLE = "jube_wp_cycle"
+#: the name of the step a space belongs to (planning offers it to each step's space)
+STEP_NAME = "jube_step_name"
 
 
 class _Derived:
@@ -98,9 +100,6 @@ class Space:
         params, zips = self._merge(sets)
         self._apply(params, overrides or {})
         self.names: tuple[str, ...] = tuple(params)
-        #: parameters a step evaluates afresh (update modes other than never): a child's value
-        #: may differ from its parent's, so they do not tell which parent a child belongs to
-        self.updated = frozenset(n for n, p in params.items() if p.update_mode != "never")
         self._params = params
         self._values = {name: self._producers(p) for name, p in params.items()}
         self._groups = self._group(zips)
@@ -108,6 +107,10 @@ class Space:
             n for n in self.names if len(self._values[n]) > 1 or self._zipped_length(n) > 1
         )
         self._order = self._dependency_order()
+        #: parameters whose value is the step's own (an update mode other than never, or
+        #: reading $jube_step_name, or reading such a one): a child's value may differ from
+        #: its parent's, so they do not tell which parent a child belongs to
+        self.updated = self._per_step()
         self._where = self._constraints(where)
         self._shell_cache: dict[str, str] = {}
         self._prepared: tuple[_Point, list[str]] | None = None
@@ -329,6 +332,17 @@ class Space:
         for name in self.names:
             visit(name, [])
         return order
+
+    def _per_step(self) -> frozenset[str]:
+        found = {
+            name
+            for name, p in self._params.items()
+            if p.update_mode != "never" or any(STEP_NAME in text for text in p.values)
+        }
+        for name in self._order:
+            if self._derived_deps(name) & found:
+                found.add(name)
+        return frozenset(found)
 
     def _constraints(self, where: Sequence[Constraint]) -> list[tuple[Constraint, Expr]]:
         """Constraints that apply: tag on, and every name they read known in this space."""

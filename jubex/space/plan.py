@@ -19,7 +19,7 @@ from jubex.definition.tags import tag_matches
 from jubex.errors import UsageError, did_you_mean
 from jubex.language.template import Template
 from jubex.space.conditions import Condition
-from jubex.space.expand import Space
+from jubex.space.expand import STEP_NAME, Space
 
 SHARED = "shared"
 
@@ -77,7 +77,7 @@ def step_space(
         benchmark.where,
         overrides=_known_overrides(sets, overrides),
         tags=tags,
-        constants={**(constants or {}), "jube_step_name": step.name},
+        constants={**(constants or {}), STEP_NAME: step.name},
         file=benchmark.file,
     )
 

@@ -192,3 +192,24 @@ def test_converting_a_file_that_needs_real_python_is_refused_naming_the_snippet(
     error = capsys.readouterr().err
     assert "bench.xml:4: error: parameter 'half'" in error and "real Python" in error
     assert not (tmp_path / "out.yaml").exists()
+
+
+def test_a_child_step_inheriting_a_value_that_names_the_step_keeps_its_parents(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(
+        '<jube><benchmark name="b" outpath="runs">'
+        '<parameterset name="p"><parameter name="n">1,2</parameter>'
+        '<parameter name="job">b_${jube_step_name}_$n</parameter></parameterset>'
+        '<step name="compile"><use>p</use><do>echo $job</do></step>'
+        '<step name="run" depend="compile"><do>echo $job</do></step>'
+        "</benchmark></jube>"
+    )
+    planned = list(plan(load(path)))
+    assert [(wp.step, str(wp.point["n"]), wp.parents) for wp in planned] == [
+        ("compile", "1", ()),
+        ("compile", "2", ()),
+        ("run", "1", (0,)),
+        ("run", "2", (1,)),
+    ]
