@@ -213,3 +213,20 @@ def test_a_child_step_inheriting_a_value_that_names_the_step_keeps_its_parents(
         ("run", "1", (0,)),
         ("run", "2", (1,)),
     ]
+
+
+def test_a_snippet_failing_in_python_is_an_error_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(
+        '<jube><benchmark name="b" outpath="runs">\n'
+        '<parameterset name="p"><parameter name="n" type="int">0,1</parameter>\n'
+        '<parameter name="x" mode="python">(lambda k: 1 // k)($n)</parameter>\n'
+        '</parameterset><step name="s"><use>p</use><do>echo $x</do></step>'
+        "</benchmark></jube>"
+    )
+    assert main(["run", "--dry-run", str(path)]) != 0
+    error = capsys.readouterr().err
+    assert "bench.xml:3: error:" in error and "ZeroDivisionError" in error
+    assert "Traceback" not in error
