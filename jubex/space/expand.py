@@ -334,6 +334,7 @@ class Space:
         return order
 
     def _per_step(self) -> frozenset[str]:
+        """Names whose values a step computes for itself (see ``updated``)."""
         found = {
             name
             for name, p in self._params.items()
