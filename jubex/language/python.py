@@ -231,6 +231,6 @@ def announce(text: str, loc: Loc | None, what: str) -> None:
     where = f"{loc}: " if loc else ""
     print(
         f"{where}warning: {what}: the python snippet is outside jubex's safe language and is "
-        "evaluated by a separate Python interpreter, as JUBE evaluates it (--no-python refuses)",
+        "evaluated by a separate Python interpreter, as JUBE evaluates it (--no-python forbids it)",
         file=sys.stderr,
     )
