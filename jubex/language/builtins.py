@@ -7,6 +7,7 @@ sequences, ``str.format``, widths). The limits are generous for real benchmark d
 
 from __future__ import annotations
 
+import ast
 import math
 import operator
 import re
@@ -145,6 +146,17 @@ def _choose(function: Callable[..., int]) -> Callable[..., int]:
     return bounded
 
 
+def _literal(value: object) -> object:
+    """A text holding a Python literal (``"(2,2)"``, ``"[1, 2]"``) as that value; any other
+    value, and a text that is no literal, unchanged."""
+    if not isinstance(value, str) or len(value) > MAX_WIDTH:
+        return value
+    try:
+        return ast.literal_eval(value.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return value
+
+
 def _format_value(value: object, spec: str = "") -> str:
     check_spec(spec)
     return format(value, spec)
@@ -218,6 +230,7 @@ FUNCTIONS: dict[str, object] = {
     "repr": repr,
     "format": _format_value,
     "isinstance": isinstance,
+    "literal": _literal,
     "any": any,
     "all": all,
     "list": list,

@@ -37,9 +37,14 @@ _ENV_SWITCH = "JUBEX_NO_PYTHON"
 _ENV_TIMEOUT = "JUBEX_PYTHON_TIMEOUT"
 _BUILTINS = frozenset(dir(builtins))
 _WORKER = r"""
-import json, operator, os, re, string, subprocess, sys, time
+import ast, json, operator, os, re, string, subprocess, sys, time
+def literal(value):
+    try:
+        return ast.literal_eval(value.strip()) if isinstance(value, str) else value
+    except Exception:
+        return value
 names = {"os": os, "re": re, "string": string, "operator": operator, "subprocess": subprocess,
-         "time": time}
+         "time": time, "literal": literal}
 answers = os.fdopen(os.dup(1), "w", buffering=1)
 os.dup2(2, 1)
 sys.path[:] = json.loads(sys.stdin.readline())

@@ -153,3 +153,9 @@ def test_constructs_outside_the_safe_language_go_to_python_when_allowed(
     assert isinstance(compiled, PythonExpr) and mode_of(compiled) == "python"
     assert expression == snippet
     assert "b.xml:3: warning: parameter 'p'" in capsys.readouterr().err
+
+
+def test_a_subscripted_reference_is_read_as_a_literal_and_others_as_names() -> None:
+    assert rewrite("${a}[0] + $b", KNOWN) == "literal(a)[0] + b"
+    assert rewrite('{"x": 1}[$a]', KNOWN) == '{"x": 1}[a]'
+    assert compile_expr(rewrite("${a}[1]", KNOWN)).evaluate({"a": "(2,3)"}) == 3

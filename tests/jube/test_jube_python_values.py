@@ -230,3 +230,23 @@ def test_a_snippet_failing_in_python_is_an_error_naming_file_and_line(
     error = capsys.readouterr().err
     assert "bench.xml:3: error:" in error and "ZeroDivisionError" in error
     assert "Traceback" not in error
+
+
+def test_a_subscripted_reference_reads_the_text_as_the_literal_jube_substitutes(
+    tmp_path: Path,
+) -> None:
+    planned = _planned(
+        tmp_path,
+        '<jube><benchmark name="b" outpath="runs"><parameterset name="p">'
+        '<parameter name="pq" separator=";">(2,2);(4,1)</parameter>'
+        '<parameter name="p" mode="python" type="int">${pq}[0]</parameter>'
+        '<parameter name="q" mode="python" type="int">${pq}[1] * 10</parameter>'
+        '<parameter name="r" mode="python" type="int">'
+        'exec("import math") or math.prod(${pq}[0:2])</parameter>'
+        '</parameterset><step name="s"><use>p</use><do>echo $p</do></step>'
+        "</benchmark></jube>",
+    )
+    assert [(p["pq"], p["p"], p["q"], p["r"]) for _, p in planned] == [
+        ("(2,2)", "2", "20", "4"),
+        ("(4,1)", "4", "10", "4"),
+    ]

@@ -115,6 +115,8 @@ def test_any_other_method_name_is_an_expression_error_never_a_traceback(name: st
         ("2.0.is_integer()", True),
         ("{1, 2}.union([3]) == {1, 2, 3}", True),
         ("'a-b'.removeprefix('a-')", "b"),
+        ("literal('(2, 3)')[1] + literal(4)", 7),
+        ("literal('not a literal')", "not a literal"),
     ],
 )
 def test_common_idioms_of_benchmark_files(text: str, expected: object) -> None:

@@ -109,9 +109,14 @@ def makes_list(expression: str, separator: str) -> bool:
 
 
 def _outside(code: str, known: Known) -> str:
+    """References in code; one that is subscripted (``${pq}[0]``) is code to JUBE, so a text
+    holding a Python literal (``(2,2)``) is read as that literal: ``literal(pq)[0]``."""
+
     def name(match: re.Match[str]) -> str:
         found = match.group(1) or match.group(2)
-        return found if found and known(found) else match.group(0)
+        if not (found and known(found)):
+            return match.group(0)
+        return f"literal({found})" if code[match.end() : match.end() + 1] == "[" else found
 
     return _REF.sub(name, code)
 
