@@ -34,7 +34,9 @@ from jubex.analysis import jsonpath, typed, units
 from jubex.analysis.scripted import ShellPattern
 from jubex.definition.model import STATISTICS, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
-from jubex.language.expr import compile_expr
+from jubex.language.builtins import FUNCTIONS
+from jubex.language.expr import Expr, compile_expr
+from jubex.language.python import PythonExpr
 from jubex.language.template import Template
 from jubex.store.measurement import Measurement, Value
 
@@ -122,18 +124,24 @@ class PatternEngine:
 
     def __init__(self, patterns: Sequence[Pattern], file: str = "") -> None:
         self._file = file
-        self._scanners = [_Scanner(p, file) for p in patterns if p.mode not in ("expr", "shell")]
+        derived = ("expr", "python", "shell")
+        self._scanners = [_Scanner(p, file) for p in patterns if p.mode not in derived]
         self._derived = _ordered(
             [
-                _Derived(p, file) if p.mode == "expr" else ShellPattern(p, file)
+                ShellPattern(p, file) if p.mode == "shell" else _Derived(p, file)
                 for p in patterns
-                if p.mode in ("expr", "shell")
+                if p.mode in derived
             ]
         )
         self._regex_cache: dict[tuple[str, bool], _Regex] = {}
         self._by_name = {s.pattern.name: s for s in self._scanners}
         self.names = {f"{n}_{stat}" for n in self._by_name for stat in STATISTICS}
         self.names |= self._by_name.keys() | {d.pattern.name for d in self._derived}
+        for item in self._derived:
+            if item.pattern.mode == "python":  # what else it reads, it imports itself
+                item.names &= self.names
+            else:  # a function passed as a value (map(float, xs)) is no missing pattern
+                item.names -= FUNCTIONS.keys() - self.names
 
     def scan(
         self, text: str, params: Mapping[str, object], only: Collection[str] | None = None
@@ -370,7 +378,11 @@ class _Derived:
     def __init__(self, pattern: Pattern, file: str) -> None:
         self.pattern = pattern
         self.loc = pattern.loc or Loc(file)
-        self.expr = compile_expr(pattern.regex, self.loc)
+        self.expr: Expr | PythonExpr = (
+            PythonExpr(pattern.regex, self.loc)
+            if pattern.mode == "python"
+            else compile_expr(pattern.regex, self.loc)
+        )
         self.names = set(self.expr.names)
         self.default = None
         if pattern.default is not None:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from jubex.errors import JubexError
+from jubex.language import python
 from jubex.version import __version__
 
 #: subcommand -> (module under jubex.cli, one-line help). Modules import lazily.
@@ -46,6 +47,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is None or name == only:
             mod = importlib.import_module(f"jubex.cli.{module}")
             mod.add_arguments(cmd)
+            cmd.add_argument(
+                "--no-python",
+                action="store_true",
+                help="refuse python snippets of JUBE files that need real Python "
+                "(also: JUBEX_NO_PYTHON=1)",
+            )
             cmd.set_defaults(handler=mod.handle)
     return parser
 
@@ -65,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    python.set_allowed(False if getattr(args, "no_python", False) else None)
     try:
         return int(args.handler(args) or 0)
     except JubexError as exc:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from jubex.errors import Loc
 
 PARAMETER_TYPES = ("auto", "int", "float", "str", "bool", "size", "duration")
-PARAMETER_MODES = ("text", "expr", "shell", "env", "tag")
+PARAMETER_MODES = ("text", "expr", "shell", "env", "tag", "python")
 UPDATE_MODES = ("never", "use", "step", "cycle", "always")
 DUPLICATE_MODES = ("replace", "concat", "error", "none")
 PATTERN_TYPES = ("str", "int", "float", "bool", "size", "duration")
@@ -27,7 +27,8 @@ class Parameter:
 
     ``values`` holds the texts as written. For ``mode="expr"`` there is exactly one value,
     an expression in jubex's safe language; for ``mode="shell"`` one shell command whose
-    output is the value; for ``mode="env"`` the name of an environment variable.
+    output is the value; for ``mode="env"`` the name of an environment variable; for
+    ``mode="python"`` (JUBE files only) a Python expression for the separate interpreter.
     """
 
     name: str

@@ -7,10 +7,10 @@ sequences, ``str.format``, widths). The limits are generous for real benchmark d
 
 from __future__ import annotations
 
+import ast
 import math
 import operator
 import re
-import string
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
@@ -21,6 +21,7 @@ MAX_ITEMS = 1_000_000
 MAX_DIGITS = 10_000
 MAX_WIDTH = 10_000
 _MAX_BITS = int(MAX_DIGITS * math.log2(10))
+_MAX_FACTORIAL = 3_000
 _SEQUENCES = (str, bytes, list, tuple)
 _PERCENT_FIELD = re.compile(r"%(?:\([^)]*\))?[#0 +-]*(\*|\d+)?(?:\.(\*|\d+))?")
 
@@ -34,7 +35,7 @@ def check_items(count: int, what: str = "the result") -> None:
         raise Refused(f"{what} would have more than {MAX_ITEMS:,} items")
 
 
-def _check_width(width: object) -> None:
+def check_width(width: object) -> None:
     if isinstance(width, int) and width > MAX_WIDTH:
         raise Refused(f"a width of {width} is more than the limit of {MAX_WIDTH:,}")
 
@@ -42,7 +43,7 @@ def _check_width(width: object) -> None:
 def check_spec(spec: str) -> None:
     """Refuse format specs with huge widths or precisions (``{x:>999999999}``)."""
     for number in re.findall(r"\d+", spec):
-        _check_width(int(number))
+        check_width(int(number))
 
 
 def add(a: object, b: object) -> object:
@@ -87,7 +88,7 @@ def mod(a: object, b: object) -> object:
             if "*" in (star_or_width, precision):
                 raise Refused("'*' widths in %-formatting are not supported; write the number")
             for number in (star_or_width, precision):
-                _check_width(int(number) if number else 0)
+                check_width(int(number) if number else 0)
     return operator.mod(a, b)
 
 
@@ -129,15 +130,76 @@ def _typed(kind: str) -> Callable[[object], object]:
     return convert
 
 
+def _factorial(n: int) -> int:
+    if isinstance(n, int) and n > _MAX_FACTORIAL:
+        raise Refused(f"factorial({n}) would have more than {MAX_DIGITS:,} digits")
+    return math.factorial(n)
+
+
+def _choose(function: Callable[..., int]) -> Callable[..., int]:
+    def bounded(n: int, k: int | None = None) -> int:
+        if isinstance(n, int) and n > _MAX_FACTORIAL:
+            raise Refused(f"{function.__name__}({n}, ...) is limited to n <= {_MAX_FACTORIAL:,}")
+        return function(n) if k is None else function(n, k)
+
+    bounded.__name__ = function.__name__
+    return bounded
+
+
+def _literal(value: object) -> object:
+    """A text holding a Python literal (``"(2,2)"``, ``"[1, 2]"``) as that value; any other
+    value, and a text that is no literal, unchanged."""
+    if not isinstance(value, str) or len(value) > MAX_WIDTH:
+        return value
+    try:
+        return ast.literal_eval(value.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return value
+
+
+def _format_value(value: object, spec: str = "") -> str:
+    check_spec(spec)
+    return format(value, spec)
+
+
 class MathNamespace:
     """``math.sqrt(x)`` as JUBE files write it: a fixed set of functions, nothing else."""
 
     __slots__ = ()
-    sqrt, log, log2, log10, exp = math.sqrt, math.log, math.log2, math.log10, math.exp
+    sqrt, log, log2, log10, log1p = (
+        math.sqrt,
+        math.log,
+        math.log2,
+        math.log10,
+        math.log1p,
+    )
+    exp, expm1 = math.exp, math.expm1
     ceil, floor, trunc, fabs, isqrt = math.ceil, math.floor, math.trunc, math.fabs, math.isqrt
-    gcd, hypot, pow = math.gcd, math.hypot, math.pow
+    gcd, lcm, hypot, pow, fmod, modf = (
+        math.gcd,
+        math.lcm,
+        math.hypot,
+        math.pow,
+        math.fmod,
+        math.modf,
+    )
+    frexp, ldexp, copysign, remainder = math.frexp, math.ldexp, math.copysign, math.remainder
+    isclose, isfinite, isinf, isnan = math.isclose, math.isfinite, math.isinf, math.isnan
+    sin, cos, tan, asin, acos, atan, atan2 = (
+        math.sin,
+        math.cos,
+        math.tan,
+        math.asin,
+        math.acos,
+        math.atan,
+        math.atan2,
+    )
+    sinh, cosh, tanh, degrees, radians = math.sinh, math.cosh, math.tanh, math.degrees, math.radians
+    fsum, dist = math.fsum, math.dist
+    factorial = staticmethod(_factorial)
+    comb, perm = staticmethod(_choose(math.comb)), staticmethod(_choose(math.perm))
     prod = staticmethod(_prod)
-    pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
+    pi, e, tau, inf, nan = math.pi, math.e, math.tau, math.inf, math.nan
 
 
 MATH_NAMES = frozenset(n for n in dir(MathNamespace) if not n.startswith("_"))
@@ -158,6 +220,17 @@ FUNCTIONS: dict[str, object] = {
     "reversed": reversed,
     "enumerate": enumerate,
     "zip": zip,
+    "map": map,
+    "filter": filter,
+    "chr": chr,
+    "ord": ord,
+    "hex": hex,
+    "oct": oct,
+    "bin": bin,
+    "repr": repr,
+    "format": _format_value,
+    "isinstance": isinstance,
+    "literal": _literal,
     "any": any,
     "all": all,
     "list": list,
@@ -181,92 +254,6 @@ FUNCTIONS: dict[str, object] = {
     "format_size": format_size,
     "math": MathNamespace(),
 }
-
-
-def _format(text: str, *args: object, **kwargs: object) -> str:
-    """``str.format`` without attribute access or indexing in fields (``{0.__class__}``)."""
-    try:
-        fields = list(string.Formatter().parse(text))
-    except ValueError:
-        return text.format(*args, **kwargs)
-    for _, field, spec, _ in fields:
-        if field is None:
-            continue
-        if (field and not (field.isdigit() or field.isidentifier())) or field.startswith("__"):
-            raise Refused(
-                f"format field '{{{field}}}' uses attribute access or indexing; "
-                "pass the value itself, e.g. '{0}'.format(x[1])"
-            )
-        if spec and "{" in spec:
-            raise Refused("nested fields in format specs are not supported; use an f-string")
-        check_spec(spec or "")
-    return text.format(*args, **kwargs)
-
-
-def _padding(method: Callable[..., str]) -> Callable[..., str]:
-    def pad(text: str, width: int, *rest: str) -> str:
-        _check_width(width)
-        return method(text, width, *rest)
-
-    return pad
-
-
-def _replace(text: str, old: str, new: str, count: int = -1) -> str:
-    hits = text.count(old) if count < 0 else min(count, text.count(old))
-    check_items(len(text) + hits * (len(new) - len(old)), "the replaced text")
-    return text.replace(old, new, count)
-
-
-def _join(text: str, parts: Iterable[str]) -> str:
-    parts = list(parts)
-    total = sum(len(p) for p in parts if isinstance(p, str)) + len(text) * len(parts)
-    check_items(total, "the joined text")
-    return text.join(parts)
-
-
-STR_METHODS: dict[str, Callable[..., object]] = {
-    **{
-        name: getattr(str, name)
-        for name in (
-            "upper",
-            "lower",
-            "strip",
-            "lstrip",
-            "rstrip",
-            "split",
-            "rsplit",
-            "startswith",
-            "endswith",
-            "count",
-            "find",
-            "title",
-            "capitalize",
-            "partition",
-        )
-    },
-    "format": _format,
-    "replace": _replace,
-    "join": _join,
-    "zfill": _padding(str.zfill),
-    "ljust": _padding(str.ljust),
-    "rjust": _padding(str.rjust),
-    "center": _padding(str.center),
-}
-
-
-def str_method(name: str) -> Callable[..., object]:
-    """A method of text values, refusing any other receiver with a clear message."""
-    method = STR_METHODS[name]
-
-    def call(receiver: object, *args: object, **kwargs: object) -> object:
-        if not isinstance(receiver, str):
-            raise TypeError(
-                f".{name}() is a method of text values, not of {type(receiver).__name__} "
-                f"'{receiver}'; write str(...).{name}()"
-            )
-        return method(receiver, *args, **kwargs)
-
-    return call
 
 
 def iterable(value: object) -> Iterable[object]:

@@ -277,7 +277,7 @@ def _count(key: str, value: object, loc: Loc | None) -> int:
     if isinstance(value, int) and not isinstance(value, (bool, Bool)) and value >= 1:
         return int(value)
     text = str(value).strip()
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
         raise DefinitionError(
             f"resource '{key}' must be a whole number of at least 1, not '{value}'", loc
         )

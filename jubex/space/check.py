@@ -42,8 +42,8 @@ def _space(b: Benchmark, sets: list[ParameterSet], tags: Sequence[str]) -> Itera
 
 
 def _runs_commands(sets: list[ParameterSet]) -> bool:
-    """Proving a space non-empty must not run shell commands or depend on this environment."""
-    return any(p.mode in ("shell", "env") for ps in sets for p in ps.parameters.values())
+    """Proving a space non-empty must not run commands or Python or depend on this environment."""
+    return any(p.mode in ("shell", "env", "python") for ps in sets for p in ps.parameters.values())
 
 
 def check_cycle_updates(benchmark: Benchmark) -> None:

@@ -20,6 +20,7 @@ from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError, did_you_mean
 from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import Expr, compile_expr
+from jubex.language.python import PythonExpr
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
 from jubex.language.values import coerce, parse_value
@@ -28,16 +29,47 @@ from jubex.language.values import coerce, parse_value
 PER_CYCLE = ("cycle", "always")
 #: the cycle a workpackage is in; planning sees the first one's, as JUBE creates workpackages
 CYCLE = "jube_wp_cycle"
+#: the name of the step a space belongs to (planning offers it to each step's space)
+STEP_NAME = "jube_step_name"
 
 
 class _Derived:
-    """A value computed per point from other parameters (or once, from none)."""
+    """A value computed per point from other parameters (or once, from none).
 
-    __slots__ = ("deps", "fn")
+    ``splits`` marks a JUBE snippet whose text result may hold its separator: such a result
+    is several values (:class:`_Several`), each a point of its own, as JUBE expands it.
+    """
 
-    def __init__(self, fn: Callable[[Mapping[str, object]], object], deps: frozenset[str]):
+    __slots__ = ("deps", "fn", "splits")
+
+    def __init__(
+        self,
+        fn: Callable[[Mapping[str, object]], object],
+        deps: frozenset[str],
+        splits: bool = False,
+    ):
         self.fn = fn
         self.deps = deps
+        self.splits = splits
+
+
+class _Several(tuple[object, ...]):
+    """The typed values of a snippet whose result held its separator."""
+
+
+def _splitting(
+    evaluate: Callable[[Mapping[str, object]], object], p: Parameter, loc: Loc | None
+) -> Callable[[Mapping[str, object]], object]:
+    """JUBE's reading of a snippet's result: text holding the separator is several values."""
+    kind, separator = p.type, p.separator or ""
+
+    def split(env: Mapping[str, object]) -> object:
+        value = evaluate(env)
+        if isinstance(value, str) and separator and separator in value:
+            return _Several(parse_value(v.strip(), kind, loc) for v in value.split(separator))
+        return coerce(value, kind, loc)
+
+    return split
 
 
 class _Point(dict[str, object]):
@@ -75,6 +107,10 @@ class Space:
             n for n in self.names if len(self._values[n]) > 1 or self._zipped_length(n) > 1
         )
         self._order = self._dependency_order()
+        #: parameters whose value is the step's own (an update mode other than never, or
+        #: reading $jube_step_name, or reading such a one): a child's value may differ from
+        #: its parent's, so they do not tell which parent a child belongs to
+        self.updated = self._per_step()
         self._where = self._constraints(where)
         self._shell_cache: dict[str, str] = {}
         self._prepared: tuple[_Point, list[str]] | None = None
@@ -160,6 +196,7 @@ class Space:
         make = {
             "text": self._text,
             "expr": self._expr,
+            "python": self._python,
             "shell": self._shell,
             "env": self._env,
             "tag": self._tag,
@@ -186,8 +223,14 @@ class Space:
     def _expr(self, p: Parameter, text: str, loc: Loc | None) -> object:
         expr = compile_expr(text, loc)
         self._check_names(p.name, expr, loc)
+        if p.separator:
+            return _Derived(_splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
         kind = p.type
         return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
+
+    def _python(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        expr = PythonExpr(text, loc)
+        return _Derived(_splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
 
     def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:
         template, kind, name = Template(text, loc, shell=True), p.type, p.name
@@ -290,6 +333,18 @@ class Space:
             visit(name, [])
         return order
 
+    def _per_step(self) -> frozenset[str]:
+        """Names whose values a step computes for itself (see ``updated``)."""
+        found = {
+            name
+            for name, p in self._params.items()
+            if p.update_mode != "never" or any(STEP_NAME in text for text in p.values)
+        }
+        for name in self._order:
+            if self._derived_deps(name) & found:
+                found.add(name)
+        return frozenset(found)
+
     def _constraints(self, where: Sequence[Constraint]) -> list[tuple[Constraint, Expr]]:
         """Constraints that apply: tag on, and every name they read known in this space."""
         known = set(self._params) | set(self._constants) | set(FUNCTIONS)
@@ -376,6 +431,9 @@ class Space:
                 fixed = name not in varying and not any(
                     d in per_point or d in varying for d in self._derived_deps(name)
                 )
+                fixed = fixed and not any(
+                    isinstance(v, _Derived) and v.splits for v in self._values[name]
+                )
                 if not fixed:
                     per_point.append(name)
                 elif isinstance(value := static[name], _Derived):
@@ -403,12 +461,20 @@ class Space:
         static, per_point = self._static()
         steps = self._steps(per_point)
         constants = self._constants
+        splits = any(
+            isinstance(v, _Derived) and v.splits for n in per_point for v in self._values[n]
+        )
         kept = 0
         for combo in product(*self._dimensions()):
             point = _Point(static)
             point.constants = constants
             for row in combo:
                 point.update(row)
+            if splits:
+                for done in self._finish(point, steps, 0):
+                    kept += 1
+                    yield dict(done)
+                continue
             for name, check in steps:
                 if check is None:
                     value = point[name]
@@ -427,6 +493,29 @@ class Space:
                 self._loc(first.loc),
                 "check the where clauses against the parameter values",
             )
+
+    def _finish(
+        self, point: _Point, steps: list[tuple[str, Expr | None]], start: int
+    ) -> Iterator[_Point]:
+        """The point with its per-point values, or none if a constraint drops it; a value
+        that is several values (a JUBE snippet's list) makes one point for each."""
+        for index in range(start, len(steps)):
+            name, check = steps[index]
+            if check is None:
+                value = point[name]
+                if type(value) is _Derived:
+                    result = value.fn(point)
+                    if type(result) is _Several:
+                        for each in result:
+                            branch = _Point(point)
+                            branch.constants = point.constants
+                            branch[name] = each
+                            yield from self._finish(branch, steps, index + 1)
+                        return
+                    point[name] = result
+            elif not check.evaluate(point):
+                return
+        yield point
 
     def count(self) -> int:
         """Points after constraints (iterates the space)."""

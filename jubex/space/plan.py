@@ -20,7 +20,7 @@ from jubex.errors import DefinitionError, DefinitionWarning, UsageError, did_you
 from jubex.language.confine import control_character
 from jubex.language.template import Template, template
 from jubex.space.conditions import Condition
-from jubex.space.expand import Space
+from jubex.space.expand import STEP_NAME, Space
 from jubex.space.wp_values import builtins, finalize, inherited, needs_builtins
 
 SHARED = "shared"
@@ -107,7 +107,7 @@ def step_space(
         benchmark.where,
         overrides=_known_overrides(sets, overrides),
         tags=tags,
-        constants={**(constants or {}), "jube_step_name": step.name},
+        constants={**(constants or {}), STEP_NAME: step.name},
         file=benchmark.file,
     )
 
@@ -283,7 +283,8 @@ def plan(
             )
             next_id += 1
         index.names = tuple(names)
-        index.build(keyed, reads_builtins)
+        # values a step works out for itself do not tell which parent a child belongs to
+        index.build(keyed, reads_builtins | space.updated)
         indexes[step.name] = index
 
 

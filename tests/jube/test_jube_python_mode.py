@@ -11,11 +11,13 @@ from hypothesis import strategies as st
 from jubex.definition.jube.python_mode import (
     compile_snippet,
     makes_list,
+    mode_of,
     rewrite,
     text_expression,
 )
-from jubex.errors import DefinitionError
+from jubex.errors import DefinitionError, Loc
 from jubex.language.expr import compile_expr
+from jubex.language.python import PythonExpr
 from jubex.language.values import parse_value
 
 KNOWN = {"a", "b", "name", "jube_wp_id"}.__contains__
@@ -131,10 +133,29 @@ def test_list_builders_are_recognised_by_their_separator() -> None:
     ],
 )
 def test_refused_constructs_are_named_with_the_rewrite(
-    snippet: str, refused: str, hint: str
+    snippet: str, refused: str, hint: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("JUBEX_NO_PYTHON", "1")
     with pytest.raises(DefinitionError) as caught:
         compile_snippet(snippet, KNOWN, None, "parameter 'p'")
     assert refused in caught.value.message
     assert "parameter 'p'" in caught.value.message
     assert hint in caught.value.hint
+    assert "--no-python" in caught.value.message
+
+
+@pytest.mark.parametrize("snippet", ["lambda: 1", '__import__("os").getcwd()', "(x := 3)"])
+def test_constructs_outside_the_safe_language_go_to_python_when_allowed(
+    snippet: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("JUBEX_NO_PYTHON", raising=False)
+    expression, compiled = compile_snippet(snippet, KNOWN, Loc("b.xml", 3), "parameter 'p'")
+    assert isinstance(compiled, PythonExpr) and mode_of(compiled) == "python"
+    assert expression == snippet
+    assert "b.xml:3: warning: parameter 'p'" in capsys.readouterr().err
+
+
+def test_a_subscripted_reference_is_read_as_a_literal_and_others_as_names() -> None:
+    assert rewrite("${a}[0] + $b", KNOWN) == "literal(a)[0] + b"
+    assert rewrite('{"x": 1}[$a]', KNOWN) == '{"x": 1}[a]'
+    assert compile_expr(rewrite("${a}[1]", KNOWN)).evaluate({"a": "(2,3)"}) == 3

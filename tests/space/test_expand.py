@@ -294,7 +294,7 @@ def test_env_parameters_read_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     [
         ([pset(a=[])], "has no values"),
         ([pset(a=Parameter("a", ("1", "2"), mode="expr"))], "exactly one value"),
-        ([pset(a=Parameter("a", ("1",), mode="python"))], "unknown mode"),
+        ([pset(a=Parameter("a", ("1",), mode="perl"))], "unknown mode"),
         ([pset(zips=[("a", "zz")], a=["1"])], "does not define"),
         (
             [

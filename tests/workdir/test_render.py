@@ -40,7 +40,7 @@ def test_a_resource_given_as_one_value_reaches_the_platform_typed(tmp_path: Path
     values, resources = renderer.values(wp, made.benchmark.steps["s"], [])
     assert resources["nodes"] == 2 and resources["walltime"] == "00:01:30"
     assert isinstance(resources["time"], Duration) and resources["time"] == 90
-    assert values["jube_wp_relpath"] == "000000_s/work"
+    assert values["jube_wp_relpath"] == "000000/000000_s/work"  # from the definition's directory
 
 
 def test_a_dry_render_writes_nothing_and_records_every_effect(tmp_path: Path) -> None:
@@ -56,7 +56,7 @@ def test_a_dry_render_writes_nothing_and_records_every_effect(tmp_path: Path) ->
     assert writer.actions[-1] == f"write {script}"
     assert "#SBATCH --nodes=2" in writer.files[script]
     assert "#SBATCH --time=00:01:30" in writer.files[script]
-    assert [c.text for c in rendered.prepared.cycles[0]] == ["echo 000000_s/work 2"]
+    assert [c.text for c in rendered.prepared.cycles[0]] == ["echo runs/000000/000000_s/work 2"]
 
 
 def test_locally_the_requested_time_is_the_wrappers_time_limit(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from jubex.definition.model import (
     SubstituteSet,
     Table,
 )
-from jubex.errors import DefinitionError
+from jubex.errors import DefinitionError, Loc
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 T = TypeVar("T")
@@ -267,7 +267,19 @@ class Converter:
         return result
 
 
+def _no_python(mode: str, what: str, loc: Loc | None) -> None:
+    """jubex's own format has no real Python: such a snippet cannot be converted."""
+    if mode == "python":
+        raise DefinitionError(
+            f"{what}: its python snippet needs real Python, which jubex's own format does not run",
+            loc,
+            "rewrite it in the safe expression language (docs/expressions.md) before "
+            "converting, or keep running the JUBE file",
+        )
+
+
 def parameter(p: Parameter) -> object:
+    _no_python(p.mode, f"parameter '{p.name}'", p.loc)
     options = _present(
         type=p.type if p.type != "auto" else None,
         unit=p.unit,
@@ -282,6 +294,7 @@ def parameter(p: Parameter) -> object:
 
 
 def pattern(p: Pattern) -> object:
+    _no_python(p.mode, f"pattern '{p.name}'", p.loc)
     options = _present(type=p.type if p.type != "str" else None, unit=p.unit, default=p.default)
     if p.dotall:
         options["dotall"] = True

@@ -16,7 +16,13 @@ from itertools import product
 
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.parameters import TYPES, RawParameter, RawSet, model_parameter
-from jubex.definition.jube.python_mode import Known, compile_snippet, evaluate, makes_list
+from jubex.definition.jube.python_mode import (
+    Known,
+    compile_snippet,
+    evaluate,
+    makes_list,
+    mode_of,
+)
 from jubex.definition.model import Parameter, ParameterSet
 from jubex.errors import DefinitionError
 from jubex.language.shell import perl_command
@@ -70,7 +76,7 @@ class SetConverter:
         except DefinitionError as exc:
             self.ctx.errors.append(exc)
             return
-        self.params[p.name] = model_parameter(p, "expr", (expression,))
+        self.params[p.name] = model_parameter(p, mode_of(expr), (expression,))
         names = {n for n in expr.names if self.known(n) and n != p.name}
         if any(n not in self.plain and self._group(n) is None for n in names):
             if makes_list(expression, p.separator):

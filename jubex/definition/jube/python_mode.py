@@ -1,12 +1,13 @@
 """JUBE's ``mode="python"`` snippets as expressions of jubex's safe language.
 
-JUBE substitutes ``$x`` and ``${x}`` as *text* and then calls Python's ``eval``. jubex never
-evaluates Python; it rewrites the snippet so that the parameter is read as a value instead:
+JUBE substitutes ``$x`` and ``${x}`` as *text* and then calls Python's ``eval``. jubex
+rewrites the snippet so that the parameter is read as a value instead:
 ``$n * 2`` becomes ``n * 2``, and a reference inside a string literal, ``"$api".lower()``,
 becomes ``(str(api)).lower()``. Only names that are parameters (or patterns, or JUBE's
 ``jube_*`` variables) are rewritten; any other ``$NAME`` stays as JUBE would leave it.
-``$$`` is a literal ``$``, as in JUBE. The result compiles with :mod:`jubex.language.expr`, so
-a construct outside the safe language is refused with its name and the way to rewrite it.
+``$$`` is a literal ``$``, as in JUBE. The result compiles with :mod:`jubex.language.expr`;
+what the safe language cannot express runs in a separate Python interpreter
+(:mod:`jubex.language.python`), unless real Python is refused (``--no-python``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import re
 from collections.abc import Callable, Mapping
 
 from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.language import python
 from jubex.language.expr import Expr, compile_expr
+from jubex.language.python import PythonExpr
 
 Known = Callable[[str], bool]
 _REF = re.compile(r"\$\$|\$\{(\w+)\}|\$(\w+)")
@@ -43,22 +46,41 @@ def text_expression(text: str, known: Known) -> str:
     return " + ".join(repr(p) if isinstance(p, str) else f"str({p[0]})" for p in parts)
 
 
-def compile_snippet(text: str, known: Known, loc: Loc | None, what: str) -> tuple[str, Expr]:
-    """Rewritten and compiled; a refused construct is a DefinitionError naming it."""
+def compile_snippet(
+    text: str, known: Known, loc: Loc | None, what: str
+) -> tuple[str, Expr | PythonExpr]:
+    """Rewritten and compiled: in the safe language if it can express the snippet, else for
+    the separate Python interpreter (announced); with Python refused, a DefinitionError."""
     expression = rewrite(text, known).strip()
     try:
         return expression, compile_expr(expression, loc)
     except JubexError as exc:
-        hint = _ESCAPES_HINT if re.search(r"\b(os|subprocess|sys)\.|open\(", text) else exc.hint
+        refusal = exc
+    if not python.allowed():
+        hint = _ESCAPES_HINT if re.search(r"\b(os|subprocess|sys)\.|open\(", text) else refusal.hint
         raise DefinitionError(
             f"{what}: the python snippet '{text.strip()}' is outside jubex's safe expression "
-            f"language: {exc.message}",
-            exc.loc or loc,
+            f"language ({refusal.message}), and --no-python (or JUBEX_NO_PYTHON) refuses real "
+            "Python",
+            refusal.loc or loc,
             hint,
         ) from None
+    try:
+        compiled = PythonExpr(expression, loc)
+    except JubexError as exc:
+        raise DefinitionError(f"{what}: {exc.message}", exc.loc or loc, exc.hint) from None
+    python.announce(expression, loc, what)
+    return expression, compiled
 
 
-def evaluate(expr: Expr, env: Mapping[str, object], separator: str, loc: Loc | None) -> list[str]:
+def mode_of(compiled: Expr | PythonExpr) -> str:
+    """The model's mode for a compiled snippet: ``expr`` (safe language) or ``python``."""
+    return "python" if isinstance(compiled, PythonExpr) else "expr"
+
+
+def evaluate(
+    expr: Expr | PythonExpr, env: Mapping[str, object], separator: str, loc: Loc | None
+) -> list[str]:
     """JUBE's reading of a snippet's result: its text, split where it holds the separator."""
     try:
         text = str(expr.evaluate(env))
@@ -87,9 +109,14 @@ def makes_list(expression: str, separator: str) -> bool:
 
 
 def _outside(code: str, known: Known) -> str:
+    """References in code; one that is subscripted (``${pq}[0]``) is code to JUBE, so a text
+    holding a Python literal (``(2,2)``) is read as that literal: ``literal(pq)[0]``."""
+
     def name(match: re.Match[str]) -> str:
         found = match.group(1) or match.group(2)
-        return found if found and known(found) else match.group(0)
+        if not (found and known(found)):
+            return match.group(0)
+        return f"literal({found})" if code[match.end() : match.end() + 1] == "[" else found
 
     return _REF.sub(name, code)
 

@@ -13,7 +13,13 @@ from pathlib import Path
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node
 from jubex.definition.jube.parameters import TYPES, find_set, known_type
-from jubex.definition.jube.python_mode import Known, compile_snippet, rewrite, text_expression
+from jubex.definition.jube.python_mode import (
+    Known,
+    compile_snippet,
+    mode_of,
+    rewrite,
+    text_expression,
+)
 from jubex.definition.model import FileOp, FileSet, IOFile, Pattern, PatternSet, Sub, SubstituteSet
 from jubex.errors import DefinitionError
 from jubex.language.shell import perl_command
@@ -173,10 +179,11 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
         text = text_expression(text, known)
     elif mode == "python":
         try:
-            text = compile_snippet(text, known, node.loc, what)[0]
+            text, compiled = compile_snippet(text, known, node.loc, what)
         except DefinitionError as exc:
             ctx.errors.append(exc)
             return None
+        mode = mode_of(compiled)
     elif mode != "pattern":
         ctx.fail(
             f'{what}: mode "{mode}" is unknown',
@@ -190,7 +197,9 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
         type="str" if TYPES.get(kind, "auto") == "auto" else TYPES[kind],
         unit=node.get("unit", "") or "",
         default=node.get("default"),
-        mode={"pattern": "pattern", "perl": "shell", "shell": "shell"}.get(mode, "expr"),
+        mode={"pattern": "pattern", "perl": "shell", "shell": "shell", "python": "python"}.get(
+            mode, "expr"
+        ),
         dotall=ctx.flag(node, "dotall"),
         loc=node.loc,
     )

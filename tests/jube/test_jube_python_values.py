@@ -1,0 +1,252 @@
+"""JUBE's python mode as JUBE 2.7.1 runs it: lists built from derived values, imports,
+``$jube_step_name`` per step, python patterns at analysis time, and the ``--no-python`` switch.
+
+Every expectation below is what ``jube run`` of the same file gives (checked by hand with
+JUBE 2.7.1: ``jube --debug run`` then ``jube info -c``, or ``jube result``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jubex.api import load
+from jubex.cli.main import main
+from jubex.errors import DefinitionError, JubexError
+from jubex.space.plan import plan
+
+LISTS = """<jube><benchmark name="lists" outpath="runs">
+  <parameterset name="sys">
+    <parameter name="systemname" mode="shell">printf "%s" booster</parameter>
+  </parameterset>
+  <parameterset name="p">
+    <parameter name="i" type="int">0,1</parameter>
+    <parameter name="nodes" type="int" mode="python">[1,2][$i]</parameter>
+    <parameter name="k" type="int" mode="python">"0,1,2" if ${nodes} == 1 else "0"</parameter>
+    <parameter name="nnodes" type="int" mode="python">{"booster":"4,8"}["${systemname}"]</parameter>
+    <parameter name="total" type="int" mode="python">$nnodes * 10 + $k</parameter>
+  </parameterset>
+  <step name="s"><use>sys</use><use>p</use><do>echo $k</do></step>
+</benchmark></jube>"""
+
+HALF = 'exec("from fractions import Fraction") or str(Fraction($tasks, 8))'
+MEM = '{"juwels": "96", "booster": "512"}.get("${sys}","256")'
+IMPORTS = f"""<jube><benchmark name="imp" outpath="runs">
+  <parameterset name="p">
+    <parameter name="tasks" type="int">4,6,12</parameter>
+    <parameter name="half" mode="python">{HALF}</parameter>
+    <parameter name="mem" type="int" mode="python">{MEM}</parameter>
+    <parameter name="sys">booster</parameter>
+  </parameterset>
+  <step name="s"><use>p</use><do>echo $half $mem</do></step>
+</benchmark></jube>"""
+
+STEP_NAME = """name: stepname
+outpath: runs
+parameterset:
+  - name: p
+    parameter:
+      - name: executable
+        mode: python
+        update_mode: step
+        _: "{'first': 'run-a', 'second': 'run-b'}['$jube_step_name']"
+      - {name: n, type: int, _: "1,2"}
+step:
+  - {name: first, use: p, do: echo $executable}
+  - {name: second, depend: first, do: echo $executable $n}
+"""
+
+VERIFIED = (
+    '["wrong","correct"][int(all([i, 0, 0.5, 0.5] == list(map(float,line.split())) '
+    'for i,line in enumerate("""$expectations""".strip().splitlines())))]'
+)
+PATTERNS = f"""<jube><benchmark name="b" outpath="runs">
+<parameterset name="p"><parameter name="n" type="int">2,3</parameter>
+<parameter name="expectations">0 0 0.5 0.5
+1 0 0.5 0.5</parameter></parameterset>
+<patternset name="pats">
+  <pattern name="v" type="int">^v=$jube_pat_int$</pattern>
+  <pattern name="double" mode="python" type="int">(lambda x: x * 2)($v)</pattern>
+  <pattern name="verified" mode="python">{VERIFIED}</pattern>
+</patternset>
+<step name="s"><use>p</use><do>echo v=$n > out.txt</do></step>
+<analyser name="a"><use>pats</use><analyse step="s"><file>out.txt</file></analyse></analyser>
+<result><use>a</use><table name="t" style="csv">
+  <column>n</column><column>double</column><column>verified</column>
+</table></result>
+</benchmark></jube>"""
+
+
+@pytest.fixture(autouse=True)
+def _python_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JUBEX_NO_PYTHON", raising=False)
+
+
+def _planned(
+    tmp_path: Path, text: str, name: str = "bench.xml"
+) -> list[tuple[str, dict[str, str]]]:
+    path = tmp_path / name
+    path.write_text(text)
+    return [(wp.step, {k: str(v) for k, v in wp.point.items()}) for wp in plan(load(path))]
+
+
+def test_a_snippet_whose_text_holds_the_separator_is_several_typed_values(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        (p["i"], p["nodes"], p["k"], p["nnodes"], p["total"]) for _, p in _planned(tmp_path, LISTS)
+    ]
+    assert rows == [
+        ("0", "1", "0", "4", "40"),
+        ("0", "1", "0", "8", "80"),
+        ("0", "1", "1", "4", "41"),
+        ("0", "1", "1", "8", "81"),
+        ("0", "1", "2", "4", "42"),
+        ("0", "1", "2", "8", "82"),
+        ("1", "2", "0", "4", "40"),
+        ("1", "2", "0", "8", "80"),
+    ]
+
+
+def test_an_import_runs_in_the_separate_interpreter_and_dict_get_in_the_safe_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [(p["half"], p["mem"]) for _, p in _planned(tmp_path, IMPORTS)]
+    assert rows == [("1/2", "512"), ("3/4", "512"), ("3/2", "512")]
+    warned = capsys.readouterr().err
+    assert "bench.xml:4: warning: parameter 'half'" in warned and "separate Python" in warned
+    assert "'mem'" not in warned
+
+
+def test_jube_step_name_is_each_steps_own_in_a_parameter_updated_per_step(
+    tmp_path: Path,
+) -> None:
+    planned = _planned(tmp_path, STEP_NAME, "bench.yaml")
+    assert [(step, p["executable"], p["n"]) for step, p in planned] == [
+        ("first", "run-a", "1"),
+        ("first", "run-a", "2"),
+        ("second", "run-b", "1"),
+        ("second", "run-b", "2"),
+    ]
+
+
+def test_python_patterns_are_evaluated_at_analysis_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(PATTERNS)
+    assert main(["run", str(path), "--outpath", str(tmp_path / "runs"), "-q"]) == 0
+    out = capsys.readouterr().out.split()
+    start = out.index("n,double,verified")
+    assert out[start : start + 3] == ["n,double,verified", "2,4,correct", "3,6,correct"]
+
+
+@pytest.mark.parametrize(
+    ("switch", "env"), [(["--no-python"], None), ([], "1")], ids=["flag", "environment"]
+)
+def test_the_switch_refuses_real_python_naming_file_and_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    switch: list[str],
+    env: str | None,
+) -> None:
+    if env:
+        monkeypatch.setenv("JUBEX_NO_PYTHON", env)
+    path = tmp_path / "bench.xml"
+    path.write_text(IMPORTS)
+    assert main(["run", "--dry-run", *switch, str(path)]) != 0
+    error = capsys.readouterr().err
+    assert "bench.xml:4: error: parameter 'half'" in error
+    assert "--no-python" in error and "Traceback" not in error
+
+
+def test_the_switch_leaves_what_the_safe_language_expresses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUBEX_NO_PYTHON", "1")
+    rows = [(p["nodes"], p["k"]) for _, p in _planned(tmp_path, LISTS)]
+    assert rows[:3] == [("1", "0"), ("1", "0"), ("1", "1")]
+    with pytest.raises(DefinitionError) as caught:
+        _planned(tmp_path, IMPORTS)
+    assert caught.value.loc is not None and caught.value.loc.line == 4
+
+
+def test_jubexs_own_expressions_are_never_split_nor_real_python(tmp_path: Path) -> None:
+    own = "name: own\nparameters:\n  n: [1, 2]\n  s: {expr: \"'a,' + str(n)\"}\nsteps:\n"
+    own += "  run: {do: echo $s}\n"
+    assert [p["s"] for _, p in _planned(tmp_path, own, "own.yaml")] == ["a,1", "a,2"]
+    refused = own.replace("\"'a,' + str(n)\"", '"(lambda: 1)()"')
+    with pytest.raises(JubexError) as caught:
+        _planned(tmp_path, refused, "own.yaml")
+    assert "is not allowed in expressions" in caught.value.message
+
+
+def test_converting_a_file_that_needs_real_python_is_refused_naming_the_snippet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(IMPORTS)
+    assert main(["convert", str(path), "-o", str(tmp_path / "out.yaml")]) != 0
+    error = capsys.readouterr().err
+    assert "bench.xml:4: error: parameter 'half'" in error and "real Python" in error
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_a_child_step_inheriting_a_value_that_names_the_step_keeps_its_parents(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(
+        '<jube><benchmark name="b" outpath="runs">'
+        '<parameterset name="p"><parameter name="n">1,2</parameter>'
+        '<parameter name="job">b_${jube_step_name}_$n</parameter></parameterset>'
+        '<step name="compile"><use>p</use><do>echo $job</do></step>'
+        '<step name="run" depend="compile"><do>echo $job</do></step>'
+        "</benchmark></jube>"
+    )
+    planned = list(plan(load(path)))
+    assert [(wp.step, str(wp.point["n"]), wp.parents) for wp in planned] == [
+        ("compile", "1", ()),
+        ("compile", "2", ()),
+        ("run", "1", (0,)),
+        ("run", "2", (1,)),
+    ]
+
+
+def test_a_snippet_failing_in_python_is_an_error_naming_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(
+        '<jube><benchmark name="b" outpath="runs">\n'
+        '<parameterset name="p"><parameter name="n" type="int">0,1</parameter>\n'
+        '<parameter name="x" mode="python">(lambda k: 1 // k)($n)</parameter>\n'
+        '</parameterset><step name="s"><use>p</use><do>echo $x</do></step>'
+        "</benchmark></jube>"
+    )
+    assert main(["run", "--dry-run", str(path)]) != 0
+    error = capsys.readouterr().err
+    assert "bench.xml:3: error:" in error and "ZeroDivisionError" in error
+    assert "Traceback" not in error
+
+
+def test_a_subscripted_reference_reads_the_text_as_the_literal_jube_substitutes(
+    tmp_path: Path,
+) -> None:
+    planned = _planned(
+        tmp_path,
+        '<jube><benchmark name="b" outpath="runs"><parameterset name="p">'
+        '<parameter name="pq" separator=";">(2,2);(4,1)</parameter>'
+        '<parameter name="p" mode="python" type="int">${pq}[0]</parameter>'
+        '<parameter name="q" mode="python" type="int">${pq}[1] * 10</parameter>'
+        '<parameter name="r" mode="python" type="int">'
+        'exec("import math") or math.prod(${pq}[0:2])</parameter>'
+        '</parameterset><step name="s"><use>p</use><do>echo $p</do></step>'
+        "</benchmark></jube>",
+    )
+    assert [(p["pq"], p["p"], p["q"], p["r"]) for _, p in planned] == [
+        ("(2,2)", "2", "20", "4"),
+        ("(4,1)", "4", "10", "4"),
+    ]
