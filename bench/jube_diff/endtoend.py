@@ -9,8 +9,7 @@ What may differ and is therefore normalised in every cell: the run directory and
 directory (``<RUN>``, ``<HOME>``) and date-time stamps (``<TIME>``): they differ between any
 two runs of the same tool. Everything else, column titles, their order, the rows, their order
 and each cell's text, must be JUBE's. Database tables are compared by their column names and
-their rows as a multiset (SQL has no row order); column types are not compared (JUBE declares
-SQL types, a SQLite column holds any value).
+their rows as a multiset (SQL has no row order); a column's name includes its declared type.
 
 ``jubex convert`` is checked on every case jubex plans: the converted file must validate and
 plan the same workpackages, step by step, as the original.
@@ -184,8 +183,9 @@ def _read_databases(paths: list[Path], marks: dict[str, str]) -> Tables:
         with sqlite3.connect(path) as db:
             names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
             for name in names:
+                info = db.execute(f'PRAGMA table_info("{name}")').fetchall()
+                columns = [f"{c[1]} {c[2].lower()}".strip() for c in info]
                 cursor = db.execute(f'SELECT * FROM "{name}"')
-                columns = [d[0] for d in cursor.description]
                 rows = [tuple(_normalise(str(v), marks) for v in row) for row in cursor]
                 tables[name] = (columns, sorted(rows))
     return tables
