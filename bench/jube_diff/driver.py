@@ -94,7 +94,7 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
             lines.append(f"{'':<25}-> validate: {o.validate[:80]}; dry run: {o.dry_run[:80]}")
         e2e = o.end_to_end
         for what, verdict in (("tables", e2e.tables), ("databases", e2e.databases)):
-            if verdict and verdict not in ("alike", "none"):
+            if verdict not in ("", "alike", "none"):
                 lines.append(f"{'':<25}-> {what}: {verdict[:160]}")
         if e2e.convert and e2e.convert != "round-trips":
             lines.append(f"{'':<25}-> convert: {e2e.convert[:160]}")
@@ -113,12 +113,14 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
     ran = [o.end_to_end for o in counted if o.end_to_end.tables]
     converted = [o.end_to_end for o in counted if o.end_to_end.convert]
     if ran or converted:
-        tables = sum(1 for e in ran if e.tables == "alike")
+        with_tables = [e for e in ran if e.tables != "none"]
+        tables = sum(1 for e in with_tables if e.tables == "alike")
         with_db = [e for e in ran if e.databases not in ("", "none")]
         dbs = sum(1 for e in with_db if e.databases == "alike")
         trips = sum(1 for e in converted if e.convert == "round-trips")
         lines.append(
-            f"end to end: {len(ran)} example cases run, tables alike {tables}; "
+            f"end to end: {len(ran)} example cases run, {len(with_tables)} with tables "
+            f"(or failing), tables alike {tables}; "
             f"with a database {len(with_db)}, rows alike {dbs}; "
             f"converted {len(converted)}, round-trip {trips}"
         )

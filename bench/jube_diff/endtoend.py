@@ -57,7 +57,7 @@ class Results:
 class EndToEnd:
     """The verdicts; an empty verdict means the check was not made."""
 
-    tables: str = ""  # alike | differ: ... | JUBE fails: ... | jubex fails: ...
+    tables: str = ""  # alike | none | differ: ... | JUBE fails: ... | jubex fails: ...
     databases: str = ""  # alike | none | differ: ...
     convert: str = ""  # round-trips | convert fails: ... | differs: ...
 
@@ -192,6 +192,8 @@ def _read_databases(paths: list[Path], marks: dict[str, str]) -> Tables:
 
 
 def _compare_tables(jube: dict[str, Grid], jubex: dict[str, Grid]) -> str:
+    if not jube:
+        return "none"
     for name, theirs in jube.items():
         ours = jubex.get(name, [])
         if not ours:
