@@ -76,7 +76,7 @@ def check(case: Case, sources: Path, jube: Jube, jubex: Jubex, end_to_end: bool)
     if outcome.differences:
         outcome.status = "differs"
     if end_to_end:
-        outcome.end_to_end.convert = round_trip(case, sources, jubex, ours.plan)
+        outcome.end_to_end.convert = round_trip(case, sources, jubex)
     return outcome
 
 

@@ -30,13 +30,15 @@ from .cases import Case
 from .env import Namespace, first_error, jube_error, run
 from .jube import Jube
 from .jubex import Jubex
-from .plans import Plan, compare
+from .plans import compare
 
 RUN_TIMEOUT = 300
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:?\d{2})?")
 _JUBE_DATABASE = re.compile(r"Database location of id \d+: (.+)")
 _JUBEX_DATABASE = re.compile(r"^# written to the database (.+)$", re.M)
 _SQLITE_MAGIC = b"SQLite format 3\0"
+# What a copy of a suite or example leaves out: history, and runs made where it lies.
+_IGNORED = shutil.ignore_patterns(".git", "bench_run*", "*.log")
 
 # A table as text: its header line, then its rows.
 Grid = list[list[str]]
@@ -77,31 +79,37 @@ def run_example(case: Case, sources: Path, jube: Jube, jubex: Jubex) -> EndToEnd
         )
 
 
-def round_trip(case: Case, sources: Path, jubex: Jubex, original: Plan) -> str:
-    """``jubex convert`` CASE, then validate and plan the result against ORIGINAL's plan."""
-    path = sources / case.file
+def round_trip(case: Case, sources: Path, jubex: Jubex) -> str:
+    """``jubex convert`` CASE, then validate and plan the result against the original's plan.
+
+    Both files are planned in one copy of the case's suite (or example), the converted file
+    beside the original: ``$jube_benchmark_home`` and relative paths then mean the same for
+    both, as they would for a user who converts a file where it lies.
+    """
     with tempfile.TemporaryDirectory(prefix="convert-") as tmp:
-        # Beside the original, so that files it names relatively are found the same way.
-        home = _copy_home(path, Path(tmp))
-        out = home / f"{path.stem}.converted.yaml"
-        argv = ["convert", str(home / path.name), "-o", str(out)]
-        done = jubex.call(case, argv + jubex.options(case, sources), home)
+        group = Path(tmp) / case.group
+        shutil.copytree(sources / case.group, group, symlinks=True, ignore=_IGNORED)
+        copy = Path(tmp) / case.file
+        out = copy.with_name(f"{copy.stem}.converted.yaml")
+        argv = ["convert", str(copy), "-o", str(out)]
+        done = jubex.call(case, argv + jubex.options(case, sources), copy.parent)
         if done.returncode != 0:
             return f"convert fails: {first_error(done.stderr + chr(10) + done.stdout)}"
-        verdict = jubex.validate(case, sources, out)
+        verdict = jubex.validate(case, sources, out, tags=False)
         if verdict != "valid":
             return f"converted file does not validate: {verdict}"
-        planned = jubex.plan(case, sources, out)
-        if not planned.accepted:
-            return f"converted file does not plan: {planned.error}"
-        _, differences = compare(original, planned.plan)
+        original = jubex.plan(case, sources, copy)
+        planned = jubex.plan(case, sources, out, tags=False)
+        if not original.accepted or not planned.accepted:
+            return f"converted file does not plan: {planned.error or original.error}"
+        _, differences = compare(original.plan, planned.plan)
         return f"differs: {differences[0]}" if differences else "round-trips"
 
 
 def _copy_home(path: Path, scratch: Path) -> Path:
     """A copy of the example's directory (examples write beside themselves)."""
     home = scratch / path.parent.name
-    shutil.copytree(path.parent, home, ignore=shutil.ignore_patterns("bench_run*", "*.log"))
+    shutil.copytree(path.parent, home, ignore=_IGNORED)
     return home
 
 

@@ -26,11 +26,13 @@ class Jubex:
         self.python = python
         self.ns = ns
 
-    def validate(self, case: Case, sources: Path, file: Path | None = None) -> str:
-        """``"valid"``, or validate's first error line."""
+    def validate(
+        self, case: Case, sources: Path, file: Path | None = None, *, tags: bool = True
+    ) -> str:
+        """``"valid"``, or validate's first error line (a converted FILE: without TAGS)."""
         path = file or sources / case.file
         argv = [self.python, "-m", "jubex", "validate", str(path)]
-        for tag in case.tags if file is None else ():
+        for tag in case.tags if tags else ():
             argv += ["-t", tag]
         # validate has no --include-path; it honours JUBE's own variable for it.
         include = os.pathsep.join(str(sources / p) for p in case.include_path)
@@ -40,14 +42,16 @@ class Jubex:
             return "valid"
         return first_error(done.stdout + "\n" + done.stderr) or f"exit {done.returncode}"
 
-    def plan(self, case: Case, sources: Path, file: Path | None = None) -> Answer:
-        """The dry run's workpackages per step (a converted FILE has its tags applied)."""
+    def plan(
+        self, case: Case, sources: Path, file: Path | None = None, *, tags: bool = True
+    ) -> Answer:
+        """The dry run's workpackages per step (a converted FILE: without TAGS)."""
         path = file or sources / case.file
         with tempfile.TemporaryDirectory(prefix="jubex-") as tmp:
             out = Path(tmp) / "out"
             argv = ["run", str(path), "--dry-run"]
             argv += ["--outpath", str(out), "--format", "json"]
-            argv += self.options(case, sources, tags=file is None)
+            argv += self.options(case, sources, tags=tags)
             done = self.call(case, argv, path.parent)
             if done.returncode != 0:
                 return Answer(False, error=first_error(done.stderr + "\n" + done.stdout))
