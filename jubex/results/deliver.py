@@ -8,6 +8,7 @@ syslog target or a ``result_dir`` only on ``jubex result`` (``targets``), so tha
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from jubex.definition.model import Table
@@ -26,8 +27,9 @@ def deliver(table: Table, result: ResultTable, run: Run, *, targets: bool = True
     Returns the line that stands for the table when its rows went to syslog instead.
     """
     if table.database:
-        folder = result_dir(run.benchmark.file, run.dir, table)
-        target = (folder or run.dir) / table.database
+        # As JUBE: beside the result_dir's tables, else in the run's result directory.
+        folder = result_dir(run.benchmark.file, run.dir, table) or run.dir / "result"
+        target = folder / os.path.expanduser(table.database)
         write_database(result, target, table.primekeys)
         result.notes.append(f"written to the database {target}")
     if targets and table.syslog is not None:

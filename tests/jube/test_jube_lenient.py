@@ -97,7 +97,7 @@ def test_analyzer_spelling_and_a_primekey_named_by_title(
     with sqlite3.connect(database) as db:
         assert db.execute("SELECT * FROM results ORDER BY number").fetchall() == [(1, 1), (2, 2)]
         (sql,) = db.execute("SELECT sql FROM sqlite_master").fetchone()
-    assert "PRIMARY KEY" in sql and "number_pat" in sql
+    assert sql.endswith('PRIMARY KEY ("NUM"))')  # the key's column: its title, as in JUBE
 
 
 YAML = """\

@@ -112,16 +112,15 @@ def _database(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> 
     keys = split_list((node.get("primekeys") or "").translate(str.maketrans("", "", "[]'")))
     columns = []
     for child in node.children:
-        columns.append(column(ctx, child, f"database '{name}'"))
-        if ctx.flag(child, "primekey") and child.value not in keys:
-            keys.append(child.value)
-    names = [c.name for c in columns]
-    titles = {c.title: c.name for c in columns if c.title}
-    # JUBE names a key by its title where it has one (its column in the database)
-    keys = list(dict.fromkeys(titles.get(key, key) for key in keys))
-    for key in keys:
-        if key not in names:
-            ctx.fail(f"database '{name}': primekey '{key}' is not one of its keys", node.loc)
+        key = column(ctx, child, f"database '{name}'")
+        columns.append(key)
+        # Primary keys name a key by its column in the database: its title, else its name.
+        if ctx.flag(child, "primekey") and (key.title or key.name) not in keys:
+            keys.append(key.title or key.name)
+    names = {c.name for c in columns} | {c.title for c in columns if c.title}
+    for key_name in keys:
+        if key_name not in names:
+            ctx.fail(f"database '{name}': primekey '{key_name}' is not one of its keys", node.loc)
     return Table(
         name,
         columns=columns,
