@@ -24,19 +24,18 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from operator import itemgetter
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from jubex.analysis import jsonpath, typed, units
+from jubex.analysis.derived import DerivedPattern, ExprPattern, ordered, typed_default
 from jubex.analysis.scripted import ShellPattern
 from jubex.definition.model import STATISTICS, Pattern
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.language.builtins import FUNCTIONS
-from jubex.language.expr import Expr, compile_expr
-from jubex.language.python import PythonExpr
 from jubex.language.template import Template
 from jubex.store.measurement import Measurement, Value
 
@@ -126,9 +125,9 @@ class PatternEngine:
         self._file = file
         derived = ("expr", "python", "shell")
         self._scanners = [_Scanner(p, file) for p in patterns if p.mode not in derived]
-        self._derived = _ordered(
+        self._derived = ordered(
             [
-                ShellPattern(p, file) if p.mode == "shell" else _Derived(p, file)
+                ShellPattern(p, file) if p.mode == "shell" else ExprPattern(p, file)
                 for p in patterns
                 if p.mode in derived
             ]
@@ -342,7 +341,7 @@ class _Scanner:
     def _typed_default(self) -> Value:
         if self.pattern.default is None:
             return None
-        return _typed_default(self.pattern, self._convert_default, self.loc)
+        return typed_default(self.pattern, self._convert_default, self.loc)
 
     def _convert_default(self, item: object) -> Value:
         return _as_float(item) if self.rate else self._typed_value(item)
@@ -360,86 +359,6 @@ class _Scanner:
                 f"{'rate' if self.rate else self.type}",
                 self.loc,
             ) from None
-
-
-class DerivedPattern(Protocol):
-    """A pattern computed from other patterns' values and the parameters, not matched."""
-
-    pattern: Pattern
-    loc: Loc
-    names: set[str]
-
-    def evaluate(self, env: Mapping[str, object]) -> object: ...
-
-
-class _Derived:
-    """A ``mode: expr`` pattern: an expression over other patterns and parameters."""
-
-    def __init__(self, pattern: Pattern, file: str) -> None:
-        self.pattern = pattern
-        self.loc = pattern.loc or Loc(file)
-        self.expr: Expr | PythonExpr = (
-            PythonExpr(pattern.regex, self.loc)
-            if pattern.mode == "python"
-            else compile_expr(pattern.regex, self.loc)
-        )
-        self.names = set(self.expr.names)
-        self.default = None
-        if pattern.default is not None:
-            self.default = _typed_default(
-                pattern, lambda v: typed.convert(v, pattern.type), self.loc
-            )
-
-    def evaluate(self, env: Mapping[str, object]) -> object:
-        if any(env.get(name) is None for name in self.names):
-            return self.default
-        try:
-            value = self.expr.evaluate(env)
-        except JubexError:
-            return self.default
-        if self.pattern.type == "str":
-            return value
-        try:
-            return typed.convert(value, self.pattern.type)
-        except (ValueError, OverflowError, JubexError):
-            return self.default
-
-
-def _typed_default(pattern: Pattern, convert: Callable[[object], Value], loc: Loc) -> Value:
-    """A pattern's default as its type, checked once: a bad default is a definition error."""
-    try:
-        return convert(pattern.default)
-    except (ValueError, OverflowError, JubexError):
-        raise DefinitionError(
-            f"default '{pattern.default}' of pattern '{pattern.name}' is not a {pattern.type}",
-            loc,
-        ) from None
-
-
-def _ordered(derived: Sequence[DerivedPattern]) -> list[DerivedPattern]:
-    """Derived patterns so that each comes after the derived patterns it uses."""
-    by_name = {d.pattern.name: d for d in derived}
-    done: dict[str, DerivedPattern] = {}
-    visiting: list[str] = []
-
-    def visit(item: DerivedPattern) -> None:
-        name = item.pattern.name
-        if name in done:
-            return
-        if name in visiting:
-            cycle = " -> ".join([*visiting[visiting.index(name) :], name])
-            raise DefinitionError(
-                f"derived patterns depend on each other in a cycle: {cycle}", item.loc
-            )
-        visiting.append(name)
-        for used in sorted(item.names & by_name.keys()):
-            visit(by_name[used])
-        visiting.pop()
-        done[name] = item
-
-    for item in derived:
-        visit(item)
-    return list(done.values())
 
 
 def _uses(regex: str, builtin: str) -> bool:
