@@ -145,7 +145,7 @@ class _Reader:
         holder.put(name, value, self.loc(el))
 
     def benchmark(self, root: etree._Element) -> Map:
-        tree = self.attrs(root, {"name": T, "outpath": T, "platform": T})
+        tree = self.attrs(root, {"name": T, "outpath": T, "platform": T, "max_workpackages": N})
         loc = self.loc
 
         def section(key: str, kind: type[Map] | type[Seq]) -> Any:

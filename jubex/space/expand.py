@@ -76,6 +76,8 @@ class Space:
         )
         self._order = self._dependency_order()
         self._where = self._constraints(where)
+        #: whether constraints may drop points (then :meth:`upper_bound` is only a bound)
+        self.constrained = bool(self._where)
         self._shell_cache: dict[str, str] = {}
         self._prepared: tuple[_Point, list[str]] | None = None
 
@@ -173,6 +175,8 @@ class Space:
         return [make(p, text, loc) for text in texts]
 
     def _text(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        if "$" not in text:  # no substitution: a range's million values need no template
+            return parse_value(text, p.type, loc)
         template, kind = Template(text, loc, shell=True), p.type
         if template.is_literal:
             return parse_value(text, kind, loc)
@@ -334,8 +338,12 @@ class Space:
         return [rows for _, rows in sorted(dims, key=lambda d: d[0]) if len(rows) > 1]
 
     def upper_bound(self) -> int:
-        """Points before constraints: the product of the list lengths."""
-        return math.prod(len(d) for d in self._dimensions())
+        """Points before constraints: the product of the list lengths, counted, not listed
+        (a zip group is one list); exact when the space has no constraints."""
+        zipped = {n for members, _ in self._groups for n in members}
+        lengths = [len(self._values[members[0]]) for members, _ in self._groups]
+        lengths += [len(self._values[n]) for n in self.names if n not in zipped]
+        return math.prod(lengths)
 
     def _static(self) -> tuple[_Point, list[str]]:
         """Values fixed for every point, evaluated once; the parameters left per point."""
