@@ -21,7 +21,7 @@ _SPECIAL_FLOAT = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 #: keeps text-to-integer conversion from costing quadratic time)
 MAX_DIGITS = 4300
 _TOO_LONG = 10**MAX_DIGITS
-_LONG_NUMBER = re.compile(r"\d{%d}" % (MAX_DIGITS + 1))
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
 _SIZE = re.compile(r"([+-]?(?:\d+\.\d*|\.\d+|\d+))\s*([A-Za-z]*)")
 _BOOLS = {"true": True, "false": False}
 _TYPED_BOOLS = {**_BOOLS, "yes": True, "no": False, "on": True, "off": False, "1": True, "0": False}
@@ -282,9 +282,9 @@ def _auto(text: str, loc: Loc | None) -> object:
 
 def parse_value(text: str, type: str = "auto", loc: Loc | None = None) -> object:
     """The typed value of a parameter text; its ``str()`` is always ``text`` itself."""
-    if type in ("auto", "int") and text.isdecimal() and text.isascii() and len(text) < 19:
-        if text[0] != "0" or text == "0":  # the common case (a range's million values), fast
-            return int(text)
+    plain = text.isdecimal() and text.isascii() and len(text) < 19
+    if plain and type in ("auto", "int") and (text[0] != "0" or text == "0"):
+        return int(text)  # the common case (a range's million values), fast
     if type != "str" and len(text) > MAX_DIGITS and _LONG_NUMBER.search(text):
         _refuse_long(text, loc)
     stripped = text.strip()
