@@ -110,6 +110,7 @@ def main_() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--timeout", type=int, default=20, help="seconds per input")
     parser.add_argument("--keep", type=Path, help="write inputs that raised here")
+    parser.add_argument("--targets", nargs="+", help="only these targets (default: all)")
     args = parser.parse_args()
     os.environ["JUBEX_DEBUG"] = "1"  # an internal error raises instead of being reported
     signal.signal(signal.SIGALRM, _alarm)
@@ -122,6 +123,8 @@ def main_() -> int:
     with TemporaryDirectory() as tmp:
         os.chdir(tmp)
         for target, seeds in _seeds().items():
+            if args.targets and target not in args.targets:
+                continue
             counts = {"ok": 0, "error": 0, "timeout": 0, "traceback": 0}
             slowest, peak = 0.0, 0
             for number in range(args.count):
