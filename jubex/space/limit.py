@@ -107,8 +107,8 @@ def check_work(
         f"the run would make {bound}{count_text(total)} workpackage cycles ({parts}), more than "
         f"the limit of {allowed:,}",
         benchmark.loc,
-        "make the space smaller, or raise the limit with max_workpackages: N in the "
-        "definition or --max-workpackages N on the command line (which wins)",
+        "make the space smaller, or raise the limit: --max-workpackages N on the command "
+        "line, else max_workpackages: N in the definition",
     )
 
 
