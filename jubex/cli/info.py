@@ -72,7 +72,7 @@ def _definition_info(args: argparse.Namespace) -> int:
     )
     names = list(space.names)
     bound = space.upper_bound()
-    points = iter(space)
+    points = space.points(None if args.all or not space.constrained else WALK)
     rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
     exact = args.all or not space.constrained or bound <= WALK
     total = len(rows) + sum(1 for _ in points) if space.constrained and exact else bound
@@ -112,6 +112,8 @@ def _definition_info(args: argparse.Namespace) -> int:
             "(--max-workpackages N or max_workpackages: N raises the limit)"
         )
     _print_table(names, rows)
+    if not exact:
+        print(f"(points listed from the first {WALK:,} combinations; --all lists every point)")
     if not args.all and exact and total > len(rows):
         print(f"... {count_text(total - len(rows))} more (--all lists them)")
     return 0

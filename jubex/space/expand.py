@@ -12,7 +12,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import product
+from itertools import islice, product
 from pathlib import Path
 
 from jubex.definition.model import Constraint, Parameter, ParameterSet
@@ -382,11 +382,16 @@ class Space:
 
     def __iter__(self) -> Iterator[dict[str, object]]:
         """One dict per point, parameters in definition order, values typed."""
+        return self.points()
+
+    def points(self, tried: int | None = None) -> Iterator[dict[str, object]]:
+        """The points; with ``tried``, those among the first ``tried`` combinations only, so
+        that a look at a space whose constraints drop nearly every point ends in time."""
         static, per_point = self._static()
         steps = self._steps(per_point)
         constants = self._constants
         kept = 0
-        for combo in product(*self._dimensions()):
+        for combo in islice(product(*self._dimensions()), tried):
             point = _Point(static)
             point.constants = constants
             for row in combo:
@@ -401,7 +406,7 @@ class Space:
             else:
                 kept += 1
                 yield dict(point)
-        if not kept and self._where:
+        if not kept and self._where and tried is None:
             first = self._where[0][0]
             raise DefinitionError(
                 f"the constraints leave none of the {self.upper_bound():,} points: "

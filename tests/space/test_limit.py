@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from jubex.api import validate
 from jubex.definition.load import load
 from jubex.errors import DefinitionError
 from jubex.space.limit import DEFAULT_LIMIT, check_work, count_work
-from jubex.space.plan import plan
+from jubex.space.plan import plan, step_space
 
 CROSS = "name: big\nparameters:\n" + "".join(
     f"  {n}: {{range: {{start: 0, stop: 99, step: 1}}}}\n" for n in "abcdefghij"
@@ -137,7 +138,32 @@ def test_a_range_of_the_documented_maximum_validates_fast(tmp_path: Path) -> Non
         "steps:\n  run: {do: x}\n",
     )
     started = time.process_time()
-    from jubex.api import validate
-
     assert validate([path]) == []
     assert time.process_time() - started < 4  # 1.9 s measured; slack for a loaded machine
+
+
+def test_info_looks_at_a_bounded_part_of_a_sparse_constrained_space(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "name: b\nparameters:\n"
+        + "".join(f"  {n}: {{range: {{start: 0, stop: 999, step: 1}}}}\n" for n in "abc")
+        + "where: ['a > 990 and b > 990']\nsteps:\n  run: {do: x}\n",
+    )
+    started = time.monotonic()
+    done = jubex("info", "--max-workpackages", "1000000000", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "parameter space: at most 1,000,000,000 point(s)" in done.stdout
+    assert "points listed from the first 100,000 combinations" in done.stdout
+    assert time.monotonic() - started < 60  # about 1 s of CPU
+
+
+def test_points_stops_after_the_combinations_it_may_try(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "name: b\nparameters: {n: [1, 2, 3, 4]}\nwhere: ['n > 2']\nsteps:\n  run: {do: x}\n",
+    )
+    b = load(path)
+    space = step_space(b, b.steps["run"])
+    assert [p["n"] for p in space.points(3)] == [3]
+    assert list(space.points(2)) == []  # no error: the look was bounded, not the space empty
+    assert [p["n"] for p in space] == [3, 4]
