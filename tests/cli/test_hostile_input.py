@@ -117,3 +117,17 @@ def test_the_jube_yaml_reader_refuses_alias_bombs(tmp_path: Path, bomb: str) -> 
     path.write_text(bomb + "name: b\nstep:\n  name: run\n  do: echo 1\n")
     for command in COMMANDS:
         _refused(jubex(*command, str(path)), path, "aliases repeat more than 100000 values")
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("name: b\nstep:\n  name: run\n  do: " + "[" * 100_000 + "]" * 100_000 + "\n", "convert"),
+        ("name: p\nextends: local\nmodules: " + "[" * 100_000 + "]" * 100_000 + "\n", "platform"),
+    ],
+    ids=["convert a JUBE file", "show a platform"],
+)
+def test_deep_yaml_is_refused_by_the_other_readers(tmp_path: Path, text: str, command: str) -> None:
+    path = tmp_path / "deep.yaml"
+    path.write_text(text)
+    _refused(jubex(command, str(path)), path, "collections nest deeper than 100 levels")
