@@ -131,3 +131,14 @@ def test_deep_yaml_is_refused_by_the_other_readers(tmp_path: Path, text: str, co
     path = tmp_path / "deep.yaml"
     path.write_text(text)
     _refused(jubex(command, str(path)), path, "collections nest deeper than 100 levels")
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, ["convert"]], ids=" ".join)
+def test_the_jube_yaml_reader_refuses_python_tags(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "jube.yaml"
+    path.write_text(
+        'name: b\nstep:\n  name: run\n  do: !!python/object/apply:os.system ["echo hi"]\n'
+    )
+    _refused(
+        jubex(*command, str(path)), path, ":4:7: error: unknown YAML tag '!!python/object/apply"
+    )
