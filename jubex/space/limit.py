@@ -15,14 +15,41 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from jubex.definition.model import Benchmark
-from jubex.definition.order import step_order
+from jubex.definition.model import Benchmark, Parameter, Step
+from jubex.definition.order import set_names, step_order
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError
-from jubex.space.plan import step_space
+from jubex.space.expand import Space
 
 #: workpackage cycles a run may make unless the definition or the command line allows more
 DEFAULT_LIMIT = 1_000_000
+
+
+class _Texts(Space):
+    """A step's space with its values left as written: all that counting needs, and cheap
+    (a range's million values are not typed a second time, no expression is compiled)."""
+
+    def _producers(self, p: Parameter) -> list[object]:
+        return list(self._texts(p))
+
+
+def _space(
+    benchmark: Benchmark,
+    step: Step,
+    overrides: Mapping[str, Sequence[str]] | None,
+    tags: tuple[str, ...],
+    constants: Mapping[str, object] | None,
+) -> Space:
+    sets = [benchmark.parametersets[n] for n in set_names(benchmark, step)]
+    names = {p for s in sets for p in s.parameters}
+    return _Texts(
+        sets,
+        benchmark.where,
+        overrides={k: v for k, v in (overrides or {}).items() if k in names},
+        tags=tags,
+        constants=constants,
+        file=benchmark.file,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +90,7 @@ def count_work(
             continue
         if any(p not in per_key for p in step.depend):
             continue
-        space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)
+        space = _space(benchmark, step, overrides, tags, constants)
         per_point = math.prod(per_key[p] for p in step.depend) * max(step.iterations, 1)
         per_key[step.name] = per_point
         found.append(
