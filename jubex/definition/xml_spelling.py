@@ -16,6 +16,7 @@ from lxml import etree
 
 from jubex.definition.tree import Map, Seq, split_top
 from jubex.errors import DefinitionError, Loc, did_you_mean
+from jubex.language.values import MAX_DIGITS
 
 T, L, N, B = "text", "list", "int", "bool"
 
@@ -393,7 +394,7 @@ def _coerce(raw: str, kind: str) -> Any:
         return [part for part in re.split(r"[,\s]+", text) if part]
     if kind == B and text.lower() in ("true", "false"):
         return text.lower() == "true"
-    if kind in (N, "num") and re.fullmatch(r"[-+]?\d+", text):
+    if kind in (N, "num") and len(text) <= MAX_DIGITS and re.fullmatch(r"[-+]?\d+", text):
         return int(text)
     if kind == "num":
         try:

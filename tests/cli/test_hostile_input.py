@@ -142,3 +142,16 @@ def test_the_jube_yaml_reader_refuses_python_tags(tmp_path: Path, command: list[
     _refused(
         jubex(*command, str(path)), path, ":4:7: error: unknown YAML tag '!!python/object/apply"
     )
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_a_long_integer_attribute_in_xml_is_refused(tmp_path: Path, command: list[str]) -> None:
+    path = tmp_path / "long.xml"
+    path.write_text(
+        '<jubex name="x">\n<parameters name="parameters"><parameter name="a">1</parameter>'
+        f'</parameters>\n<step name="run" iterations="{"9" * 5000}"><do>echo</do></step>\n'
+        "</jubex>\n"
+    )
+    _refused(
+        jubex(*command, str(path)), path, ":3: error: steps.run.iterations: expected a positive"
+    )
