@@ -25,6 +25,7 @@ from jubex.results.table import ResultTable
 from jubex.results.tabulate import tabulate
 from jubex.schedulers.registry import scheduler_for
 from jubex.space.check import check_spaces
+from jubex.space.limit import check_work
 from jubex.space.plan import Workpackage, plan
 from jubex.space.spec import RunSpec, resolve_spec
 from jubex.store.rundir import Run, next_run_dir, open_run, resolve_run
@@ -50,8 +51,11 @@ def load(
     return benchmark
 
 
-def validate(paths: Iterable[str | Path], tags: Sequence[str] = ()) -> list[JubexError]:
-    """Every problem of every file, warnings included (they have ``exit_code`` 0)."""
+def validate(
+    paths: Iterable[str | Path], tags: Sequence[str] = (), *, max_workpackages: int | None = None
+) -> list[JubexError]:
+    """Every problem of every file, warnings included (they have ``exit_code`` 0); a run
+    larger than ``max_workpackages`` (else the definition's limit) is one of them."""
     problems: list[JubexError] = []
     for path in paths:
         benchmark, found = loading.problems_of(path, tags)
@@ -61,7 +65,18 @@ def validate(paths: Iterable[str | Path], tags: Sequence[str] = ()) -> list[Jube
         problems += later_checks(benchmark)
         if benchmark.dialect == "jubex" and all(isinstance(p, DefinitionWarning) for p in found):
             problems += check_spaces(benchmark, tags)
+            problems += _work_problems(benchmark, tags, max_workpackages)
     return problems
+
+
+def _work_problems(
+    benchmark: Benchmark, tags: Sequence[str], limit: int | None
+) -> list[JubexError]:
+    try:
+        check_work(benchmark, limit=limit, tags=tags)
+    except JubexError as exc:
+        return [exc]
+    return []
 
 
 def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str, int]:
@@ -91,8 +106,13 @@ def resolve(
     )
 
 
-def run(spec: RunSpec, options: Options | None = None) -> tuple[Run, dict[str, int]]:
-    """Make a run of a spec and drive it: the run and how many workpackages are in each state."""
+def run(
+    spec: RunSpec, options: Options | None = None, *, max_workpackages: int | None = None
+) -> tuple[Run, dict[str, int]]:
+    """Make a run of a spec and drive it: the run and how many workpackages are in each state.
+
+    A run larger than ``max_workpackages`` (else the definition's limit) is refused first."""
+    check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
     made = new_run(spec)
     return made, drive(made, options or Options())
 
@@ -108,9 +128,11 @@ class DryWorkpackage:
     scripts: dict[Path, str]
 
 
-def dry_run(spec: RunSpec) -> Iterator[DryWorkpackage]:
+def dry_run(spec: RunSpec, *, max_workpackages: int | None = None) -> Iterator[DryWorkpackage]:
     """Every workpackage a run of the spec would make, rendered exactly as the run renders
-    it (the same function), in the run directory it would get; nothing is written."""
+    it (the same function), in the run directory it would get; nothing is written. A run
+    larger than ``max_workpackages`` (else the definition's limit) is refused, as by run."""
+    check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
     run_dir = next_run_dir(Path(spec.outpath).resolve())
     scheduler = scheduler_for(spec.platform)
     renderer = Renderer(spec, run_dir, local=scheduler.local)

@@ -39,6 +39,23 @@ def add_definition_options(
     )
 
 
+def add_limit_option(parser: argparse.ArgumentParser) -> None:
+    """--max-workpackages: how much work a run may make (wins over the definition's key)."""
+    parser.add_argument(
+        "--max-workpackages",
+        type=_positive,
+        metavar="N",
+        help="refuse a run of more workpackage cycles than N (default: the definition's "
+        "max_workpackages, else 1,000,000)",
+    )
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1 or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got '{text}'")
+    return int(text)
+
+
 def add_reading_options(parser: argparse.ArgumentParser) -> None:
     """How a definition is read: its tags and where its includes are found."""
     parser.add_argument(

@@ -10,14 +10,15 @@ from jubex.space.plan import SHARED
 from jubex.space.spec import RunSpec
 
 
-def show_dry_run(spec: RunSpec, style: str) -> int:
+def show_dry_run(spec: RunSpec, style: str, max_workpackages: int | None = None) -> int:
     """Print the dry run as text (commands and files) or as one JSON document."""
+    items = dry_run(spec, max_workpackages=max_workpackages)
     if style == "json":
-        found = [_as_dict(item) for item in dry_run(spec)]
+        found = [_as_dict(item) for item in items]
         print(json.dumps({"platform": spec.platform.name, "workpackages": found}, indent=1))
         return 0
     count = 0
-    for item in dry_run(spec):
+    for item in items:
         _print(item)
         count += 1
     print(

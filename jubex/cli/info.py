@@ -14,12 +14,15 @@ from itertools import islice
 from pathlib import Path
 
 from jubex.api import resolve
-from jubex.cli.common import add_definition_options, overrides
+from jubex.cli.common import add_definition_options, add_limit_option, overrides
 from jubex.space.expand import Space
+from jubex.space.limit import count_text, count_work, limit_of
 from jubex.space.plan import SHARED, plan
 from jubex.store.rundir import Run, open_run, resolve_run
 
 SHOWN = 10
+#: a space with constraints is listed for its exact count up to this many points
+WALK = 100_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a run's workpackages with their parameters",
     )
     add_definition_options(parser, bare_parameter="list a run's parametrisation (as JUBE)")
+    add_limit_option(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -53,6 +57,8 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _definition_info(args: argparse.Namespace) -> int:
+    """The space and each step's workpackages, counted without listing them: any size
+    answers at once (a constrained space is listed for its exact count up to WALK)."""
     spec = resolve(
         args.target, tags=args.tag, overrides=overrides(args), include_path=args.include_path
     )
@@ -65,14 +71,20 @@ def _definition_info(args: argparse.Namespace) -> int:
         file=benchmark.file,
     )
     names = list(space.names)
-    points = iter(space)
+    bound = space.upper_bound()
+    points = space.points(None if args.all or not space.constrained else WALK)
     rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
-    total = len(rows) + (0 if args.all else sum(1 for _ in points))
-    per_step = Counter(
-        wp.step
-        for wp in plan(benchmark, overrides=spec.overrides, tags=spec.tags)
-        if wp.kind != SHARED
-    )
+    exact = args.all or not space.constrained or bound <= WALK
+    total = len(rows) + sum(1 for _ in points) if space.constrained and exact else bound
+    work = count_work(benchmark, overrides=spec.overrides, tags=spec.tags)
+    steps_bound = not all(s.exact for s in work)
+    per_step = {s.step: s.points * s.per_point for s in work}  # a shared operation is none
+    if steps_bound and sum(per_step.values()) <= WALK:
+        listed = plan(benchmark, overrides=spec.overrides, tags=spec.tags)
+        per_step = dict(Counter(wp.step for wp in listed if wp.kind != SHARED))
+        steps_bound = False
+    limit = limit_of(benchmark, args.max_workpackages)
+    over = sum(s.work for s in work) > limit
     if args.format != "pretty":
         _emit(
             args.format,
@@ -80,21 +92,37 @@ def _definition_info(args: argparse.Namespace) -> int:
             rows,
             {
                 "name": benchmark.name,
-                "points": total,
+                "points": _json_count(total),
+                "points_exact": exact,
                 "varying": list(space.varying),
-                "workpackages": dict(per_step),
+                "workpackages": {k: _json_count(v) for k, v in per_step.items()},
+                "over_limit": over,
             },
         )
         return 0
     print(f"benchmark {benchmark.name}: {benchmark.comment}".rstrip(": "))
-    print(f"parameter space: {total} point(s) of {space.upper_bound()} before constraints")
+    counted = count_text(total) if exact else f"at most {count_text(bound)}"
+    print(f"parameter space: {counted} point(s) of {count_text(bound)} before constraints")
     print(f"varying: {', '.join(space.varying) or 'nothing'}")
-    for step in benchmark.steps:
-        print(f"step {step}: {per_step.get(step, 0)} workpackage(s)")
+    for name in benchmark.steps:
+        few = "at most " if steps_bound else ""
+        print(f"step {name}: {few}{count_text(per_step.get(name, 0))} workpackage(s)")
+    if over:
+        print(
+            f"a run is refused: more than {limit:,} workpackage cycles "
+            "(--max-workpackages N or max_workpackages: N raises the limit)"
+        )
     _print_table(names, rows)
-    if not args.all and total > len(rows):
-        print(f"... {total - len(rows)} more (--all lists them)")
+    if not exact:
+        print(f"(points listed from the first {WALK:,} combinations; --all lists every point)")
+    if not args.all and exact and total > len(rows):
+        print(f"... {count_text(total - len(rows))} more (--all lists them)")
     return 0
+
+
+def _json_count(n: int) -> int | str:
+    """A count for JSON: a number, or past 10^15 its text (``about 10^40``)."""
+    return n if n < 10**15 else count_text(n)
 
 
 def _run_info(run: Run, args: argparse.Namespace) -> int:

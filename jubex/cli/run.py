@@ -7,7 +7,7 @@ import sys
 
 from jubex.api import resolve
 from jubex.api import run as api_run
-from jubex.cli.common import add_definition_options, overrides, shown
+from jubex.cli.common import add_definition_options, add_limit_option, overrides, shown
 from jubex.cli.dryrun import show_dry_run
 from jubex.engine.driver import Options
 from jubex.errors import UsageError
@@ -49,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how --dry-run shows the workpackages (default: text)",
     )
     add_definition_options(parser)
+    add_limit_option(parser)
     add_driving_options(parser)
 
 
@@ -89,6 +90,6 @@ def handle(args: argparse.Namespace) -> int:
     for warning in spec.benchmark.warnings:
         print(warning, file=sys.stderr)
     if args.dry_run:
-        return show_dry_run(spec, args.format)
-    run, counts = api_run(spec, options_from(args))
+        return show_dry_run(spec, args.format, args.max_workpackages)
+    run, counts = api_run(spec, options_from(args), max_workpackages=args.max_workpackages)
     return finish(run, counts, args)

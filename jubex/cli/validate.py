@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from jubex.api import validate
+from jubex.cli.common import add_limit_option
 from jubex.errors import JubexError, UsageError
 
 
@@ -23,13 +24,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output style (default: text)"
     )
+    add_limit_option(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
     missing = [name for name in args.files if not Path(name).is_file()]
     if missing:
         raise UsageError(f"no such file: {', '.join(missing)}")
-    problems = validate(args.files, args.tag)
+    problems = validate(args.files, args.tag, max_workpackages=args.max_workpackages)
     errors = [p for p in problems if p.exit_code]
     if args.format == "json":
         report = {"valid": not errors, "problems": [_as_dict(p) for p in problems]}

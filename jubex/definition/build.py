@@ -61,6 +61,7 @@ class Builder:
             name=text_of(tree, "name") if "name" in tree else "",
             outpath=text_of(tree, "outpath") if "outpath" in tree else "runs",
             comment=text_of(tree, "comment") if "comment" in tree else "",
+            max_workpackages=tree.get("max_workpackages"),
             parametersets=sets,
             filesets={n: self.fileset(n, s, at) for n, s, at in _named(tree, "files")},
             substitutesets={

@@ -296,6 +296,8 @@ class Benchmark:
     name: str
     outpath: str = "runs"
     comment: str = ""
+    #: workpackage cycles a run may make (None: the default limit, jubex.space.limit)
+    max_workpackages: int | None = None
     parametersets: dict[str, ParameterSet] = field(default_factory=dict)
     filesets: dict[str, FileSet] = field(default_factory=dict)
     substitutesets: dict[str, SubstituteSet] = field(default_factory=dict)

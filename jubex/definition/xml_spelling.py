@@ -16,6 +16,7 @@ from lxml import etree
 
 from jubex.definition.tree import Map, Seq, split_top
 from jubex.errors import DefinitionError, Loc, did_you_mean
+from jubex.language.values import MAX_DIGITS
 
 T, L, N, B = "text", "list", "int", "bool"
 
@@ -147,7 +148,7 @@ class _Reader:
         holder.put(name, value, self.loc(el))
 
     def benchmark(self, root: etree._Element) -> Map:
-        tree = self.attrs(root, {"name": T, "outpath": T, "platform": T})
+        tree = self.attrs(root, {"name": T, "outpath": T, "platform": T, "max_workpackages": N})
         loc = self.loc
 
         def section(key: str, kind: type[Map] | type[Seq]) -> Any:
@@ -395,7 +396,7 @@ def _coerce(raw: str, kind: str) -> Any:
         return [part for part in re.split(r"[,\s]+", text) if part]
     if kind == B and text.lower() in ("true", "false"):
         return text.lower() == "true"
-    if kind in (N, "num") and re.fullmatch(r"[-+]?\d+", text):
+    if kind in (N, "num") and len(text) <= MAX_DIGITS and re.fullmatch(r"[-+]?\d+", text):
         return int(text)
     if kind == "num":
         try:

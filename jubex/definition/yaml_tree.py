@@ -21,6 +21,7 @@ from yaml.resolver import BaseResolver
 
 from jubex.definition.tree import Map, Seq
 from jubex.errors import DefinitionError, Loc
+from jubex.language.values import MAX_DIGITS
 
 CORE = "tag:yaml.org,2002:"
 #: how deep collections may nest, aliases followed (definitions need about ten levels)
@@ -108,6 +109,8 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
     def measure(self, node: yaml.Node, mark: yaml.Mark) -> None:
         """Record how many values and levels a node stands for, aliases expanded."""
         if isinstance(node, yaml.ScalarNode):
+            if "\0" in node.value:
+                raise _refusal("a NUL character (\\0) cannot reach a path or a command", mark)
             children: list[yaml.Node] = []
         elif isinstance(node, yaml.MappingNode):
             children = [part for pair in node.value for part in pair]
@@ -263,6 +266,13 @@ class TreeBuilder:
         kind = node.tag[len(CORE) :]
         if kind == "str":
             return node.value
+        if kind == "int" and len(node.value) > MAX_DIGITS:
+            self.errors.append(
+                DefinitionError(
+                    f"a number of more than {MAX_DIGITS:,} digits", self.loc(node), "quote it"
+                )
+            )
+            return None
         if _RESOLVED[kind].match(node.value):
             return _CONVERT[kind](node.value)
         self.errors.append(

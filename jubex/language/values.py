@@ -17,6 +17,11 @@ from jubex.errors import DefinitionError, Loc
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _SPECIAL_FLOAT = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+#: the longest number a value may write: Python refuses to convert longer ones (the limit
+#: keeps text-to-integer conversion from costing quadratic time)
+MAX_DIGITS = 4300
+_TOO_LONG = 10**MAX_DIGITS
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_DIGITS + 1}}}")
 _SIZE = re.compile(r"([+-]?(?:\d+\.\d*|\.\d+|\d+))\s*([A-Za-z]*)")
 _BOOLS = {"true": True, "false": False}
 _TYPED_BOOLS = {**_BOOLS, "yes": True, "no": False, "on": True, "off": False, "1": True, "0": False}
@@ -277,6 +282,11 @@ def _auto(text: str, loc: Loc | None) -> object:
 
 def parse_value(text: str, type: str = "auto", loc: Loc | None = None) -> object:
     """The typed value of a parameter text; its ``str()`` is always ``text`` itself."""
+    plain = text.isdecimal() and text.isascii() and len(text) < 19
+    if plain and type in ("auto", "int") and (text[0] != "0" or text == "0"):
+        return int(text)  # the common case (a range's million values), fast
+    if type != "str" and len(text) > MAX_DIGITS and _LONG_NUMBER.search(text):
+        _refuse_long(text, loc)
     stripped = text.strip()
     if type == "auto":
         return _auto(text, loc)
@@ -328,8 +338,22 @@ def format_size(nbytes: int, style: str = "iec") -> str:
     return str(nbytes) if style == "ior" else f"{nbytes}B"
 
 
+def _refuse_long(text: str, loc: Loc | None) -> None:
+    raise DefinitionError(
+        f"'{text[:40]}...' holds a number of more than {MAX_DIGITS:,} digits",
+        loc,
+        "give the parameter type: str to keep it as text",
+    )
+
+
 def coerce(value: object, type: str, loc: Loc | None = None) -> object:
     """A computed value in the parameter's declared type (``auto`` keeps it as computed)."""
+    if isinstance(value, int) and abs(value) >= _TOO_LONG:
+        raise DefinitionError(
+            f"a computed value has more than the {MAX_DIGITS:,} digits a number may have",
+            loc,
+            "compute a smaller number",
+        )
     if type == "auto":
         return value
     if type == "str":

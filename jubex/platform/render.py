@@ -69,6 +69,8 @@ def render(platform: Platform, key: str, text: str, context: Mapping[str, object
         raise DefinitionError(
             f"{key} of platform '{platform.name}' cannot be rendered: {exc}", where
         ) from None
+    except (RecursionError, SyntaxError):  # SyntaxError: Python's nesting limits
+        raise _too_deep(platform, key, where) from None
 
 
 def check(platform: Platform, key: str, text: str) -> None:
@@ -80,6 +82,18 @@ def check(platform: Platform, key: str, text: str) -> None:
             f"{key} of platform '{platform.name}' is not a valid Jinja2 template: {exc.message}",
             _line_in(platform.where(key), exc.lineno),
         ) from None
+    except (RecursionError, SyntaxError):  # SyntaxError: Python's nesting limits
+        raise _too_deep(platform, key, platform.where(key)) from None
+
+
+def _too_deep(platform: Platform, key: str, where: Loc | None) -> DefinitionError:
+    """Jinja2 parses recursively and compiles to Python: a deep enough nesting exhausts the
+    stack or Python's limits of indentation and nested blocks."""
+    return DefinitionError(
+        f"{key} of platform '{platform.name}' nests too deeply to be read as a Jinja2 template",
+        where,
+        "a job template needs a few levels of {% if %} and ( ), not hundreds",
+    )
 
 
 def _line_in(loc: Loc | None, lineno: int | None) -> Loc | None:

@@ -12,7 +12,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import product
+from itertools import islice, product
 from pathlib import Path
 
 from jubex.definition.model import Constraint, Parameter, ParameterSet
@@ -112,6 +112,8 @@ class Space:
         #: its parent's, so they do not tell which parent a child belongs to
         self.updated = self._per_step()
         self._where = self._constraints(where)
+        #: whether constraints may drop points (then :meth:`upper_bound` is only a bound)
+        self.constrained = bool(self._where)
         self._shell_cache: dict[str, str] = {}
         self._prepared: tuple[_Point, list[str]] | None = None
 
@@ -210,6 +212,8 @@ class Space:
         return [make(p, text, loc) for text in texts]
 
     def _text(self, p: Parameter, text: str, loc: Loc | None) -> object:
+        if "$" not in text:  # no substitution: a range's million values need no template
+            return parse_value(text, p.type, loc)
         template, kind = Template(text, loc, shell=True), p.type
         if template.is_literal:
             return parse_value(text, kind, loc)
@@ -415,8 +419,12 @@ class Space:
         return [rows for _, rows in sorted(dims, key=lambda d: d[0]) if len(rows) > 1]
 
     def upper_bound(self) -> int:
-        """Points before constraints: the product of the list lengths."""
-        return math.prod(len(d) for d in self._dimensions())
+        """Points before constraints: the product of the list lengths, counted, not listed
+        (a zip group is one list); exact when the space has no constraints."""
+        zipped = {n for members, _ in self._groups for n in members}
+        lengths = [len(self._values[members[0]]) for members, _ in self._groups]
+        lengths += [len(self._values[n]) for n in self.names if n not in zipped]
+        return math.prod(lengths)
 
     def _static(self) -> tuple[_Point, list[str]]:
         """Values fixed for every point, evaluated once; the parameters left per point."""
@@ -458,6 +466,11 @@ class Space:
 
     def __iter__(self) -> Iterator[dict[str, object]]:
         """One dict per point, parameters in definition order, values typed."""
+        return self.points()
+
+    def points(self, tried: int | None = None) -> Iterator[dict[str, object]]:
+        """The points; with ``tried``, those among the first ``tried`` combinations only, so
+        that a look at a space whose constraints drop nearly every point ends in time."""
         static, per_point = self._static()
         steps = self._steps(per_point)
         constants = self._constants
@@ -465,7 +478,7 @@ class Space:
             isinstance(v, _Derived) and v.splits for n in per_point for v in self._values[n]
         )
         kept = 0
-        for combo in product(*self._dimensions()):
+        for combo in islice(product(*self._dimensions()), tried):
             point = _Point(static)
             point.constants = constants
             for row in combo:
@@ -485,7 +498,7 @@ class Space:
             else:
                 kept += 1
                 yield dict(point)
-        if not kept and self._where:
+        if not kept and self._where and tried is None:
             first = self._where[0][0]
             raise DefinitionError(
                 f"the constraints leave none of the {self.upper_bound():,} points: "
