@@ -24,6 +24,7 @@ from jubex.language.python import PythonExpr
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
 from jubex.language.values import coerce, parse_value
+from jubex.space.point import Derived, Point, Several, splitting
 
 #: update modes whose parameters are evaluated again at the start of every cycle (JUBE)
 PER_CYCLE = ("cycle", "always")
@@ -31,55 +32,6 @@ PER_CYCLE = ("cycle", "always")
 CYCLE = "jube_wp_cycle"
 #: the name of the step a space belongs to (planning offers it to each step's space)
 STEP_NAME = "jube_step_name"
-
-
-class _Derived:
-    """A value computed per point from other parameters (or once, from none).
-
-    ``splits`` marks a JUBE snippet whose text result may hold its separator: such a result
-    is several values (:class:`_Several`), each a point of its own, as JUBE expands it.
-    """
-
-    __slots__ = ("deps", "fn", "splits")
-
-    def __init__(
-        self,
-        fn: Callable[[Mapping[str, object]], object],
-        deps: frozenset[str],
-        splits: bool = False,
-    ):
-        self.fn = fn
-        self.deps = deps
-        self.splits = splits
-
-
-class _Several(tuple[object, ...]):
-    """The typed values of a snippet whose result held its separator."""
-
-
-def _splitting(
-    evaluate: Callable[[Mapping[str, object]], object], p: Parameter, loc: Loc | None
-) -> Callable[[Mapping[str, object]], object]:
-    """JUBE's reading of a snippet's result: text holding the separator is several values."""
-    kind, separator = p.type, p.separator or ""
-
-    def split(env: Mapping[str, object]) -> object:
-        value = evaluate(env)
-        if isinstance(value, str) and separator and separator in value:
-            return _Several(parse_value(v.strip(), kind, loc) for v in value.split(separator))
-        return coerce(value, kind, loc)
-
-    return split
-
-
-class _Point(dict[str, object]):
-    """One point's parameters; constants (not parameters) are visible through lookups."""
-
-    __slots__ = ("constants",)
-    constants: Mapping[str, object]
-
-    def __missing__(self, key: str) -> object:
-        return self.constants[key]
 
 
 class Space:
@@ -115,7 +67,7 @@ class Space:
         #: whether constraints may drop points (then :meth:`upper_bound` is only a bound)
         self.constrained = bool(self._where)
         self._shell_cache: dict[str, str] = {}
-        self._prepared: tuple[_Point, list[str]] | None = None
+        self._prepared: tuple[Point, list[str]] | None = None
 
     # -- building -------------------------------------------------------------------------
 
@@ -185,7 +137,7 @@ class Space:
         return tuple(piece.strip() for text in p.values for piece in text.split(p.separator))
 
     def _producers(self, p: Parameter) -> list[object]:
-        """One entry per value: the typed value itself, or a :class:`_Derived`."""
+        """One entry per value: the typed value itself, or a :class:`Derived`."""
         loc = self._loc(p.loc)
         texts = self._texts(p)
         if not texts:
@@ -219,26 +171,26 @@ class Space:
             return parse_value(text, kind, loc)
         deps = self._deps(template.names)
         if template.is_single and kind == "auto":
-            return _Derived(template.render_value, deps)
+            return Derived(template.render_value, deps)
         if template.is_single:
-            return _Derived(lambda env: coerce(template.render_value(env), kind, loc), deps)
-        return _Derived(lambda env: parse_value(template.render(env), kind, loc), deps)
+            return Derived(lambda env: coerce(template.render_value(env), kind, loc), deps)
+        return Derived(lambda env: parse_value(template.render(env), kind, loc), deps)
 
     def _expr(self, p: Parameter, text: str, loc: Loc | None) -> object:
         expr = compile_expr(text, loc)
         self._check_names(p.name, expr, loc)
         if p.separator:
-            return _Derived(_splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
+            return Derived(splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
         kind = p.type
-        return _Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
+        return Derived(lambda env: coerce(expr.evaluate(env), kind, loc), self._deps(expr.names))
 
     def _python(self, p: Parameter, text: str, loc: Loc | None) -> object:
         expr = PythonExpr(text, loc)
-        return _Derived(_splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
+        return Derived(splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
 
     def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:
         template, kind, name = Template(text, loc, shell=True), p.type, p.name
-        return _Derived(
+        return Derived(
             lambda env: parse_value(self._run(name, template.render(env), loc), kind, loc),
             self._deps(template.names),
         )
@@ -256,7 +208,7 @@ class Space:
                 )
             return parse_value(os.environ[variable], kind, loc)
 
-        return _Derived(read, frozenset())
+        return Derived(read, frozenset())
 
     def _tag(self, p: Parameter, text: str, loc: Loc | None) -> object:
         return parse_value(text, p.type, loc) if tag_matches(text, self._tags, loc) else ""
@@ -309,9 +261,9 @@ class Space:
     def _dependency_order(self) -> list[str]:
         """Derived parameters, each after the parameters it reads; a cycle is an error."""
         deps = {
-            name: frozenset().union(*(v.deps for v in values if isinstance(v, _Derived)))
+            name: frozenset().union(*(v.deps for v in values if isinstance(v, Derived)))
             for name, values in self._values.items()
-            if any(isinstance(v, _Derived) for v in values)
+            if any(isinstance(v, Derived) for v in values)
         }
         order: list[str] = []
         state: dict[str, bool] = {}
@@ -373,7 +325,7 @@ class Space:
             for name in self._order
             if self._params[name].update_mode in PER_CYCLE
             and len(self._values[name]) == 1
-            and isinstance(value := self._values[name][0], _Derived)
+            and isinstance(value := self._values[name][0], Derived)
         ]
 
     @property
@@ -387,7 +339,7 @@ class Space:
         """The point with the one-value derived parameters that read a ``changed`` value,
         directly or not, worked out again, except those in ``keep`` (a dependent step's
         values from its parent workpackage's)."""
-        result = _Point(point)
+        result = Point(point)
         result.constants = self._constants
         touched = set(changed)
         for name in self._order:
@@ -395,7 +347,7 @@ class Space:
             if (
                 name not in keep
                 and len(self._values[name]) == 1
-                and isinstance(value, _Derived)
+                and isinstance(value, Derived)
                 and value.deps & touched
             ):
                 result[name] = value.fn(result)
@@ -426,10 +378,10 @@ class Space:
         lengths += [len(self._values[n]) for n in self.names if n not in zipped]
         return math.prod(lengths)
 
-    def _static(self) -> tuple[_Point, list[str]]:
+    def _static(self) -> tuple[Point, list[str]]:
         """Values fixed for every point, evaluated once; the parameters left per point."""
         if self._prepared is None:
-            static = _Point()
+            static = Point()
             static.constants = self._constants
             varying = set(self.varying)
             for name in self.names:
@@ -440,17 +392,17 @@ class Space:
                     d in per_point or d in varying for d in self._derived_deps(name)
                 )
                 fixed = fixed and not any(
-                    isinstance(v, _Derived) and v.splits for v in self._values[name]
+                    isinstance(v, Derived) and v.splits for v in self._values[name]
                 )
                 if not fixed:
                     per_point.append(name)
-                elif isinstance(value := static[name], _Derived):
+                elif isinstance(value := static[name], Derived):
                     static[name] = value.fn(static)
             self._prepared = (static, per_point)
         return self._prepared
 
     def _derived_deps(self, name: str) -> frozenset[str]:
-        return frozenset().union(*(v.deps for v in self._values[name] if isinstance(v, _Derived)))
+        return frozenset().union(*(v.deps for v in self._values[name] if isinstance(v, Derived)))
 
     def _steps(self, per_point: list[str]) -> list[tuple[str, Expr | None]]:
         """Per-point work in order: each constraint as soon as what it reads is known."""
@@ -475,11 +427,11 @@ class Space:
         steps = self._steps(per_point)
         constants = self._constants
         splits = any(
-            isinstance(v, _Derived) and v.splits for n in per_point for v in self._values[n]
+            isinstance(v, Derived) and v.splits for n in per_point for v in self._values[n]
         )
         kept = 0
         for combo in islice(product(*self._dimensions()), tried):
-            point = _Point(static)
+            point = Point(static)
             point.constants = constants
             for row in combo:
                 point.update(row)
@@ -491,7 +443,7 @@ class Space:
             for name, check in steps:
                 if check is None:
                     value = point[name]
-                    if type(value) is _Derived:
+                    if type(value) is Derived:
                         point[name] = value.fn(point)
                 elif not check.evaluate(point):
                     break
@@ -508,19 +460,19 @@ class Space:
             )
 
     def _finish(
-        self, point: _Point, steps: list[tuple[str, Expr | None]], start: int
-    ) -> Iterator[_Point]:
+        self, point: Point, steps: list[tuple[str, Expr | None]], start: int
+    ) -> Iterator[Point]:
         """The point with its per-point values, or none if a constraint drops it; a value
         that is several values (a JUBE snippet's list) makes one point for each."""
         for index in range(start, len(steps)):
             name, check = steps[index]
             if check is None:
                 value = point[name]
-                if type(value) is _Derived:
+                if type(value) is Derived:
                     result = value.fn(point)
-                    if type(result) is _Several:
+                    if type(result) is Several:
                         for each in result:
-                            branch = _Point(point)
+                            branch = Point(point)
                             branch.constants = point.constants
                             branch[name] = each
                             yield from self._finish(branch, steps, index + 1)
