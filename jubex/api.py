@@ -10,31 +10,30 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jubex.analysis.check import check_analysers
-from jubex.analysis.run import Batched, RunAnalysis, analyse_run
-from jubex.definition import load as loading
-from jubex.definition.model import Benchmark
-from jubex.engine.driver import Options, new_run
-from jubex.engine.driver import drive as drive_engine
+from jubex.analysis.run import analyse_run
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
-from jubex.platform.load import load_platform
-from jubex.results.check import check_tables
 from jubex.results.compare import Comparison, compare_runs
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tabulate
-from jubex.schedulers.registry import scheduler_for
-from jubex.space.check import check_spaces
-from jubex.space.limit import check_work
-from jubex.space.plan import Workpackage, plan
-from jubex.space.spec import RunSpec, resolve_spec
-from jubex.store.rundir import Run, next_run_dir, open_run, resolve_run
-from jubex.workdir.render import Rendered, Renderer, constants_for
-from jubex.workdir.writer import DryWriter
+from jubex.store.rundir import Run, open_run, resolve_run
+
+if TYPE_CHECKING:
+    from jubex.definition.model import Benchmark
+    from jubex.engine.driver import Options
+    from jubex.space.spec import RunSpec
+    from jubex.workdir.render import Rendered
+
+# Loading, planning, rendering and running are imported where they are used: ``jubex
+# result`` and ``jubex compare`` start in a fraction of the time without them.
 
 
 def later_checks(benchmark: Benchmark) -> list[JubexError]:
     """What the stages after loading find wrong with a benchmark (warnings included)."""
+    from jubex.analysis.check import check_analysers
+    from jubex.results.check import check_tables
+
     if benchmark.dialect != "jubex":
         return []
     return [*check_analysers(benchmark), *check_tables(benchmark)]
@@ -44,6 +43,8 @@ def load(
     path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
 ) -> Benchmark:
     """The benchmark a definition file describes; raises every error found (not warnings)."""
+    from jubex.definition import load as loading
+
     benchmark = loading.load(path, tags=tags, include_path=include_path)
     errors = [p for p in later_checks(benchmark) if not isinstance(p, DefinitionWarning)]
     if errors:
@@ -56,6 +57,9 @@ def validate(
 ) -> list[JubexError]:
     """Every problem of every file, warnings included (they have ``exit_code`` 0); a run
     larger than ``max_workpackages`` (else the definition's limit) is one of them."""
+    from jubex.definition import load as loading
+    from jubex.space.check import check_spaces
+
     problems: list[JubexError] = []
     for path in paths:
         benchmark, found = loading.problems_of(path, tags)
@@ -72,6 +76,8 @@ def validate(
 def _work_problems(
     benchmark: Benchmark, tags: Sequence[str], limit: int | None
 ) -> list[JubexError]:
+    from jubex.space.limit import check_work
+
     try:
         check_work(benchmark, limit=limit, tags=tags)
     except JubexError as exc:
@@ -81,6 +87,9 @@ def _work_problems(
 
 def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str, int]:
     """Run (or continue) a run until done, analysing each workpackage as it finishes."""
+    from jubex.analysis.run import Batched, RunAnalysis
+    from jubex.engine.driver import drive as drive_engine
+
     analysis = Batched(RunAnalysis(run))
     counts = drive_engine(run, options, retry_failed=retry_failed, on_finished=analysis.add)
     analysis.flush()
@@ -97,6 +106,9 @@ def resolve(
     outpath: str | Path | None = None,
 ) -> RunSpec:
     """The one way from a definition file (and the command line's choices) to a run."""
+    from jubex.platform.load import load_platform
+    from jubex.space.spec import resolve_spec
+
     tags = tuple(tags)
     paths = [Path(p) for p in include_path]
     benchmark = load(definition, tags=tags, include_path=paths)
@@ -112,6 +124,9 @@ def run(
     """Make a run of a spec and drive it: the run and how many workpackages are in each state.
 
     A run larger than ``max_workpackages`` (else the definition's limit) is refused first."""
+    from jubex.engine.driver import Options, new_run
+    from jubex.space.limit import check_work
+
     check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
     made = new_run(spec)
     return made, drive(made, options or Options())
@@ -132,6 +147,13 @@ def dry_run(spec: RunSpec, *, max_workpackages: int | None = None) -> Iterator[D
     """Every workpackage a run of the spec would make, rendered exactly as the run renders
     it (the same function), in the run directory it would get; nothing is written. A run
     larger than ``max_workpackages`` (else the definition's limit) is refused, as by run."""
+    from jubex.schedulers.registry import scheduler_for
+    from jubex.space.limit import check_work
+    from jubex.space.plan import Workpackage, plan
+    from jubex.store.rundir import next_run_dir
+    from jubex.workdir.render import Renderer, constants_for
+    from jubex.workdir.writer import DryWriter
+
     check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
     run_dir = next_run_dir(Path(spec.outpath).resolve())
     scheduler = scheduler_for(spec.platform)
