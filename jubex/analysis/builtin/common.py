@@ -141,8 +141,11 @@ class Collector:
         line: int = 0,
         scale: float = 1,
     ) -> None:
-        """Add ``raw`` (printed text or a JSON value) as a number, times ``scale``."""
+        """Add ``raw`` (printed text or a JSON value) as a number, times ``scale``; a rate is
+        a float however it was printed (IOR prints ``3785`` when it drops the decimals)."""
         value = self.value(name, raw, line)
+        if value is not None and name in self.metrics and "/s" in self.metrics[name].unit:
+            value = float(value)
         self.add(name, value if value is None or scale == 1 else value * scale, record, unit, line)
 
     def value(self, name: str, raw: object, line: int = 0) -> int | float | None:
