@@ -8,6 +8,7 @@ from pathlib import Path
 from jubex.api import DryWorkpackage, dry_run
 from jubex.space.plan import SHARED
 from jubex.space.spec import RunSpec
+from jubex.workdir.writer import STOPS
 
 
 def show_dry_run(spec: RunSpec, style: str, max_workpackages: int | None = None) -> int:
@@ -54,6 +55,9 @@ def _print(item: DryWorkpackage) -> None:
     shared = " (shared)" if wp.kind == SHARED else ""
     print(f"wp {wp.id} {wp.step}{shared} iteration {wp.iteration}  {label}")
     print(f"  in {item.rendered.prepared.workdir}")
+    for action in item.actions:
+        if action.endswith(STOPS):
+            print(f"  ! {action}")
     cycles = _commands(item)
     for number, commands in enumerate(cycles):
         if len(cycles) > 1:

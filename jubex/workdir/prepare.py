@@ -243,7 +243,8 @@ class StepPreparer:
         pattern = source if os.path.isabs(source) else str(base / source)
         matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
         if not matches:
-            raise DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc)
+            writer.missing(DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc))
+            return
         subdir = (
             os.path.join(template(op.target_dir, op.loc).render(env), "") if op.target_dir else ""
         )

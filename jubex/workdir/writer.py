@@ -20,6 +20,9 @@ from jubex.definition.model import FileOp
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, warn
 from jubex.language.confine import inside
 
+#: how a dry run notes what would stop a run (a file an operation needs is missing)
+STOPS = " (a run stops here)"
+
 
 @dataclass(frozen=True)
 class Confine:
@@ -65,6 +68,10 @@ class Writer(Protocol):
     ) -> None: ...
 
     def write(self, path: Path, text: str) -> None: ...
+
+    def missing(self, problem: JubexError) -> None:
+        """A file an operation needs is not there: a run stops, a dry run notes it."""
+        ...
 
     def append_log(self, path: Path, header: str, text: str, *, fresh: bool) -> None: ...
 
@@ -173,6 +180,9 @@ class DiskWriter:
         except OSError as exc:
             raise JubexError(f"cannot write the do log {path}: {exc.strerror}") from None
 
+    def missing(self, problem: JubexError) -> None:
+        raise problem
+
 
 class DryWriter:
     """Records what rendering would do, one line per effect, and writes nothing."""
@@ -211,6 +221,9 @@ class DryWriter:
 
     def append_log(self, path: Path, header: str, text: str, *, fresh: bool) -> None:
         self.actions.append(f"append to the do log {path}")
+
+    def missing(self, problem: JubexError) -> None:
+        self.actions.append(f"{problem.message}{STOPS}")
 
 
 def _literal(text: str) -> Callable[[re.Match[str]], str]:

@@ -103,3 +103,18 @@ def test_a_batch_dry_run_shows_the_job_script(jubex: Jubex, tmp_path: Path) -> N
     (wp,) = json.loads(shown.stdout)["workpackages"]
     assert "#SBATCH --nodes=2" in wp["job_script"]
     assert wp["commands"] == ["hostname"]
+
+
+def test_a_missing_source_is_noted_by_the_dry_run_and_stops_the_run(
+    jubex: Jubex, tmp_path: Path
+) -> None:
+    (tmp_path / "d.yaml").write_text(
+        "name: m\nfiles:\n  inputs: [{copy: absent.txt}]\n"
+        "steps:\n  s: {files: [inputs], do: 'true'}\n"
+    )
+    shown = jubex(tmp_path, "run", "d.yaml", "--dry-run")
+    assert shown.returncode == 0, shown.stderr
+    assert f"  ! copy: no file matches '{tmp_path}/absent.txt' (a run stops here)" in shown.stdout
+    ran = jubex(tmp_path, "run", "d.yaml", "-q", "--no-result")
+    assert ran.returncode == 1
+    assert "no file matches" in jubex(tmp_path, "status").stdout
