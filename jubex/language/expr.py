@@ -9,6 +9,7 @@ See ``docs/expressions.md`` for what users may write.
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Mapping
 from functools import lru_cache
 from types import GeneratorType
@@ -101,7 +102,11 @@ def _compile(text: str) -> tuple[Fn, frozenset[str], bool]:
             hint="only the functions listed in docs/expressions.md are available",
         )
     try:
-        tree = ast.parse(stripped, mode="eval")
+        with warnings.catch_warnings():
+            # Python's own remarks (``1if x``) would reach the user's terminal; the text
+            # either parses or gets jubex's error
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(
             f"'{text}' is not a valid expression: {exc.msg} at column {exc.offset or 0}",
