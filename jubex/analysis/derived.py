@@ -53,12 +53,17 @@ class ExprPattern:
             value = self.expr.evaluate(env)
         except JubexError:
             return self.default
-        if self.pattern.type == "str":
-            return value
-        try:
-            return typed.convert(value, self.pattern.type)
-        except (ValueError, OverflowError, JubexError):
-            return self.default
+        return as_pattern_type(self.pattern, value, self.default)
+
+
+def as_pattern_type(pattern: Pattern, value: object, default: object) -> object:
+    """A computed value as its pattern's type, or the pattern's default when it is none."""
+    if pattern.type == "str":
+        return value
+    try:
+        return typed.convert(value, pattern.type)
+    except (ValueError, OverflowError, JubexError):
+        return default
 
 
 def typed_default(pattern: Pattern, convert: Callable[[object], Value], loc: Loc) -> Value:

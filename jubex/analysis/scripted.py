@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from jubex.analysis import typed
+from jubex.analysis.derived import as_pattern_type, typed_default
 from jubex.definition.model import Pattern
-from jubex.errors import DefinitionError, JubexError, Loc
+from jubex.errors import DefinitionError, Loc
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
 
@@ -32,14 +33,9 @@ class ShellPattern:
         self.home = Path(file).resolve().parent if file else None
         self.default: object = None
         if pattern.default is not None:
-            try:
-                self.default = typed.convert(pattern.default, pattern.type)
-            except (ValueError, OverflowError, JubexError):
-                raise DefinitionError(
-                    f"default '{pattern.default}' of pattern '{pattern.name}' is not a "
-                    f"{pattern.type}",
-                    self.loc,
-                ) from None
+            self.default = typed_default(
+                pattern, lambda v: typed.convert(v, pattern.type), self.loc
+            )
         self._outputs: dict[str, str] = {}
 
     def evaluate(self, env: Mapping[str, object]) -> object:
@@ -55,9 +51,4 @@ class ShellPattern:
                     raise
                 return self.default
             output = self._outputs[command] = output.strip()
-        if self.pattern.type == "str":
-            return output
-        try:
-            return typed.convert(output, self.pattern.type)
-        except (ValueError, OverflowError, JubexError):
-            return self.default
+        return as_pattern_type(self.pattern, output, self.default)
