@@ -14,9 +14,10 @@ FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 def shown(path: Path) -> str:
     """A run's path as a person reads it: relative to here when below here, else absolute."""
     try:
-        return str(path.relative_to(Path.cwd()))
+        relative = path.relative_to(Path.cwd())
     except ValueError:
         return str(path)
+    return str(relative) if relative.parts else str(path)
 
 
 def add_definition_options(
@@ -95,10 +96,11 @@ def add_run_selector(parser: argparse.ArgumentParser) -> None:
         "run",
         nargs="?",
         metavar="RUN",
-        help="a run directory, an outpath, a run id, 'last' or -N (default: the latest run)",
+        help="a run directory, an outpath, a run id, 'last' or -N (default: this directory's "
+        "latest run)",
     )
     parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
-    parser.add_argument("--outpath", help="where runs live (default: where the latest run is)")
+    parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
 
 
 def selected_run(args: argparse.Namespace) -> Run:

@@ -29,24 +29,26 @@ def handle(args: argparse.Namespace) -> int:
     if not args.run and not args.run_id:
         raise UsageError("name the run to remove (a path, an id, or 'last')")
     run = selected_run(args)
-    if not args.yes:
-        what = f"workpackages {args.workpackage} of " if args.workpackage else ""
-        if not _confirmed(f"remove {what}{run.dir}? [y/N] "):
-            return 1
+    where = run.dir.resolve()
+    what = f"workpackages {args.workpackage} of " if args.workpackage else ""
+    if args.yes:
+        print(f"removing {what}{where}")
+    elif not _confirmed(f"remove {what}{where}? [y/N] "):
+        return 1
     with run_lock(run.dir):
         if not args.workpackage:
             run.store.close()
             shutil.rmtree(run.dir)
-            print(f"removed {run.dir}")
+            print(f"removed {where}")
             return 0
         rows = {wp.id: wp for wp in run.store.workpackages(ids=args.workpackage)}
         unknown = set(args.workpackage) - set(rows)
         if unknown:
-            raise UsageError(f"run {run.dir} has no workpackage {sorted(unknown)}")
+            raise UsageError(f"run {where} has no workpackage {sorted(unknown)}")
         run.store.delete_workpackages(list(rows))
         for wp in rows.values():
             shutil.rmtree(wp_dir_of(run.dir, wp), ignore_errors=True)
-        print(f"removed {len(rows)} workpackage(s) from {run.dir}")
+        print(f"removed {len(rows)} workpackage(s) from {where}")
     return 0
 
 

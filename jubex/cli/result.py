@@ -15,9 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "runs",
         nargs="*",
         metavar="RUN",
-        help="run directories, ids, 'last' or -N (default: the latest run)",
+        help="run directories, ids, 'last' or -N (default: this directory's latest run)",
     )
-    parser.add_argument("--outpath", help="where runs live (default: where the latest run is)")
+    parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
     parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
     parser.add_argument("-t", "--table", action="append", default=[], help="only this table")
     add_format(parser, FORMATS, None)

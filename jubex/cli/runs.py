@@ -7,16 +7,16 @@ import time
 from pathlib import Path
 
 from jubex.errors import UsageError
-from jubex.store.rundir import list_runs, resolve_run
+from jubex.store.rundir import list_runs, outpath_here
 from jubex.store.store import FAILED, FINAL_STATES, Store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("outpath", nargs="?", help="default: where the latest run is")
+    parser.add_argument("outpath", nargs="?", help="default: this directory's runs")
 
 
 def handle(args: argparse.Namespace) -> int:
-    base = Path(args.outpath) if args.outpath else resolve_run(None).parent
+    base = Path(args.outpath) if args.outpath else outpath_here()
     runs = list_runs(base)
     if not runs:
         raise UsageError(f"no runs found in '{base}'")

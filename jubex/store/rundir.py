@@ -60,18 +60,40 @@ class Run:
         return self.store.meta()
 
 
-def _state_file() -> Path:
-    return platformdirs.user_state_path("jubex") / "last_run"
+def _record_file() -> Path:
+    return platformdirs.user_state_path("jubex") / "runs_by_dir.json"
 
 
-def remember(run_dir: Path) -> None:
-    """Note the newest run so that commands without RUN find it from anywhere."""
+#: how many directories the record of where runs were made from remembers
+RECORD_SIZE = 200
+
+
+def remember(run_dir: Path, *origins: Path) -> None:
+    """Note the newest run made from each of ``origins`` (the current directory, the
+    definition's): a command without RUN run there again finds it, and only there."""
+    path = _record_file()
+    record = _read_record()
+    for origin in origins:
+        record.pop(str(origin.resolve()), None)
+        record[str(origin.resolve())] = str(run_dir.resolve())
+    kept = dict(list(record.items())[-RECORD_SIZE:])
     try:
-        path = _state_file()
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(str(run_dir.resolve()))
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(kept, indent=0))
+        os.replace(temporary, path)
     except OSError:
         pass
+
+
+def _read_record() -> dict[str, str]:
+    try:
+        record = json.loads(_record_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(record, dict):
+        return {}
+    return {str(k): str(v) for k, v in record.items()}
 
 
 def next_run_dir(outpath: Path) -> Path:
@@ -126,7 +148,8 @@ def create_run(spec: RunSpec) -> Run:
             "overrides": json.dumps({k: list(v) for k, v in spec.overrides.items()}),
         }
     )
-    remember(run_dir)
+    origins = [Path.cwd()] + ([Path(spec.definition).parent] if spec.definition else [])
+    remember(run_dir, *origins)
     return Run(run_dir, store, spec)
 
 
@@ -176,7 +199,8 @@ def list_runs(outpath: Path) -> list[Path]:
 
 
 def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
-    """Find a run from a path, an outpath, an id, ``last`` or a negative index (JUBE's habits)."""
+    """Find a run from a path, an outpath, an id, ``last`` or a negative index (JUBE's habits);
+    ids, ``last`` and -N count in ``outpath``, else in the current directory's runs."""
     if spec:
         path = Path(spec)
         if (path / STORE).exists():
@@ -185,13 +209,12 @@ def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
             return list_runs(path)[-1]
         if "/" in spec or path.exists():
             raise UsageError(f"'{spec}' is not a run directory (it has no {STORE})")
-    if outpath:
-        base = Path(outpath)
-    else:
-        last = _last_run()
-        if spec in (None, "last", "-1") and last is not None:
-            return last
-        base = last.parent if last is not None else Path("runs")
+    base = Path(outpath) if outpath else None
+    if base is None:
+        inside = _enclosing_run(Path.cwd())
+        if inside is not None and spec in (None, "last"):
+            return inside
+        base = outpath_here()
     runs = list_runs(base)
     if not runs:
         raise UsageError(f"no runs found in '{base}'", hint="give a run directory or --outpath")
@@ -211,12 +234,45 @@ def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
     )
 
 
-def _last_run() -> Path | None:
+def outpath_here() -> Path:
+    """The outpath whose runs a command without a run directory means, found from the
+    current directory alone: the outpath of the run it is in, the directory itself when it
+    holds runs, the outpath of the latest run made from here (or of a definition here),
+    else ``./runs`` (a definition's default outpath)."""
+    here = Path.cwd()
+    inside = _enclosing_run(here)
+    if inside is not None:
+        return inside.parent
+    if list_runs(here):
+        return here
+    made = _read_record().get(str(here.resolve()))
+    if made and (Path(made) / STORE).exists():
+        return _shown(Path(made).parent)
+    if list_runs(Path("runs")):
+        return Path("runs")
+    raise UsageError(
+        f"no runs for this directory ({here}): it is neither in a run nor an outpath, "
+        "no run was made from here, and it has no runs/ with runs in it (runs made "
+        "elsewhere are not used)",
+        hint="name the run: a run directory (jubex status path/to/runs/000000), an outpath "
+        "(jubex status path/to/runs), or an id with --outpath DIR",
+    )
+
+
+def _enclosing_run(path: Path) -> Path | None:
+    """The run directory ``path`` is in (a work directory of it, say), if any."""
+    for candidate in (path, *path.parents):
+        if (candidate / STORE).exists() and candidate.name.isdigit():
+            return candidate
+    return None
+
+
+def _shown(path: Path) -> Path:
+    """Relative to the current directory when below it (as a person typed it), else as is."""
     try:
-        path = Path(_state_file().read_text().strip())
-    except OSError:
-        return None
-    return path if (path / STORE).exists() else None
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def wp_dir_of(run_dir: Path, wp: Workpackage) -> Path:
