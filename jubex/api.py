@@ -62,6 +62,9 @@ def validate(
 
     problems: list[JubexError] = []
     for path in paths:
+        if _is_platform_file(Path(path)):
+            problems += _platform_problems(str(path))
+            continue
         benchmark, found = loading.problems_of(path, tags)
         problems += found
         if benchmark is None:
@@ -70,7 +73,58 @@ def validate(
         if benchmark.dialect == "jubex" and all(isinstance(p, DefinitionWarning) for p in found):
             problems += check_spaces(benchmark, tags)
             problems += _work_problems(benchmark, tags, max_workpackages)
+            problems += _with_platform(benchmark, tags)
     return problems
+
+
+def _is_platform_file(path: Path) -> bool:
+    """A platform file, told by its keys: a scheduler, launcher, job template or parent,
+    and no steps (a definition names its platform with ``platform:`` only)."""
+    from jubex.platform.read import read_file
+
+    try:
+        data, _ = read_file(path)
+    except JubexError:
+        return False
+    keys = set(data)
+    return bool(keys & {"scheduler", "launcher", "template", "extends"}) and not keys & {
+        "steps",
+        "step",
+        "benchmark",
+    }
+
+
+def _platform_problems(name_or_path: str) -> list[JubexError]:
+    """Every problem of a platform (its parents merged in), as a run would find them."""
+    from jubex.platform.load import load_platform
+
+    try:
+        load_platform(name_or_path)
+    except ErrorList as exc:
+        return list(exc.errors)
+    except JubexError as exc:
+        return [exc]
+    return []
+
+
+def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError]:
+    """The definition's platform must exist and be valid, and the commands' ``$name``s
+    must be parameters, the platform's values or set by a command (as ``run`` checks)."""
+    from jubex.definition.shell_names import check_shell_names
+    from jubex.definition.tags import apply_tags
+    from jubex.platform.load import load_platform
+
+    try:
+        platform = load_platform(benchmark.platform)
+    except JubexError as exc:
+        errors = list(exc.errors) if isinstance(exc, ErrorList) else [exc]
+        for error in errors:
+            if error.loc is None:
+                error.message = f"platform: {error.message}"
+                error.at(benchmark.loc)
+        return errors
+    given = [*platform.parameters, *platform.environment]
+    return check_shell_names(apply_tags(benchmark, tuple(tags)), given)
 
 
 def _work_problems(

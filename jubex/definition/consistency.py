@@ -12,10 +12,12 @@ from collections.abc import Iterable, Iterator
 
 from jubex.definition.model import Benchmark, Constraint
 from jubex.definition.references import BUILTIN_PREFIXES
+from jubex.definition.shell_names import set_names
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
 from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import compile_expr
 from jubex.language.template import Template, shell_lookalikes
+from jubex.language.values import misspelt_size
 
 #: names the platform gives every step (``$launcher`` is ``srun -N ...`` or ``mpiexec ...``)
 PLATFORM_NAMES = ("launcher",)
@@ -25,9 +27,27 @@ def check_consistency(benchmark: Benchmark) -> list[JubexError]:
     """Errors in expressions and templates, and warnings for likely misspellings."""
     parameters = {n for ps in benchmark.parametersets.values() for n in ps.parameters}
     return [
+        *_sizes(benchmark),
         *_expressions(benchmark, parameters),
         *_templates(benchmark, parameters),
     ]
+
+
+def _sizes(b: Benchmark) -> Iterator[JubexError]:
+    """A literal value that is a size with a misspelt unit (``4kib``), at its parameter."""
+    for pset in b.parametersets.values():
+        for p in pset.parameters.values():
+            if p.mode != "text" or p.type != "auto":
+                continue
+            for value in p.values:
+                right = misspelt_size(value)
+                if right is not None:
+                    yield DefinitionError(
+                        f"parameter '{p.name}': '{value}' is not a size: jubex spells the "
+                        f"unit {right.lstrip('0123456789.+-')} (1024-based)",
+                        p.loc,
+                        f"write {right}, or give the parameter type: str to keep the text",
+                    )
 
 
 def _compiled(text: str, loc: Loc | None, what: str) -> tuple[frozenset[str], list[JubexError]]:
@@ -85,6 +105,7 @@ def _expressions(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
 def _templates(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
     """Parse every template; in shell commands, warn of ``$NAME``s that look misspelt."""
     known = parameters | set(PLATFORM_NAMES)
+    set_by = {n for step in b.steps.values() for do in step.do for n in set_names(do.command)}
     for pset in b.parametersets.values():
         for p in pset.parameters.values():
             if p.mode == "text":
@@ -93,7 +114,7 @@ def _templates(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
     for step in b.steps.values():
         what = f"step '{step.name}'"
         for do in step.do:
-            yield from _parse(do.command, do.loc, what, known, shell=True)
+            yield from _parse(do.command, do.loc, what, known, shell=True, set_by=set_by)
         texts = [*step.environment.values(), *step.resources.extra.values()]
         texts += [v for v in vars(step.resources).values() if isinstance(v, str)]
         for text in texts:
@@ -103,8 +124,16 @@ def _templates(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
 
 
 def _parse(
-    text: str, loc: Loc | None, what: str, known: set[str], *, shell: bool
+    text: str,
+    loc: Loc | None,
+    what: str,
+    known: set[str],
+    *,
+    shell: bool,
+    set_by: set[str] | None = None,
 ) -> Iterator[JubexError]:
+    """A template's errors; with ``set_by`` (a ``do``), the warnings of the names
+    check_shell_names does not refuse: upper case, or set by a command."""
     if "$" not in text:
         return
     try:
@@ -114,6 +143,8 @@ def _parse(
         return
     if shell:
         for name, suggestion in shell_lookalikes(template, known):
+            if set_by is not None and name.upper() != name and name not in set_by:
+                continue  # check_shell_names reports it as an error (with the platform)
             yield DefinitionWarning(
                 f"{what}: ${name} is no parameter; a shell variable of that name is used",
                 loc,

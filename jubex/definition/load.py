@@ -125,7 +125,9 @@ def load(
     benchmark, problems = _complete(source, include_path)
     errors: Sequence[JubexError] = [p for p in problems if not isinstance(p, DefinitionWarning)]
     if benchmark is not None and not errors:
-        errors = check_tags(benchmark, tags)
+        errors = check_tags(benchmark, tags) or [
+            p for p in check_consistency(benchmark) if not isinstance(p, DefinitionWarning)
+        ]
     if errors:
         raise errors[0] if len(errors) == 1 else ErrorList(errors)
     assert benchmark is not None

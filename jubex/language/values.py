@@ -280,6 +280,20 @@ def _auto(text: str, loc: Loc | None) -> object:
     return text if size is None else size
 
 
+def misspelt_size(text: str) -> str | None:
+    """The right spelling of a text that is a size with a unit jubex does not know (``4kib``
+    -> ``4KiB``); None for any other text. Auto-typed, such a value would stay a text and
+    fail only where it is compared with sizes."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        return None
+    number, unit = match.groups()
+    if unit in _UNITS or not re.fullmatch(r"[kmgtp]i?b", unit, re.IGNORECASE):
+        return None
+    letter = unit[0].upper()
+    return f"{number}{letter}iB" if unit[1:2].lower() == "i" else None
+
+
 def parse_value(text: str, type: str = "auto", loc: Loc | None = None) -> object:
     """The typed value of a parameter text; its ``str()`` is always ``text`` itself."""
     plain = text.isdecimal() and text.isascii() and len(text) < 19

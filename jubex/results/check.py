@@ -1,13 +1,15 @@
 """A definition's tables checked against what the run will give them.
 
-A table column that is neither a parameter, a pattern, a meta key of the rows (``run``,
-``ok``, ...) nor a metric of a built-in analyser in use is an error; when a built-in
-analyser is in use it is only a warning, since some outputs (fio job names, IO500 phases)
-carry metrics of their own.
+A table column, group or sort key that is neither a parameter, a pattern, a meta key of
+the rows (``run``, ``ok``, ...) nor a metric of a built-in analyser in use is an error, found
+before anything runs. Only the names a built-in analyser makes from its output (fio's
+percentiles as the job asked for them: ``read_clat_p99_99``) cannot be known beforehand:
+those are warnings.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from jubex.analysis import builtin
@@ -17,6 +19,9 @@ from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, di
 from jubex.language.expr import compile_expr
 from jubex.results.rows import META
 from jubex.results.stats import ALIASES, STATISTICS
+
+#: fio's percentile values, named after the percentiles the job file asked for
+_FIO_PERCENTILE = re.compile(r"[a-z]+_c?lat_p[0-9_]+")
 
 
 def check_tables(b: Benchmark) -> list[DefinitionError]:
@@ -84,6 +89,8 @@ def _column_problem(
     message = f"{where}: '{name}' is neither a parameter nor a pattern"
     hint = did_you_mean(name, known)
     if builtins:
-        message += f"; it stays empty unless the built-in analyser {', '.join(builtins)} gives it"
+        message += f" nor a value of the built-in analyser {', '.join(builtins)}"
+    if "fio" in builtins and _FIO_PERCENTILE.fullmatch(name):
+        message += "; it stays empty unless fio prints that percentile"
         return DefinitionWarning(message, loc, hint)
     return DefinitionError(message, loc, hint)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jubex.definition.model import Benchmark
+from jubex.definition.shell_names import check_shell_names
 from jubex.definition.tags import apply_tags, tag_matches
-from jubex.errors import UsageError
+from jubex.errors import DefinitionWarning, ErrorList, UsageError
 from jubex.platform.model import Platform
 from jubex.space.check import check_cycle_updates
 from jubex.space.plan import check_overrides
@@ -54,6 +55,7 @@ def resolve_spec(
         check_overrides(benchmark, rest)
     benchmark = apply_tags(benchmark, tags)
     check_cycle_updates(benchmark)
+    _check_shell_names(benchmark, platform)
     definition = Path(benchmark.file).resolve() if benchmark.file else None
     home = definition.parent if definition else Path.cwd()
     out = Path(outpath) if outpath is not None else home / benchmark.outpath
@@ -67,6 +69,18 @@ def resolve_spec(
         overrides={k: tuple(v) for k, v in rest.items()},
         include_path=tuple(str(Path(p).resolve()) for p in include_path),
     )
+
+
+def _check_shell_names(benchmark: Benchmark, platform: Platform) -> None:
+    """A ``$name`` no parameter, platform value or command gives is refused before a run."""
+    if benchmark.dialect != "jubex":
+        return
+    given = [*platform.parameters, *platform.environment]
+    errors = [
+        p for p in check_shell_names(benchmark, given) if not isinstance(p, DefinitionWarning)
+    ]
+    if errors:
+        raise errors[0] if len(errors) == 1 else ErrorList(errors)
 
 
 def _platform_overrides(

@@ -67,12 +67,12 @@ def test_valid_files_exit_zero_even_with_warnings(
 ) -> None:
     path = tmp_path / "w.yaml"
     path.write_text(
-        "name: w\nparameters: {transfer: [1, 2]}\nsteps: {run: {do: 'ior -t $transfr'}}\n"
+        "name: w\nparameters: {TRANSFER: [1, 2]}\nsteps: {run: {do: 'ior -t $TRANSFR'}}\n"
     )
     assert main(["validate", str(path), str(EXAMPLES / "ska-ior.yaml")]) == 0
     out = capsys.readouterr().out
-    assert f"{path}:3:19: warning: step 'run': $transfr is no parameter" in out
-    assert "(did you mean $transfer?)" in out
+    assert f"{path}:3:19: warning: step 'run': $TRANSFR is no parameter" in out
+    assert "(did you mean $TRANSFER?)" in out
     assert "2 file(s) valid: 0 error(s), 1 warning(s)" in out
 
 

@@ -62,17 +62,30 @@ def test_derived_template_errors_are_reported(write: Write) -> None:
     assert len(found) == 1 and found[0].startswith("d.yaml:2:20: error: parameter 'b'")
 
 
-def test_misspelt_shell_name_in_do_is_a_warning_with_a_suggestion(write: Write) -> None:
+def test_misspelt_shell_name_in_do_is_an_error_with_a_suggestion(write: Write) -> None:
     path = write(
         "d.yaml",
         "name: d\nparameters: {transfer: [1, 2]}\n"
         "steps: {run: {do: 'ior -t $transfr -o $HOME/x'}}\n",
     )
+    (error,) = validate([path])
+    assert error.exit_code == 1
+    assert str(error) == (
+        f"{path}:3:19: error: step 'run': $transfr is neither a parameter nor set by a "
+        "command, so the shell would expand it to an empty text (did you mean 'transfer'?)"
+    )
+
+
+def test_misspelt_environment_name_in_do_is_a_warning(write: Write) -> None:
+    path = write(
+        "d.yaml",
+        "name: d\nparameters: {TRANSFER: [1, 2]}\nsteps: {run: {do: 'ior -t $TRANSFR'}}\n",
+    )
     (warning,) = validate([path])
     assert isinstance(warning, DefinitionWarning) and warning.exit_code == 0
     assert str(warning) == (
-        f"{path}:3:19: warning: step 'run': $transfr is no parameter; a shell variable of that "
-        "name is used (did you mean $transfer?)"
+        f"{path}:3:19: warning: step 'run': $TRANSFR is no parameter; a shell variable of that "
+        "name is used (did you mean $TRANSFER?)"
     )
 
 

@@ -144,7 +144,7 @@ def test_validate_files_lists_every_problem_of_every_file(write: Write) -> None:
     two = write("two.yaml", "name: b\nsteps: [x\n")
     three = write(
         "three.yaml",
-        "name: c\nparameters: {transfer: [1, 2]}\nsteps: {run: {do: 'echo $transfre'}}\n",
+        "name: c\nparameters: {TRANSFER: [1, 2]}\nsteps: {run: {do: 'echo $TRANSFRE'}}\n",
     )
     problems = validate([one, two, three])
     assert [(p.loc.file, p.loc.line, type(p)) for p in problems] == [
@@ -153,7 +153,7 @@ def test_validate_files_lists_every_problem_of_every_file(write: Write) -> None:
         (str(two), 3, DefinitionError),
         (str(three), 3, DefinitionWarning),
     ]
-    assert problems[3].hint == "did you mean $transfer?"
+    assert problems[3].hint == "did you mean $TRANSFER?"
 
 
 def test_validate_files_reports_an_unreadable_file(tmp_path: Path) -> None:

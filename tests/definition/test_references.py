@@ -105,19 +105,30 @@ def test_the_rows_meta_keys_are_known_to_tables(write: Write) -> None:
     assert found == []
 
 
-def test_builtin_analyser_metrics_are_known_and_others_only_warned(write: Write) -> None:
+def test_builtin_analyser_metrics_are_known_and_others_refused(write: Write) -> None:
     found = problems(
         write,
         "steps: {run: {analyse: ior}}\n"
         "results:\n  t: {columns: [write_max, {name: read_max, stats: [mean]}, wrte_max],"
         " sort: [read_max_mean]}\n",
     )
-    assert len(found) == 1
-    severity, message, hint = found[0]
-    assert severity == "warning" and hint == "did you mean 'write_max'?"
-    assert message.startswith(
-        "table 't': 'wrte_max' is neither a parameter nor a pattern; it stays"
+    assert found == [
+        (
+            "error",
+            "table 't': 'wrte_max' is neither a parameter nor a pattern nor a value of the "
+            "built-in analyser ior",
+            "did you mean 'write_max'?",
+        )
+    ]
+
+
+def test_fio_percentiles_the_job_may_ask_for_are_only_warned(write: Write) -> None:
+    found = problems(
+        write, "steps: {run: {analyse: fio}}\nresults:\n  t: {columns: [read_clat_p99_999]}\n"
     )
+    assert [(severity, message.split("; ")[-1]) for severity, message, _ in found] == [
+        ("warning", "it stays empty unless fio prints that percentile")
+    ]
 
 
 def test_shared_do_without_a_shared_folder(write: Write) -> None:

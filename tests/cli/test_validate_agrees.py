@@ -1,0 +1,111 @@
+"""``jubex validate`` refuses exactly what ``jubex run --dry-run`` refuses: the repository's
+examples and test definitions, and one definition per mistake a run used to find late."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jubex.cli.main import main
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "tests" / "jube" / "corpus"
+SHIPPED = sorted(
+    [
+        *REPO.glob("examples/*.yaml"),
+        *REPO.glob("examples/*.xml"),
+        *(p for p in CORPUS.glob("*.*ml") if ".expected." not in p.name),
+        *CORPUS.glob("bad/*.*ml"),
+    ]
+)
+
+#: what only running a command can tell: validate runs none of the definition's commands
+RUNS_COMMANDS = {CORPUS / "bad" / "perl.xml"}
+
+MISTAKES = {
+    "where": ("where: 'nx < 2'", "where: 'nx' is not a parameter (did you mean 'n'?)"),
+    "column": ("results: {t: {columns: [n, nope]}}", "table 't': 'nope' is neither"),
+    "group": ("results: {t: {group_by: [m], columns: [n]}}", "table 't': 'm' is neither"),
+    "platform": ("platform: nosuch", "no platform 'nosuch'"),
+    "size": ("", "parameter 'n': '4kib' is not a size: jubex spells the unit KiB"),
+    "shell": ("", "$sizee is neither a parameter nor set by a command"),
+}
+
+
+def _definition(tmp_path: Path, mistake: str) -> Path:
+    extra, _ = MISTAKES[mistake]
+    values = "[4kib, 1m]" if mistake == "size" else "[1, 2]"
+    command = "echo $n $sizee" if mistake == "shell" else "echo $n; x=1; echo $x $HOME"
+    path = tmp_path / f"{mistake}.yaml"
+    path.write_text(
+        f"name: {mistake}\nparameters:\n  n: {values}\n{extra}\nsteps:\n  s:\n    do: '{command}'\n"
+    )
+    return path
+
+
+def _exit(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(REPO)))
+def test_validate_accepts_what_the_dry_run_accepts(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    valid, said = _exit(capsys, "validate", str(path))
+    dry, ran = _exit(capsys, "run", str(path), "--dry-run", "-f", "json")
+    if path in RUNS_COMMANDS:
+        assert (valid, dry) == (0, 1), f"validate:\n{said}\ndry run:\n{ran}"
+        return
+    assert (valid == 0) == (dry == 0), f"validate:\n{said}\ndry run:\n{ran}"
+
+
+@pytest.mark.parametrize("mistake", sorted(MISTAKES))
+def test_validate_info_and_run_refuse_the_same_mistake(
+    mistake: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(_definition(tmp_path, mistake))
+    message = MISTAKES[mistake][1]
+    for argv in (["validate", path], ["info", path], ["run", path, "--dry-run"]):
+        code, said = _exit(capsys, *argv)
+        assert code == 1 and message in said, (argv, said)
+    code, said = _exit(capsys, "run", path, "--outpath", str(tmp_path / "runs"))
+    assert code == 1 and message in said
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_correct_definition_is_valid_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "right.yaml"
+    path.write_text(
+        "name: right\nparameters:\n  n: [4KiB, 1m]\nsteps:\n  s:\n"
+        "    do: |\n      for f in a b; do echo $f $n; done\n      x=1; echo $x '$y' $$z $HOME\n"
+    )
+    assert _exit(capsys, "validate", str(path)) == (
+        0,
+        "1 file(s) valid: 0 error(s), 0 warning(s)\n",
+    )
+    assert _exit(capsys, "run", str(path), "--dry-run")[0] == 0
+
+
+@pytest.mark.parametrize("name", ["local", "slurm", "pbs", "pbspro-cluster", "juwels-booster"])
+def test_validate_accepts_the_shipped_platform_files(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = REPO / "jubex" / "data" / "platforms" / f"{name}.yaml"
+    assert _exit(capsys, "validate", str(path)) == (
+        0,
+        "1 file(s) valid: 0 error(s), 0 warning(s)\n",
+    )
+
+
+def test_validate_checks_a_platform_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "site.yaml"
+    path.write_text("name: site\nextends: slurm\nresources: {nodez: 2}\n")
+    code, said = _exit(capsys, "validate", str(path))
+    assert code == 1 and f"{path}:3" in said and "nodez" in said
