@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from jubex.api import resolve
 from jubex.api import run as api_run
 from jubex.cli.common import add_definition_options, add_limit_option, overrides, shown
 from jubex.cli.dryrun import show_dry_run
 from jubex.engine.driver import Options
+from jubex.engine.failures import failure_causes, id_list
 from jubex.errors import UsageError
 from jubex.results.deliver import report
 from jubex.store.rundir import Run
@@ -67,11 +69,24 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
     pending = counts.get("planned", 0) + counts.get("queued", 0) + counts.get("submitted", 0)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     print(f"run {shown(run.dir)}: {summary}")
+    if counts.get(FAILED):
+        print_causes(run)
     if pending:
         print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
     elif run.benchmark.tables and not args.no_result:
         print(report([run], None, None, include_failed=False), end="")
     return 1 if counts.get(FAILED) else 0
+
+
+def print_causes(run: Run) -> None:
+    """How many failed, grouped by cause, each with its line, and where to see more."""
+    causes = failure_causes(run)
+    total = sum(len(c.ids) for c in causes)
+    print(f"{total} workpackage(s) failed, {len(causes)} cause(s):")
+    for cause in causes:
+        ids = id_list(cause.ids)
+        print(f"  {len(cause.ids)} x {cause.step}: {cause.text}  (workpackage {ids})")
+    print(f"more: jubex status {shown(run.dir)}  (outputs in {shown(Path(causes[0].workdir))})")
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -5,39 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 from collections import defaultdict
-from pathlib import Path
-from typing import TypedDict
+from dataclasses import asdict
 
 from jubex.analysis.run import missing_analysis
 from jubex.cli.common import add_run_selector, selected_run, shown
-from jubex.store.rundir import wp_dir_of
-from jubex.store.store import FAILED, STATES
-
-TAIL = 5
+from jubex.engine.failures import Cause, failure_causes, id_list
+from jubex.store.rundir import Run
+from jubex.store.store import STATES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)
     parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
-
-
-class _Failed(TypedDict):
-    """A failed workpackage as the status shows it (and prints it as JSON)."""
-
-    id: int
-    step: str
-    exit_code: int | None
-    reason: str
-    params: dict[str, str]
-    stderr: list[str]
-    workdir: str
-
-
-def _tail(path: Path, lines: int = TAIL) -> list[str]:
-    try:
-        return path.read_text(errors="replace").splitlines()[-lines:]
-    except OSError:
-        return []
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -46,21 +25,12 @@ def handle(args: argparse.Namespace) -> int:
     per_step: dict[str, dict[str, int]] = defaultdict(dict)
     for (step, state), n in counts.items():
         per_step[step][state] = n
-    failed: list[_Failed] = []
-    for wp in run.store.workpackages(states=[FAILED]):
-        work = wp_dir_of(run.dir, wp) / "work"
-        failed.append(
-            {
-                "id": wp.id,
-                "step": wp.step,
-                "exit_code": wp.exit_code,
-                "reason": wp.reason,
-                "params": {k: str(v) for k, v in wp.point.items()},
-                "stderr": _tail(work / "stderr"),
-                "workdir": str(work),
-            }
-        )
-    empty = [{"id": i, "reason": r} for i, r in missing_analysis(run)]
+    causes = failure_causes(run)
+    failed = {i for cause in causes for i in cause.ids}
+    empty: dict[str, list[int]] = defaultdict(list)
+    for wp_id, reason in missing_analysis(run):
+        if wp_id not in failed:  # a failure says why its outputs gave nothing
+            empty[reason].append(wp_id)
     meta = run.meta
     if args.format == "json":
         print(
@@ -69,8 +39,13 @@ def handle(args: argparse.Namespace) -> int:
                     "run": str(run.dir),
                     "name": meta.get("name"),
                     "steps": per_step,
-                    "failed": failed,
-                    "analysis_missing": empty,
+                    "failed": [
+                        {**asdict(cause), "count": len(cause.ids), "params": _params(run, cause)}
+                        for cause in causes
+                    ],
+                    "analysis_missing": [
+                        {"ids": ids, "reason": reason} for reason, ids in empty.items()
+                    ],
                 },
                 indent=1,
             )
@@ -80,10 +55,18 @@ def handle(args: argparse.Namespace) -> int:
     for step, states in per_step.items():
         parts = ", ".join(f"{states[s]} {s}" for s in STATES if states.get(s))
         print(f"  {step}: {parts}")
-    for f in failed:
-        print(f"  workpackage {f['id']} ({f['step']}) failed: {f['reason']}  [{f['workdir']}]")
-        for line in f["stderr"]:
-            print(f"    | {line}")
-    for e in empty:
-        print(f"  workpackage {e['id']}: analysers found nothing usable ({e['reason']})")
+    if causes:
+        total = sum(len(c.ids) for c in causes)
+        print(f"  {total} failed, {len(causes)} cause(s):")
+    for cause in causes:
+        print(f"    {len(cause.ids)} x {cause.step}: {cause.text}")
+        print(f"      workpackage {id_list(cause.ids)}; outputs in {cause.workdir}")
+    for reason, ids in empty.items():
+        print(f"  analysers found nothing usable ({reason}): workpackage {id_list(ids)}")
     return 0
+
+
+def _params(run: Run, cause: Cause) -> dict[str, str]:
+    """The parameters of a cause's first workpackage (the values it failed with)."""
+    (wp,) = run.store.workpackages(ids=[min(cause.ids)])
+    return {k: str(v) for k, v in wp.point.items()}

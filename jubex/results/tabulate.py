@@ -149,19 +149,40 @@ def tables_with_definitions(
     if not tables:
         tables = [default_table(rows)] if rows else []
     units, directions = units_of(runs), directions_of(runs)
-    return [
-        (
-            table,
-            build_table(
-                rows_for(table, rows, runs[0].benchmark),
-                table,
-                units,
-                directions,
-                include_failed=include_failed,
-            ),
+    built = []
+    for table in tables:
+        own = rows_for(table, rows, runs[0].benchmark)
+        result = build_table(own, table, units, directions, include_failed=include_failed)
+        if not result.rows:
+            result.notes.append(why_empty(table, rows, own, include_failed=include_failed))
+        built.append((table, result))
+    return built
+
+
+def why_empty(
+    table: Table, rows: Sequence[Row], own: Sequence[Row], *, include_failed: bool
+) -> str:
+    """Why a table has no row: nothing finished, everything failed, the analysers found
+    none of its values, or its filter kept nothing."""
+    if not rows:
+        return "empty: no workpackage has finished yet (jubex status shows the run)"
+    usable = [r for r in own if include_failed or r.get("ok", True) is not False]
+    if own and not usable:
+        return (
+            f"empty: all {len(own)} workpackage(s) of its steps failed (jubex status shows "
+            "why; --include-failed shows what they gave)"
         )
-        for table in tables
-    ]
+    if not usable:
+        failed = sum(1 for r in rows if r.get("ok", True) is False)
+        if failed == len(rows):
+            return f"empty: all {failed} workpackage(s) failed (jubex status shows why)"
+        return (
+            f"empty: the analysers found none of its values in the outputs of {len(rows)} "
+            "workpackage(s) (jubex status lists those that gave nothing)"
+        )
+    if table.filter:
+        return f"empty: its filter '{table.filter}' kept none of {len(usable)} row(s)"
+    return f"empty: none of {len(usable)} row(s) has a value of its columns"
 
 
 def tabulate(

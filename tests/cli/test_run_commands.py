@@ -57,6 +57,8 @@ def ran(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.Comp
 def test_run_reports_failures_and_prints_the_table(ran) -> None:  # type: ignore[no-untyped-def]
     _, done = ran
     assert "run runs/000000: 4 done, 2 failed" in done.stdout
+    assert "2 workpackage(s) failed, 1 cause(s):\n  2 x work: exit status 4: no luck" in done.stdout
+    assert "more: jubex status runs/000000" in done.stdout
     lines = [line.split() for line in done.stdout.splitlines()]
     assert ["1", "2", "1.5", "0"] in lines
     assert ["2", "2", "2.5", "0"] in lines
@@ -67,7 +69,8 @@ def test_status_names_the_failure_and_its_stderr(ran) -> None:  # type: ignore[n
     home, _ = ran
     text = jubex("status", "runs/000000", cwd=home).stdout
     assert "work: 4 done, 2 failed" in text
-    assert "exit status 4" in text and "| no luck" in text
+    assert "  2 failed, 1 cause(s):\n    2 x work: exit status 4: no luck\n" in text
+    assert "workpackage 4, 5; outputs in runs/000000/000004_work/work" in text
     data = json.loads(jubex("status", "runs", "-f", "json", cwd=home).stdout)
     assert data["steps"]["work"] == {"done": 4, "failed": 2}
     assert {f["params"]["x"] for f in data["failed"]} == {"3"}
