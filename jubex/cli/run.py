@@ -73,8 +73,10 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
         print_causes(run)
     if pending:
         print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
-    elif run.benchmark.tables and not args.no_result:
-        print(report([run], None, None, include_failed=False), end="")
+    elif run.benchmark.tables:
+        text = report([run], None, None, include_failed=False)  # kept in the run either way
+        if not args.no_result:
+            print(text, end="")
     return 1 if counts.get(FAILED) else 0
 
 

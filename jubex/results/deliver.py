@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from jubex.definition.model import Table
 from jubex.results import syslog
 from jubex.results.database import write_database
-from jubex.results.files import result_dir, write_result
+from jubex.results.files import keep_in_run, result_dir, write_result
 from jubex.results.formats import render
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tables_with_definitions
@@ -48,10 +48,13 @@ def report(
     *,
     include_failed: bool = False,
     targets: bool = False,
+    keep: bool = True,
 ) -> str:
     """The tables of the runs as text, each delivered first (into the last run's places).
 
-    ``fmt`` None shows each table in its own ``style``.
+    ``fmt`` None shows each table in its own ``style``. With ``keep``, the table of a single
+    run is also written into the run directory (``result/<name>.<ext>``); a table of
+    several runs belongs to none of them.
     """
     built = tables_with_definitions(runs, names, include_failed=include_failed)
     if not built:
@@ -59,5 +62,16 @@ def report(
     out = []
     for table, result in built:
         line = deliver(table, result, runs[-1], targets=targets)
+        if keep and len(runs) == 1:
+            _keep(runs[0], result, fmt)
         out.append(f"{line}\n" if line else render(result, fmt))
     return "\n".join(out)
+
+
+def _keep(run: Run, result: ResultTable, fmt: str | None) -> None:
+    """The table into its run; a run that cannot take it (read-only, full) is noted, the
+    table still shown."""
+    try:
+        keep_in_run(run.dir, result, fmt)
+    except OSError as exc:
+        result.notes.append(f"not kept in {run.dir / 'result'}: {exc.strerror or exc}")
