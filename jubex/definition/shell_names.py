@@ -25,6 +25,13 @@ _DECLARED = re.compile(
 )
 _LOOP = re.compile(r"\b(?:for|select)\s+([A-Za-z_]\w*)\s+in\b")
 _READ = re.compile(r"\b(?:read|getopts[ \t]+\S+)[ \t]+((?:-\w+[ \t]+)*[A-Za-z_][\w \t]*)")
+#: what the scan of a command stops at: an escape, a quote, ``$$`` (a literal ``$``), an
+#: expansion (``${name:-default}`` has a default, so it is never empty)
+_TOKEN = re.compile(
+    r"\\.|'|\"|\$\$|\$(?:\{(?P<braced>[A-Za-z_]\w*)(?P<defaulted>[^}])?"
+    r"|(?P<bare>[A-Za-z_]\w*))",
+    re.DOTALL,
+)
 _QUOTED_HEREDOC = re.compile(r"<<-?\s*(['\"])(\w+)\1")
 #: commands that can set names the text does not show
 _OPAQUE = re.compile(r"(?:^|[\s;&|(])(?:source|\.|eval|module|ml)\s")
@@ -46,30 +53,21 @@ def sets_unseen_names(text: str) -> bool:
 
 
 def expanded_names(text: str) -> Iterator[str]:
-    """The names the shell would expand (``$name``, ``${name...}``), in order."""
+    """The names the shell would expand (``$name``, ``${name}``), in order."""
     text = _without_quoted_heredocs(text)
-    i, double = 0, False
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
+    pos, double = 0, False
+    while (token := _TOKEN.search(text, pos)) is not None:
+        pos = token.end()
+        char = token.group()[0]
         if char == "'" and not double:
-            end = text.find("'", i + 1)
-            i = len(text) if end < 0 else end + 1
-            continue
-        if char == '"':
+            end = text.find("'", pos)
+            pos = len(text) if end < 0 else end + 1
+        elif char == '"':
             double = not double
-        elif char == "$":
-            if text.startswith("$$", i):
-                i += 2
-                continue
-            braced = text.startswith("${", i)
-            name = _NAME.match(text, i + 2 if braced else i + 1)
-            defaulted = braced and name is not None and text[name.end() : name.end() + 1] != "}"
-            if name and not defaulted:
-                yield name.group()
-        i += 1
+        elif token.group("bare"):
+            yield token.group("bare")
+        elif token.group("braced") and token.group("defaulted") is None:
+            yield token.group("braced")
 
 
 def _without_quoted_heredocs(text: str) -> str:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from jubex.api import validate
+from jubex.definition.shell_names import expanded_names, set_names
 from jubex.errors import DefinitionWarning
 
 Write = Callable[[str, str], Path]
@@ -95,3 +100,20 @@ def test_shell_and_env_parameters_are_not_run_by_validation(write: Write, tmp_pa
     assert "NO_SUCH_VARIABLE_HERE" not in os.environ
     assert problems(write, text) == []
     assert not marker.exists()
+
+
+def test_the_names_a_shell_expands_and_those_commands_set() -> None:
+    text = (
+        "for f in a b; do echo $f $g; done\n"
+        "x=1; echo \"$x ${y:-3} $$z '$q'\" '$w' $HOME ${v} \\$esc $(date) ${#arr[@]}\n"
+        "read -r line; echo $line\ncat <<'EOF'\n$inner\nEOF\nexport A b=2\n"
+    )
+    assert list(expanded_names(text)) == ["f", "g", "x", "q", "HOME", "v", "line"]
+    assert set_names(text) == {"f", "x", "line", "A", "b"}
+
+
+@given(st.text(alphabet="ab_$'\"\\{}:-\n <EOF", max_size=60))
+def test_every_expanded_name_is_written_with_a_dollar(text: str) -> None:
+    for name in expanded_names(text):
+        assert f"${name}" in text or f"${{{name}" in text
+    assert set_names(text) <= set(re.findall(r"[A-Za-z_]\w*", text))
