@@ -24,7 +24,7 @@ STOP = REPO / "ci" / "stop-local-slurm.sh"
 
 @pytest.fixture(scope="session", autouse=True)
 def private_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep jubex's per-user state (the record of runs by directory, user platforms) out of the home."""
+    """Keep jubex's per-user state (runs by directory, user platforms) out of the home."""
     saved = {k: os.environ.get(k) for k in ("XDG_STATE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
