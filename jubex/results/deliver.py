@@ -48,12 +48,13 @@ def report(
     *,
     include_failed: bool = False,
     targets: bool = False,
+    pivot_by: str | None = None,
 ) -> str:
     """The tables of the runs as text, each delivered first (into the last run's places).
 
     ``fmt`` None shows each table in its own ``style``.
     """
-    built = tables_with_definitions(runs, names, include_failed=include_failed)
+    built = tables_with_definitions(runs, names, include_failed=include_failed, pivot_by=pivot_by)
     if not built:
         return "no analysed workpackages yet\n"
     out = []
