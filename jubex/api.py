@@ -170,9 +170,11 @@ def dry_run(spec: RunSpec, *, max_workpackages: int | None = None) -> Iterator[D
 
 
 def analyse_runs(runs: Iterable[Run]) -> None:
-    """Read the outputs of the runs' workpackages that are not analysed yet."""
+    """Read the outputs of the runs' workpackages that are not analysed yet (not of an
+    imported run: its store holds the analysis made where it ran)."""
     for run in runs:
-        analyse_run(run)
+        if not run.meta.get("imported_from"):
+            analyse_run(run)
 
 
 def open_runs(runs: Run | str | Path | Sequence[Run | str | Path]) -> list[Run]:

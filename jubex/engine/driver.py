@@ -121,6 +121,12 @@ def drive(
 ) -> dict[str, int]:
     """Run (or continue) until done; ``on_finished`` hears of each workpackage that ends
     (the analyse stage hooks in here without the engine knowing it)."""
+    if run.meta.get("imported_from"):
+        raise JubexError(
+            f"the run {run.dir} was imported from {run.meta['imported_from']}: its jobs ran "
+            "elsewhere, so it can be tabulated, plotted and compared, not continued",
+            hint="run its definition (run.json, source/) here for a run of your own",
+        )
     with run_lock(run.dir):
         finish_planning(run)
         if retry_failed:
