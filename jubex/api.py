@@ -224,9 +224,11 @@ def dry_run(spec: RunSpec, *, max_workpackages: int | None = None) -> Iterator[D
 
 
 def analyse_runs(runs: Iterable[Run]) -> None:
-    """Read the outputs of the runs' workpackages that are not analysed yet."""
+    """Read the outputs of the runs' workpackages that are not analysed yet (not of an
+    imported run: its store holds the analysis made where it ran)."""
     for run in runs:
-        analyse_run(run)
+        if not run.meta.get("imported_from"):
+            analyse_run(run)
 
 
 def open_runs(runs: Run | str | Path | Sequence[Run | str | Path]) -> list[Run]:
@@ -241,18 +243,20 @@ def result(
     *,
     include_failed: bool = False,
     analyse: bool = True,
+    pivot_by: str | None = None,
 ) -> list[ResultTable]:
     """The result tables of one run or several (in one table each), as ``jubex result``
     shows them: each with its columns' units and better directions, its rows and notes.
 
     ``analyse`` first reads the outputs not analysed yet, as ``jubex result`` does unless
-    ``--no-analyse``. Nothing is written besides the store's analysis: render the tables
-    with :func:`jubex.results.render`.
+    ``--no-analyse``. ``pivot_by`` puts the values of that key side by side (``site``).
+    Nothing is written besides the store's analysis: render the tables with
+    :func:`jubex.results.render`.
     """
     opened = open_runs(runs)
     if analyse:
         analyse_runs(opened)
-    return tabulate(opened, tables, include_failed=include_failed)
+    return tabulate(opened, tables, include_failed=include_failed, pivot_by=pivot_by)
 
 
 def compare(

@@ -7,6 +7,7 @@ import argparse
 from jubex.analysis.run import analyse_run
 from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.engine.driver import run_lock
+from jubex.errors import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,6 +17,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     run = selected_run(args)
+    if run.meta.get("imported_outputs") == "no":
+        raise UsageError(
+            f"the run {shown(run.dir)} was imported without its outputs: its store holds the "
+            "analysis made where it ran, and there is nothing here to read again"
+        )
     with run_lock(run.dir):
         count = analyse_run(run, force=args.force)
     print(f"run {shown(run.dir)}: {count} workpackage(s) analysed")

@@ -15,9 +15,12 @@ from pathlib import Path
 
 from jubex.api import resolve
 from jubex.cli.common import add_definition_options, add_limit_option, overrides
+from jubex.cli.provenance import JOB_COLUMNS, job_columns, provenance_lines
+from jubex.engine import provenance
 from jubex.space.expand import Space
 from jubex.space.limit import count_text, count_work, limit_of
 from jubex.space.plan import SHARED, plan
+from jubex.store.jobs import job_records
 from jubex.store.rundir import Run, open_run, resolve_run
 
 SHOWN = 10
@@ -129,19 +132,23 @@ def _run_info(run: Run, args: argparse.Namespace) -> int:
     meta = run.meta
     wps = run.store.workpackages()
     names = list(dict.fromkeys(n for wp in wps for n in wp.point))
+    facts = provenance.read(run.dir)
+    jobs = job_records(run.store)
+    host = str(meta.get("host", ""))
     rows = [
         [
             str(wp.id),
             wp.step,
             str(wp.iteration),
             wp.state,
+            *job_columns(wp.job_id, jobs, host if run.platform.scheduler == "local" else ""),
             *(str(wp.point.get(n, "")) for n in names),
         ]
         for wp in wps
     ]
-    header = ["id", "step", "iteration", "state", *names]
+    header = ["id", "step", "iteration", "state", *JOB_COLUMNS, *names]
     if args.format != "pretty":
-        _emit(args.format, header, rows, {"run": str(run.dir), **meta})
+        _emit(args.format, header, rows, {"run": str(run.dir), **meta, "provenance": facts})
         return 0
     for key in (
         "name",
@@ -160,6 +167,8 @@ def _run_info(run: Run, args: argparse.Namespace) -> int:
             if key == "created":
                 value = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(value)))
             print(f"{key}: {value}")
+    for line in provenance_lines(facts, meta):
+        print(line)
     if args.parametrisation or args.all:
         _print_table(header, rows)
     else:

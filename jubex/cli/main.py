@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),
     "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
+    "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
+    "import": ("import_", "unpack a bundle's runs into the runs directory"),
 }
 
 

@@ -26,6 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--include-failed", action="store_true", help="count failed workpackages' values too"
     )
     parser.add_argument(
+        "--pivot",
+        metavar="KEY",
+        help="put the values of this group_by key side by side (e.g. site, platform, run)",
+    )
+    parser.add_argument(
         "--no-analyse", action="store_true", help="do not read new outputs before tabulating"
     )
 
@@ -35,6 +40,13 @@ def handle(args: argparse.Namespace) -> int:
     runs = [open_run(resolve_run(spec, args.outpath)) for spec in specs]
     if not args.no_analyse:
         analyse_runs(runs)
-    text = report(runs, args.table, args.format, include_failed=args.include_failed, targets=True)
+    text = report(
+        runs,
+        args.table,
+        args.format,
+        include_failed=args.include_failed,
+        targets=True,
+        pivot_by=args.pivot,
+    )
     write_output(text, args.output)
     return 0

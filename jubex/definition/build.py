@@ -299,6 +299,7 @@ class Builder:
             filter=spec.get("filter"),
             style=spec.get("style", "pretty"),
             transpose=spec.get("transpose", False),
+            pivot=_opt(spec, "pivot"),
             separator=spec.get("separator", ","),
             database=_opt(spec, "database"),
             primekeys=_names(spec.get("primekeys")),

@@ -280,6 +280,8 @@ class Table:
     filter: str | None = None
     style: str = "pretty"
     transpose: bool = False
+    #: a group_by key whose values become columns side by side (``site``: one set per site)
+    pivot: str | None = None
     separator: str = ","
     database: str | None = None
     primekeys: tuple[str, ...] = ()

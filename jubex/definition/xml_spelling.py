@@ -43,7 +43,7 @@ _STEP = _spec(
 _DO = _spec("active done_file error_file break_file work_dir stdout stderr tag", bools="shared")
 _RESOURCES = _spec("nodes tasks_per_node tasks threads time partition account memory")
 _TABLE = _spec(
-    "name filter style separator database result_dir tag",
+    "name filter style separator database result_dir tag pivot",
     lists="group_by sort use primekeys",
     bools="transpose",
 )

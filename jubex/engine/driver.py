@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,21 +11,25 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from jubex.engine import provenance
 from jubex.engine.progress import Progress
 from jubex.engine.runner import Engine, Policy
 from jubex.errors import JubexError
 from jubex.platform.model import Platform
-from jubex.schedulers.base import Scheduler
+from jubex.schedulers.base import Scheduler, SchedulerError
 from jubex.schedulers.registry import scheduler_for
 from jubex.space.plan import Workpackage, plan
 from jubex.space.spec import RunSpec
+from jubex.store.jobs import job_records, save_job_records
 from jubex.store.rundir import LOCK, Run, create_run, wp_dir_of
-from jubex.store.store import CANCELLED, FAILED, PLANNED, SKIPPED
+from jubex.store.store import CANCELLED, FAILED, FINAL_STATES, PLANNED, SKIPPED
 from jubex.workdir.prepare import set_aside
 from jubex.workdir.render import constants_for
 from jubex.workdir.script import admin_dir, reset
 
 PLAN_BATCH = 5000
+#: job ids per accounting call
+ACCOUNTING_BATCH = 500
 
 
 @dataclass
@@ -57,8 +62,10 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 
 
 def new_run(spec: RunSpec) -> Run:
-    """Create the run directory and plan every workpackage into its store."""
+    """Create the run directory, record its provenance and plan every workpackage into its
+    store."""
     run = create_run(spec)
+    provenance.write(run.dir, provenance.collect(spec, run.dir))
     _plan_into(run)
     return run
 
@@ -114,6 +121,12 @@ def drive(
 ) -> dict[str, int]:
     """Run (or continue) until done; ``on_finished`` hears of each workpackage that ends
     (the analyse stage hooks in here without the engine knowing it)."""
+    if run.meta.get("imported_from"):
+        raise JubexError(
+            f"the run {run.dir} was imported from {run.meta['imported_from']}: its jobs ran "
+            "elsewhere, so it can be tabulated, plotted and compared, not continued",
+            hint="run its definition (run.json, source/) here for a run of your own",
+        )
     with run_lock(run.dir):
         finish_planning(run)
         if retry_failed:
@@ -123,7 +136,33 @@ def drive(
         engine = Engine(
             run, scheduler, policy_for(run.platform, scheduler, options), progress, on_finished
         )
-        return engine.go()
+        if "started" not in run.meta:
+            run.store.set_meta({"started": f"{time.time():.3f}"})
+        counts = engine.go()
+        if not scheduler.local:
+            _record_accounting(run, scheduler)
+        if all(state in FINAL_STATES for _, state in run.store.counts()):
+            run.store.set_meta({"finished": f"{time.time():.3f}"})
+        return counts
+
+
+def _record_accounting(run: Run, scheduler: Scheduler) -> None:
+    """Ask the scheduler, once per ACCOUNTING_BATCH jobs, for the records of finished jobs
+    that have none yet (after the engine's loop: it costs the loop no scheduler call)."""
+    known = job_records(run.store)
+    finished = sorted(
+        {
+            wp.job_id
+            for wp in run.store.workpackages(states=sorted(FINAL_STATES))
+            if wp.job_id and wp.job_id not in known
+        }
+    )
+    for start in range(0, len(finished), ACCOUNTING_BATCH):
+        chunk = finished[start : start + ACCOUNTING_BATCH]
+        try:
+            save_job_records(run.store, scheduler.accounting_records(chunk))
+        except SchedulerError:
+            return
 
 
 def cancel(run: Run) -> int:

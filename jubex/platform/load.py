@@ -246,6 +246,7 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
         scheduler=data["scheduler"],
         launcher=str(data.get("launcher", "")),
         description=str(data.get("description", "")).strip(),
+        site=str(data.get("site") or ""),
         account=data.get("account"),
         partitions=partitions,
         resources=dict(data.get("resources") or {}),

@@ -50,6 +50,8 @@ class Platform:
     scheduler: str = "local"
     launcher: str = ""
     description: str = ""
+    #: the centre or system a study's results name (several platforms of one site agree)
+    site: str = ""
     account: str | None = None
     partitions: dict[str, Partition] = field(default_factory=dict)
     resources: dict[str, object] = field(default_factory=dict)

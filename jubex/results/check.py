@@ -60,6 +60,13 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
         for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
             if not _known_value(name, known):
                 yield _column_problem(where, name, known, builtins, table.loc)
+        if table.pivot and table.pivot not in table.group_by:
+            yield DefinitionError(
+                f"{where} pivots by '{table.pivot}', which is not one of its group_by keys"
+                f" ({', '.join(table.group_by) or 'none'})",
+                table.loc,
+                "a pivot key must also be in group_by: its values become columns",
+            )
 
 
 def _expression_names(text: str | None, loc: Loc | None) -> list[str]:

@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import Expr, compile_expr
+from jubex.results.rows import META
 from jubex.results.stats import ALIASES, COUNTS, NUMERIC, STATISTICS, Summary, summarize
 from jubex.results.units import UnitError, factor
 
 Row = Mapping[str, object]
-#: keys every row carries besides parameters and measurements
-META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason", "reduced")
 _PAIR_SIGNS = ("±", "+-")
 
 

@@ -49,6 +49,7 @@ def report(
     include_failed: bool = False,
     targets: bool = False,
     keep: bool = True,
+    pivot_by: str | None = None,
 ) -> str:
     """The tables of the runs as text, each delivered first (into the last run's places).
 
@@ -56,7 +57,7 @@ def report(
     run is also written into the run directory (``result/<name>.<ext>``); a table of
     several runs belongs to none of them.
     """
-    built = tables_with_definitions(runs, names, include_failed=include_failed)
+    built = tables_with_definitions(runs, names, include_failed=include_failed, pivot_by=pivot_by)
     if not built:
         return "no analysed workpackages yet\n"
     out = []

@@ -15,18 +15,32 @@ from jubex.definition.references import analysers_of
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run
 
-#: the keys every row has besides parameters and values (``reduced``: a row of iterations)
-META = ("jube_wp_id", "jube_step_name", "jube_wp_iteration", "run", "ok", "reason", "reduced")
+#: the keys every row has besides parameters and values (``reduced``: a row of iterations;
+#: ``run``, ``platform`` and ``site`` tell the runs of a result set apart)
+META = (
+    "jube_wp_id",
+    "jube_step_name",
+    "jube_wp_iteration",
+    "run",
+    "platform",
+    "site",
+    "ok",
+    "reason",
+    "reduced",
+)
 
 
-def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict[str, object]]:
+def result_rows(
+    run: Run, names: Collection[str] | None = None, *, label: str | None = None
+) -> Iterator[dict[str, object]]:
     """One row per analysed workpackage, or per parameter point of a step whose analysers
     reduce: parameters, values, and JUBE's meta names.
 
     A value matched several times appears under its name as the first match (JUBE's
     representative value); its reductions (``_max``, ``_avg``, ...) come from the analyser.
     Values of different records of one output (several IOR tests) get ``_<record>`` suffixes
-    beyond the first record. ``names`` limits the values read to those a table needs.
+    beyond the first record. ``names`` limits the values read to those a table needs;
+    ``label`` names the run in the ``run`` key (default: its id).
 
     With ``reduce``, the iterations of a point (same step, point and parent workpackages, as
     JUBE's iteration siblings) are one row: the first iteration's identity, values merged
@@ -38,6 +52,11 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
     merged = [g for g, _ in groups if len(g) > 1]
     values = run.store.representatives(stored) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored)
+    where = {
+        "run": label or run.id,
+        "platform": run.platform.name,
+        "site": run.platform.site or run.platform.name,
+    }
     for group, reduced in groups:
         wp = group[0]
         row: dict[str, object] = dict(wp.point)
@@ -48,7 +67,7 @@ def result_rows(run: Run, names: Collection[str] | None = None) -> Iterator[dict
                 "jube_wp_id": wp.id,
                 "jube_step_name": wp.step,
                 "jube_wp_iteration": wp.iteration,
-                "run": run.id,
+                **where,
                 "ok": ok,
                 "reason": reason,
                 "reduced": reduced,

@@ -14,9 +14,13 @@ from jubex.analysis import builtin
 from jubex.definition.model import Benchmark, Column, Table
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.language.expr import compile_expr
+from jubex.results.pivot import pivot
 from jubex.results.rows import META, result_rows
 from jubex.results.table import ResultTable, Row, build_table
 from jubex.store.rundir import Run
+
+#: the keys that tell the runs of a result set apart, shown where they differ
+WHERE = ("site", "platform", "run")
 
 
 def directions_of(runs: Sequence[Run]) -> dict[str, bool | None]:
@@ -62,7 +66,9 @@ def tables_of(benchmark: Benchmark, names: Sequence[str] | None) -> list[Table]:
 
 def default_table(rows: Sequence[Row]) -> Table:
     """Without tables in the definition: every parameter that varies and every value."""
-    names: dict[str, None] = {}
+    names: dict[str, None] = dict.fromkeys(
+        k for k in WHERE if len({str(r.get(k)) for r in rows}) > 1
+    )
     for row in rows:
         names.update(dict.fromkeys(k for k in row if k not in META))
     varying = [n for n in names if len({str(r.get(n)) for r in rows}) > 1]
@@ -137,13 +143,39 @@ def names_used(tables: Sequence[Table]) -> set[str]:
 def rows_of(runs: Sequence[Run], tables: Sequence[Table] = ()) -> list[Row]:
     """The rows of all runs, with only the values ``tables`` read (every value without)."""
     reads = names_used(tables) if tables else None
-    return [row for run in runs for row in result_rows(run, reads)]
+    labels = run_labels(runs)
+    return [
+        row
+        for run, label in zip(runs, labels, strict=True)
+        for row in result_rows(run, reads, label=label)
+    ]
+
+
+def run_labels(runs: Sequence[Run]) -> list[str]:
+    """How rows name their run: its id, or where runs of several outpaths share ids (two
+    sites' ``000000``), the outpath's name before it; the full path where even that is
+    ambiguous."""
+    for label in (
+        lambda r: r.id,
+        lambda r: f"{r.dir.parent.name}/{r.id}",
+        lambda r: f"{r.dir.parent.parent.name}/{r.dir.parent.name}/{r.id}",
+        lambda r: str(r.dir),
+    ):
+        labels = [label(run) for run in runs]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [str(run.dir) for run in runs]
 
 
 def tables_with_definitions(
-    runs: Sequence[Run], names: Sequence[str] | None = None, *, include_failed: bool = False
+    runs: Sequence[Run],
+    names: Sequence[str] | None = None,
+    *,
+    include_failed: bool = False,
+    pivot_by: str | None = None,
 ) -> list[tuple[Table, ResultTable]]:
-    """Each table built, beside the definition it was built from (delivery needs both)."""
+    """Each table built, beside the definition it was built from (delivery needs both);
+    ``pivot_by`` turns every table by that key, instead of the tables' own ``pivot``."""
     tables = tables_of(runs[0].benchmark, names)
     rows = rows_of(runs, tables)
     if not tables:
@@ -155,7 +187,8 @@ def tables_with_definitions(
         result = build_table(own, table, units, directions, include_failed=include_failed)
         if not result.rows:
             result.notes.append(why_empty(table, rows, own, include_failed=include_failed))
-        built.append((table, result))
+        key = pivot_by or table.pivot
+        built.append((table, pivot(result, key, table.group_by) if key else result))
     return built
 
 
@@ -186,12 +219,16 @@ def why_empty(
 
 
 def tabulate(
-    runs: Sequence[Run], names: Sequence[str] | None = None, *, include_failed: bool = False
+    runs: Sequence[Run],
+    names: Sequence[str] | None = None,
+    *,
+    include_failed: bool = False,
+    pivot_by: str | None = None,
 ) -> list[ResultTable]:
     """The tables ``names`` (default: all; without any, one of every value) over ``runs``.
 
     Several runs make one table each, their rows told apart by ``run``; the first run's
     definition says which tables there are. No table at all: nothing is analysed yet.
     """
-    built = tables_with_definitions(runs, names, include_failed=include_failed)
+    built = tables_with_definitions(runs, names, include_failed=include_failed, pivot_by=pivot_by)
     return [result for _, result in built]

@@ -95,6 +95,12 @@ class Scheduler(ABC):
         """Job ids of jobs the scheduler still knows by name (reconciliation after a crash)."""
         return {}
 
+    def accounting_records(self, job_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        """The accounting record of finished jobs (``nodes``, ``elapsed``, ``state``,
+        ``exit_code``, ``start``, ``end``), with one scheduler call; none where the scheduler
+        keeps no accounting (then the run just lacks them)."""
+        return {}
+
     def wait(self, timeout: float) -> None:
         """Block until some job may have changed state, or ``timeout`` seconds passed."""
         time.sleep(timeout)

@@ -52,6 +52,11 @@ TRANSIENT = re.compile(
 )
 _FINISHED_OR_UNKNOWN = re.compile(r"Invalid job id|already completing or completed", re.I)
 _SQUEUE_FIELDS = "JobArrayID:|,State:|,Reason:|,exit_code:|,Name:"
+_ACCOUNTING_FIELDS = "JobID,NodeList,Elapsed,State,ExitCode,Start,End"
+_SQUEUE_ACCOUNTING_FIELDS = (
+    "JobArrayID:|,NodeList:|,TimeUsed:|,State:|,exit_code:|,StartTime:|,EndTime:"
+)
+_RECORD_KEYS = ("nodes", "elapsed", "state", "exit_code", "start", "end")
 _ARRAY_RANGE = re.compile(r"^(\d+)_\[([^\]]*)\]$")
 
 
@@ -150,6 +155,23 @@ class SlurmScheduler(Scheduler):
                 found[name] = job_id
         return found
 
+    def accounting_records(self, job_ids: Sequence[str]) -> dict[str, dict[str, str]]:
+        """``sacct`` where Slurm keeps accounting (or a completion log), else ``squeue``,
+        which still knows jobs that ended less than MinJobAge ago."""
+        if not job_ids:
+            return {}
+        if self._accounting() != "none":
+            source = ["-X"] if self.accounting == "sacct" else ["-c"]
+            argv = [self.commands["sacct"], "-n", "-P", *source, "-j", ",".join(job_ids)]
+            argv += ["-o", _ACCOUNTING_FIELDS]
+        else:
+            argv = [self.commands["squeue"], "-h", "-t", "all", "-j", ",".join(job_ids)]
+            argv += ["-O", _SQUEUE_ACCOUNTING_FIELDS]
+        result = run_command(argv, timeout=self.timeout, transient=TRANSIENT)
+        if result.returncode != 0:
+            return {}
+        return parse_accounting(result.stdout, set(job_ids))
+
     def _accounting(self) -> str:
         """Which of sacct's sources answers here; asked once per backend instance."""
         if self.accounting == "auto":
@@ -207,6 +229,18 @@ def parse_sacct(text: str) -> dict[str, JobStatus]:
                 one_id, words[0].rstrip("+") if words else "", detail, exit_code
             )
     return statuses
+
+
+def parse_accounting(text: str, wanted: set[str]) -> dict[str, dict[str, str]]:
+    """Records from ``sacct -P -o JobID,NodeList,Elapsed,State,ExitCode,Start,End`` lines
+    (or squeue's lines of the same fields), for the jobs asked for; job steps are left out."""
+    records: dict[str, dict[str, str]] = {}
+    for line in text.splitlines():
+        fields = [field.strip() for field in line.split("|")]
+        if len(fields) < 1 + len(_RECORD_KEYS) or fields[0] not in wanted:
+            continue
+        records[fields[0]] = dict(zip(_RECORD_KEYS, fields[1:], strict=False))
+    return records
 
 
 def collect(job_ids: Iterable[str], statuses: dict[str, JobStatus]) -> dict[str, JobStatus]:

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -166,6 +167,12 @@ def test_a_two_node_workpackage_starts_its_tasks_on_two_nodes(tmp_path: Path) ->
     assert (state, code) == ("done", 0) and job_id and job_id.isdigit()
     lines = (tmp_path / "runs/000000/000000_run/work/stdout").read_text().split()
     assert len(lines) == 4 and len(set(lines)) == 2
+    info = json.loads(jubex(tmp_path, "info", "runs/000000", "-f", "json").stdout)
+    (row,) = info["rows"]
+    record = dict(zip(info["columns"], row, strict=True))
+    assert record["job"] == job_id
+    assert re.fullmatch(r"n\[\d[-,]\d\]", record["nodes"]), record
+    assert record["elapsed"].count(":") == 2
 
 
 ARRAY = """\

@@ -19,6 +19,7 @@ from jubex.schedulers.slurm import (
     SlurmScheduler,
     _expand,
     collect,
+    parse_accounting,
     parse_sacct,
     parse_squeue,
 )
@@ -42,6 +43,39 @@ SACCT = """\
 6.batch|CANCELLED|0:15
 8|OUT_OF_MEMORY|0:125
 """
+
+
+# `sacct -c -n -P -o JobID,NodeList,Elapsed,State,ExitCode,Start,End` and squeue's lines of
+# the same fields, captured from the same Slurm
+ACCOUNTING = """\
+1|n[1-2]|00:00:01|COMPLETED|0:0|2026-11-24T02:06:17|2026-11-24T02:06:18
+1.batch|n1|00:00:01|COMPLETED|0:0|2026-11-24T02:06:17|2026-11-24T02:06:18
+4_2|n3|00:01:05|FAILED|3:0|2026-11-24T02:07:00|2026-11-24T02:08:05
+9|n4|0:01|COMPLETED|0|2026-11-24T02:06:17|2026-11-24T02:06:18
+"""
+
+
+def test_accounting_records_name_nodes_and_times_of_the_jobs_asked_for() -> None:
+    records = parse_accounting(ACCOUNTING, {"1", "4_2", "5"})
+    assert records == {
+        "1": {
+            "nodes": "n[1-2]",
+            "elapsed": "00:00:01",
+            "state": "COMPLETED",
+            "exit_code": "0:0",
+            "start": "2026-11-24T02:06:17",
+            "end": "2026-11-24T02:06:18",
+        },
+        "4_2": {
+            "nodes": "n3",
+            "elapsed": "00:01:05",
+            "state": "FAILED",
+            "exit_code": "3:0",
+            "start": "2026-11-24T02:07:00",
+            "end": "2026-11-24T02:08:05",
+        },
+    }
+    assert parse_accounting("1|n1|0:01\n", {"1"}) == {}
 
 
 def test_squeue_lines_map_states_exit_codes_and_reasons() -> None:

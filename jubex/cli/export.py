@@ -1,0 +1,42 @@
+"""``jubex export RUN... -o study.tar.gz``: runs packed to be tabulated and reproduced
+elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jubex.cli.common import shown
+from jubex.store.bundle import export_runs
+from jubex.store.rundir import open_run, resolve_run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run directories, ids, 'last' or -N (default: the latest run)",
+    )
+    parser.add_argument("--outpath", help="where runs named by id live")
+    parser.add_argument(
+        "-o", "--output", required=True, help="the bundle to write (a .tar.gz file)"
+    )
+    parser.add_argument(
+        "--no-outputs",
+        action="store_true",
+        help="leave the workpackages' directories out (the store still has every value)",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    runs = [open_run(resolve_run(spec, args.outpath)) for spec in args.runs or [None]]
+    target = Path(args.output)
+    counts = export_runs(runs, target, outputs=not args.no_outputs)
+    left = counts["links_left_out"]
+    print(
+        f"wrote {shown(target)}: {counts['runs']} run(s), {counts['files']:,} file(s), "
+        f"{counts['bytes']:,} bytes before compression"
+        + (f"; {left} link(s) leading out of their run left out" if left else "")
+    )
+    return 0

@@ -1,0 +1,69 @@
+"""How ``jubex info RUN`` shows a run's provenance: a few lines a person reads at a glance
+(the whole record is in ``provenance.json`` and in ``-f json``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+#: the columns of a run's parametrisation that come from the scheduler's accounting
+JOB_COLUMNS = ("job", "nodes", "elapsed")
+
+
+def job_columns(job_id: str | None, jobs: Mapping[str, Mapping[str, str]], host: str) -> list[str]:
+    """A workpackage's job id, nodes and elapsed time (on the local platform: the host)."""
+    if host:
+        return ["", host, ""]
+    record = jobs.get(job_id or "", {})
+    return [job_id or "", record.get("nodes", ""), record.get("elapsed", "")]
+
+
+def provenance_lines(facts: Mapping[str, object], meta: Mapping[str, str]) -> list[str]:
+    """``key: value`` lines for the definition, the times, the machine, the file system and
+    the modules; a fact that was not recorded is left out."""
+    lines = []
+    definition = _mapping(facts.get("definition"))
+    if definition.get("sha256"):
+        revision = str(definition.get("git_revision", ""))[:12]
+        where = f", git {revision}{' (changed)' if definition.get('git_dirty') else ''}"
+        lines.append(
+            f"definition: {definition.get('file')} (sha256 {str(definition['sha256'])[:16]}"
+            f"{where if revision else ''})"
+        )
+    for key in ("started", "finished"):
+        if meta.get(key):
+            stamp = time.localtime(float(meta[key]))
+            lines.append(f"{key}: {time.strftime('%Y-%m-%d %H:%M:%S', stamp)}")
+    machine = _mapping(facts.get("machine"))
+    if machine:
+        parts = [
+            str(machine.get(k)) for k in ("host", "os", "kernel", "cpu_model") if machine.get(k)
+        ]
+        parts.append(f"{machine.get('cpus')} cpus")
+        if machine.get("memory_bytes"):
+            parts.append(_size(machine["memory_bytes"]))
+        lines.append(f"machine: {', '.join(parts)}")
+    fs = _mapping(facts.get("filesystem"))
+    if fs.get("type"):
+        size = f", {_size(fs['size_bytes'])}" if fs.get("size_bytes") else ""
+        free = f", {_size(fs['free_bytes'])} free" if fs.get("free_bytes") else ""
+        where = f"{fs['type']} on {fs.get('source')}{size}{free}"
+        lines.append(f"file system: {fs.get('mount')} ({where})")
+    modules = facts.get("modules")
+    if isinstance(modules, list) and modules:
+        lines.append(f"modules: {' '.join(str(m) for m in modules)}")
+    return lines
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _size(value: object) -> str:
+    """Bytes as a person reads them (binary units, as df -h)."""
+    size = float(value) if isinstance(value, (int, float)) else 0.0
+    units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    while size >= 1024 and len(units) > 1:
+        size /= 1024
+        units.pop(0)
+    return f"{size:.0f} B" if units[0] == "B" else f"{size:.1f} {units[0]}"

@@ -1,0 +1,180 @@
+"""What a run ran on and from: recorded once, when the run is made (``provenance.json``).
+
+A number is worth passing on only with its circumstances: the definition it came from
+(its content hash, and its git revision when it lives in a repository), the machine, the
+file system under the work directory and the loaded modules. Everything here reads files
+the kernel already has or asks one quick command; a fact that cannot be had is left out,
+never guessed, and never stops a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from jubex.space.spec import RunSpec
+
+PROVENANCE = "provenance.json"
+#: seconds a helper command (git, lfs) may take before its fact is left out
+COMMAND_TIMEOUT = 5
+
+
+def collect(spec: RunSpec, run_dir: Path) -> dict[str, object]:
+    """Every fact about the run's circumstances that can be had cheaply."""
+    facts: dict[str, object] = {
+        "definition": definition_facts(Path(spec.definition)) if spec.definition else {},
+        "machine": machine_facts(),
+        "filesystem": filesystem_facts(run_dir),
+    }
+    modules = loaded_modules(os.environ)
+    if modules:
+        facts["modules"] = modules
+    return facts
+
+
+def write(run_dir: Path, facts: Mapping[str, object]) -> None:
+    """Write the facts beside the store (a temporary file first: never half a file)."""
+    path = run_dir / PROVENANCE
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps(facts, indent=1, sort_keys=True) + "\n")
+    os.replace(part, path)
+
+
+def read(run_dir: Path) -> dict[str, object]:
+    """The recorded facts, or nothing for a run made before they were recorded."""
+    try:
+        found = json.loads((run_dir / PROVENANCE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def definition_facts(path: Path) -> dict[str, object]:
+    """The definition's sha256, and its repository's revision and whether it is changed."""
+    facts: dict[str, object] = {"file": str(path)}
+    try:
+        facts["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return facts
+    revision = _command(["git", "rev-parse", "HEAD"], path.parent)
+    if revision:
+        facts["git_revision"] = revision
+        status = _command(["git", "status", "--porcelain", "--untracked-files=no"], path.parent)
+        facts["git_dirty"] = bool(status)
+    return facts
+
+
+def machine_facts() -> dict[str, object]:
+    """Operating system, kernel, CPU model and count, memory: from the kernel's own files."""
+    uname = os.uname()
+    facts: dict[str, object] = {
+        "host": uname.nodename,
+        "kernel": f"{uname.sysname} {uname.release}",
+        "arch": uname.machine,
+        "cpus": os.cpu_count() or 0,
+        "python": platform.python_version(),
+    }
+    try:
+        release = platform.freedesktop_os_release()
+        facts["os"] = release.get("PRETTY_NAME") or release.get("NAME", "")
+    except OSError:
+        pass
+    model = _first_field(Path("/proc/cpuinfo"), ("model name", "cpu model", "Processor"))
+    if model:
+        facts["cpu_model"] = model
+    memory = _first_field(Path("/proc/meminfo"), ("MemTotal",))
+    if memory and memory.split()[0].isdigit():
+        facts["memory_bytes"] = int(memory.split()[0]) * 1024
+    return facts
+
+
+def filesystem_facts(path: Path) -> dict[str, object]:
+    """The mount a directory lives on (type, mount point, source, size), and Lustre's
+    default striping where ``lfs`` exists."""
+    facts: dict[str, object] = {"path": str(path)}
+    mount = mount_of(path.resolve(), _mountinfo())
+    if mount is not None:
+        facts.update(mount)
+    try:
+        stat = os.statvfs(path)
+        facts["size_bytes"] = stat.f_blocks * stat.f_frsize
+        facts["free_bytes"] = stat.f_bavail * stat.f_frsize
+    except OSError:
+        pass
+    if facts.get("type") == "lustre" and shutil.which("lfs"):
+        stripe = _command(["lfs", "getstripe", "-d", str(path)], path)
+        if stripe:
+            facts["lfs_getstripe"] = stripe
+    return facts
+
+
+def mount_of(path: Path, mountinfo: str) -> dict[str, str] | None:
+    """The mount (``mount``, ``type``, ``source``) whose mount point is the longest prefix of
+    ``path``, from the text of ``/proc/self/mountinfo``."""
+    best: dict[str, str] | None = None
+    for line in mountinfo.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields, rest = left.split(), right.split()
+        if not sep or len(fields) < 5 or len(rest) < 2:
+            continue
+        point = _unescape(fields[4])
+        inside = path == Path(point) or Path(point) in path.parents
+        if inside and (best is None or len(point) >= len(best["mount"])):
+            best = {"mount": point, "type": rest[0], "source": _unescape(rest[1])}
+    return best
+
+
+def loaded_modules(environ: Mapping[str, str]) -> list[str]:
+    """The modules an environment-modules or Lmod shell has loaded (``LOADEDMODULES``)."""
+    return [m for m in environ.get("LOADEDMODULES", "").split(":") if m]
+
+
+def _mountinfo() -> str:
+    try:
+        return Path("/proc/self/mountinfo").read_text()
+    except OSError:
+        return ""
+
+
+def _unescape(text: str) -> str:
+    """mountinfo writes a space, tab, newline or backslash in a path as an octal escape."""
+    for code, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        text = text.replace(code, char)
+    return text
+
+
+def _first_field(path: Path, keys: tuple[str, ...]) -> str:
+    """The value of the first ``key : value`` line with one of ``keys`` (``/proc`` files)."""
+    try:
+        with path.open() as lines:
+            for line in lines:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() in keys:
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
+def _command(argv: list[str], cwd: Path) -> str:
+    """A helper command's output, or '' when it is missing, fails or takes too long."""
+    if shutil.which(argv[0]) is None:
+        return ""
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""

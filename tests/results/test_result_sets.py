@@ -1,0 +1,136 @@
+"""Result sets across runs: one table over runs of several platforms and sites, told apart
+by ``run``, ``platform`` and ``site``, grouped or pivoted by them (real runs, real CLI)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DEFINITION = """\
+name: sites
+parameters:
+  n: [1, 2]
+patterns:
+  bw:
+    bw: {regex: "bw $jube_pat_fp", type: float, unit: MiB/s, better: higher}
+steps:
+  work:
+    iterations: 2
+    do: echo "bw $n.5"
+    analyse: [bw]
+results:
+  bysite:
+    group_by: [site, n]
+    columns: [site, n, {name: bw, stats: [n, mean]}]
+  turned:
+    group_by: [site, n]
+    pivot: site
+    columns: [site, n, {name: bw, stats: [mean]}]
+"""
+
+
+def jubex(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "jubex", *args], cwd=cwd, capture_output=True, text=True
+    )
+    assert not check or done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same sweep on two platforms of two sites, each in an outpath of its own."""
+    home = tmp_path_factory.mktemp("study")
+    (home / "b.yaml").write_text(DEFINITION)
+    (home / "alpha.yaml").write_text("name: alpha-local\nextends: local\nsite: Alpha\n")
+    (home / "beta.yaml").write_text("name: beta-local\nextends: local\n")
+    for site in ("alpha", "beta"):
+        jubex(home, "run", "b.yaml", "-P", f"{site}.yaml", "--outpath", site, "-q", "--no-result")
+    return home
+
+
+def table(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_rows_of_two_sites_carry_site_and_platform(study: Path) -> None:
+    out = jubex(study, "result", "alpha/000000", "beta/000000", "-t", "bysite", "-f", "csv")
+    assert table(out.stdout) == [
+        {"site": "Alpha", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "1.5"},
+        {"site": "Alpha", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "2.5"},
+        {"site": "beta-local", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "1.5"},
+        {"site": "beta-local", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "2.5"},
+    ]
+
+
+def test_a_pivoted_table_puts_the_sites_side_by_side(study: Path) -> None:
+    out = jubex(study, "result", "alpha/000000", "beta/000000", "-t", "turned", "-f", "csv")
+    assert table(out.stdout) == [
+        {"n": "1", "Alpha: bw_mean [MiB/s]": "1.5", "beta-local: bw_mean [MiB/s]": "1.5"},
+        {"n": "2", "Alpha: bw_mean [MiB/s]": "2.5", "beta-local: bw_mean [MiB/s]": "2.5"},
+    ]
+
+
+def test_the_command_line_pivots_any_table_by_a_column(study: Path) -> None:
+    out = jubex(
+        study,
+        "result",
+        "alpha/000000",
+        "beta/000000",
+        "-t",
+        "bysite",
+        "--pivot",
+        "site",
+        "-f",
+        "csv",
+    )
+    assert next(csv.reader(io.StringIO(out.stdout))) == [
+        "n",
+        "Alpha: bw_n",
+        "Alpha: bw_mean [MiB/s]",
+        "beta-local: bw_n",
+        "beta-local: bw_mean [MiB/s]",
+    ]
+    wrong = jubex(study, "result", "alpha/000000", "-t", "bysite", "--pivot", "sit", check=False)
+    assert wrong.returncode == 2
+    assert "cannot be pivoted by 'sit'" in wrong.stderr and "site" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
+
+
+def test_runs_of_two_outpaths_with_the_same_id_are_told_apart(study: Path) -> None:
+    from jubex import result
+
+    (values,) = result(
+        [study / "alpha" / "000000", study / "beta" / "000000"], ["bysite"], pivot_by=None
+    )
+    assert values.column("site") == ["Alpha", "Alpha", "beta-local", "beta-local"]
+    (alone,) = result(study / "alpha" / "000000", ["bysite"])
+    assert alone.column("site") == ["Alpha", "Alpha"]
+
+
+def test_a_default_table_over_two_sites_shows_where_each_row_ran(study: Path) -> None:
+    (study / "plain.yaml").write_text(
+        "name: plain\nparameters:\n  n: [1]\npatterns:\n  bw:\n    bw: {regex: 'bw $jube_pat_fp'}\n"
+        "steps:\n  work:\n    do: echo 'bw 3'\n    analyse: [bw]\n"
+    )
+    for site in ("alpha", "beta"):
+        jubex(study, "run", "plain.yaml", "-P", f"{site}.yaml", "--outpath", f"p{site}", "-q")
+    out = jubex(study, "result", "palpha/000000", "pbeta/000000", "-f", "csv")
+    rows = table(out.stdout)
+    assert [(r["site"], r["platform"], r["run"]) for r in rows] == [
+        ("Alpha", "alpha-local", "palpha/000000"),
+        ("beta-local", "beta-local", "pbeta/000000"),
+    ]
+
+
+def test_a_pivot_key_outside_group_by_is_refused_by_validate(tmp_path: Path) -> None:
+    (tmp_path / "b.yaml").write_text(DEFINITION.replace("pivot: site", "pivot: n2"))
+    done = jubex(tmp_path, "validate", "b.yaml", check=False)
+    assert done.returncode == 1
+    assert "pivots by 'n2', which is not one of its group_by keys" in done.stdout
+    assert "b.yaml:" in done.stdout
