@@ -134,10 +134,13 @@ def names_used(tables: Sequence[Table]) -> set[str]:
     return found
 
 
-def rows_of(runs: Sequence[Run], tables: Sequence[Table] = ()) -> list[Row]:
-    """The rows of all runs, with only the values ``tables`` read (every value without)."""
+def rows_of(
+    runs: Sequence[Run], tables: Sequence[Table] = (), *, per_iteration: bool = False
+) -> list[Row]:
+    """The rows of all runs, with only the values ``tables`` read (every value without);
+    ``per_iteration``: a row per iteration even where an analyser merges them."""
     reads = names_used(tables) if tables else None
-    return [row for run in runs for row in result_rows(run, reads)]
+    return [row for run in runs for row in result_rows(run, reads, per_iteration=per_iteration)]
 
 
 def tables_with_definitions(
