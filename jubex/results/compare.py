@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
+from jubex.results.flags import side_warnings
 from jubex.results.significance import (
     CORRECTIONS,
     TESTS,
@@ -430,6 +431,12 @@ def _judge(p: _Point, tolerance: float, alpha: float, direction_from: str) -> Po
     else:
         beyond = adjusted is not None and adjusted < alpha
         verdict = _tested(p, b, c, tolerance, alpha)
+    note = "; ".join(
+        filter(
+            None,
+            (note, *side_warnings("baseline", p.base, b), *side_warnings("candidate", p.cand, c)),
+        )
+    )
     return PointComparison(
         p.point,
         p.metric,

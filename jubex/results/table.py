@@ -24,6 +24,8 @@ from jubex.results.columns import (
     derive_rows,
     plan_columns,
 )
+from jubex.results.flags import CV_LIMIT, Flags, flag, flag_note
+from jubex.results.stats import COUNTS
 
 __all__ = ["Header", "PlusMinus", "ResultTable", "Row", "build_table"]
 
@@ -75,11 +77,15 @@ def build_table(
     directions: Mapping[str, bool | None],
     *,
     include_failed: bool = False,
+    cv_limit: float = CV_LIMIT,
 ) -> ResultTable:
     """Build ``table`` from the rows of one or several runs (rows carry ``run``).
 
     Failed rows (``ok`` false) are left out unless ``include_failed``; either way a note
     counts them. Missing values stay missing (``None``) and are counted per column.
+    A grouped table marks its noisy points and outliers in a last column, ``flags``,
+    when it has any (``cv_limit``: the coefficient of variation above which a point is
+    noisy).
     """
     if len(table.separator) != 1:
         raise DefinitionError(
@@ -99,15 +105,30 @@ def build_table(
             f"{failed} failed workpackage(s) {'included' if include_failed else 'left out'}"
         )
     rows = derive_rows(_filter(rows, table, known, notes), plan)
-    body: list[Entry] = [
-        (compute_cells(members, plan), members[0]) for members in _groups(rows, table, known)
-    ]
+    groups = _groups(rows, table, known)
+    body: list[Entry] = [(compute_cells(members, plan), members[0]) for members in groups]
+    marks = _flags(groups, plan, cv_limit) if table.group_by else {}
     _sort(body, table, plan)
     cells = [row for row, _ in body]
     headers = _count_missing(cells, plan, notes)
+    if any(mark.text() for mark in marks.values()):
+        headers.append(Header("flags", "flags"))
+        for line, first in body:
+            line.append(marks[id(first)].text())
+        noisy = sum(bool(m.noisy) for m in marks.values())
+        outlying = sum(len(m.outlying) for m in marks.values())
+        notes.append(flag_note(cv_limit, noisy, outlying))
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
     )
+
+
+def _flags(groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float) -> dict[int, Flags]:
+    """The flags of each group (by its first row), for the fields its statistics summarize."""
+    fields = list(
+        dict.fromkeys(c.field for c in plan.columns if c.stat is not None and c.stat not in COUNTS)
+    )
+    return {id(members[0]): flag(members, fields, cv_limit) for members in groups}
 
 
 def _filter(
