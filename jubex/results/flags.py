@@ -27,6 +27,7 @@ class Flags:
 
     noisy: tuple[str, ...] = ()
     outlying: tuple[str, ...] = ()
+    beyond: tuple[str, ...] = ()
 
     def text(self) -> str | None:
         """``noisy: bw cv 7.1%; outlier: bw 1500 (iteration 2)``, or None without a flag."""
@@ -35,6 +36,7 @@ class Flags:
             parts.append("noisy: " + ", ".join(self.noisy))
         if self.outlying:
             parts.append("outlier: " + ", ".join(self.outlying))
+        parts += self.beyond
         return "; ".join(parts) or None
 
 

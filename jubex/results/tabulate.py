@@ -14,6 +14,7 @@ from jubex.analysis import builtin
 from jubex.definition.model import Benchmark, Column, Table
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.language.expr import compile_expr
+from jubex.results.peaks import platform_peaks
 from jubex.results.rows import META, result_rows
 from jubex.results.table import ResultTable, Row, build_table
 from jubex.store.rundir import Run
@@ -152,6 +153,7 @@ def tables_with_definitions(
     if not tables:
         tables = [default_table(rows)] if rows else []
     units, directions = units_of(runs), directions_of(runs)
+    peaks = platform_peaks(runs[0].platform)
     return [
         (
             table,
@@ -161,6 +163,7 @@ def tables_with_definitions(
                 units,
                 directions,
                 include_failed=include_failed,
+                peaks=peaks,
             ),
         )
         for table in tables
