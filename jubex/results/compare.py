@@ -114,11 +114,13 @@ class Comparison:
 
     @property
     def unusable(self) -> list[PointComparison]:
-        """Comparisons that could not be made: a value the candidate lacks, or bad data."""
+        """Comparisons that could not be made: a value the baseline has and the candidate
+        lacks, or bad data."""
         return [
             item
             for item in self.items
-            if item.verdict == "error" or (item.verdict == "missing" and item.candidate is None)
+            if item.verdict == "error"
+            or (item.verdict == "missing" and item.candidate is None and item.baseline is not None)
         ]
 
     @property
@@ -266,8 +268,8 @@ def compare(
     _check_names(baseline, candidate, keys, "key")
     _check_names(baseline, candidate, metrics, "metric")
     notes: list[str] = []
-    base_points = _points(baseline, keys, "baseline", notes)
-    cand_points = _points(candidate, keys, "candidate", notes)
+    base_points = group_points(baseline, keys, "baseline", notes)
+    cand_points = group_points(candidate, keys, "candidate", notes)
     done: list[PointComparison] = []
     pending: list[_Point] = []
     for metric in metrics:
@@ -275,14 +277,14 @@ def compare(
         for point in {**base_points, **cand_points}:
             base_rows, cand_rows = base_points.get(point), cand_points.get(point)
             try:
-                base = _values(base_rows, metric, 1.0)
-                cand = _values(cand_rows, metric, scale)
+                base = numbers_of(base_rows, metric, 1.0)
+                cand = numbers_of(cand_rows, metric, scale)
             except ValueError as error:
                 done.append(_unusable(point, metric, str(error)))
                 continue
             if not base or not cand:
                 done.append(_missing(point, metric, base, cand, base_rows, cand_rows))
-            elif unit_error and cand:
+            elif unit_error:
                 done.append(_unusable(point, metric, unit_error))
             else:
                 pending.append(_Point(point, metric, base, cand, directions.get(metric)))
@@ -327,9 +329,10 @@ def _check_names(
             )
 
 
-def _points(
+def group_points(
     rows: Sequence[Row], keys: Sequence[str], side: str, notes: list[str]
 ) -> dict[tuple[object, ...], list[Row]]:
+    """The rows of each point (the values of ``keys``); failed rows are counted in a note."""
     points: dict[tuple[object, ...], list[Row]] = {}
     failed = 0
     for row in rows:
@@ -342,7 +345,7 @@ def _points(
     return points
 
 
-def _values(rows: list[Row] | None, metric: str, scale: float) -> list[float]:
+def numbers_of(rows: list[Row] | None, metric: str, scale: float) -> list[float]:
     """The present numbers of ``metric``; ValueError naming a value that is no number."""
     present: list[float] = []
     for value in (row.get(metric) for row in rows or ()):

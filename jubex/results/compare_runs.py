@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+from jubex.definition.model import STATISTICS as REDUCTIONS
 from jubex.definition.model import Benchmark, Table
 from jubex.errors import UsageError
 from jubex.results.compare import Comparison, compare
@@ -47,7 +48,9 @@ def compare_runs(
     if chosen is not None:
         rows = [_rows_of_table(chosen, side, benchmark) for side in rows]
     units = units_of([baseline])
-    directions, inferred = _directions(directions_of(runs), {**units_of([candidate]), **units})
+    directions, inferred = completed_directions(
+        directions_of(runs), {**units_of([candidate]), **units}
+    )
     parameters = {name for run in runs for name in run.benchmark.parameter_types()}
     if not metrics:
         headline = [chosen] if chosen else list(benchmark.tables.values())
@@ -78,7 +81,7 @@ def compare_runs(
     return dataclasses.replace(result, units=units)
 
 
-def _directions(
+def completed_directions(
     declared: Mapping[str, bool | None], units: Mapping[str, str]
 ) -> tuple[dict[str, bool | None], set[str]]:
     """Declared directions, completed from the units where nothing declares one."""
@@ -111,14 +114,17 @@ def default_metrics(
     all_metrics: bool = False,
 ) -> list[str]:
     """The headline metrics: the measured value columns of ``tables``, else every measured
-    value whose better direction is known; with ``all_metrics`` every measured number."""
+    value whose better direction is known (not the reductions an analyser adds, such as
+    ``bw_max`` beside ``bw``); with ``all_metrics`` every measured number."""
     measured = [name for name in _numeric(rows) if name not in parameters]
     metrics = measured if all_metrics else []
     for table in () if all_metrics else tables:
         names = [c.name for c in table.columns if not c.expr and c.name not in table.group_by]
         metrics += [n for n in (_base_name(n, measured) for n in names) if n is not None]
     if not all_metrics and not metrics:
-        metrics = [n for n in measured if directions.get(n) is not None]
+        metrics = [
+            n for n in measured if directions.get(n) is not None and not _reduction(n, measured)
+        ]
     if not metrics:
         where = f"table '{tables[0].name}' shows" if len(tables) == 1 else "the runs hold"
         raise UsageError(
@@ -169,6 +175,12 @@ def _numeric(rows: Sequence[Sequence[Row]]) -> list[str]:
                 )
             )
     return list(found)
+
+
+def _reduction(name: str, measured: Sequence[str]) -> bool:
+    """``bw_max`` beside ``bw``: a reduction an analyser adds, not a value of its own."""
+    base, _, stat = name.rpartition("_")
+    return base in measured and stat in REDUCTIONS
 
 
 def _base_name(name: str, measured: Sequence[str]) -> str | None:
