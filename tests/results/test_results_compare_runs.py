@@ -126,6 +126,9 @@ def test_default_metrics_are_the_tables_or_measured_values_of_known_direction(ma
     ]
     with pytest.raises(UsageError, match="nothing to compare: the runs hold no measured value"):
         default_metrics(rows, parameters, {})
+    reduced = [[{**rows[0][0], "write_bw_max": 3.0, "write_bw_cnt": 1}]]
+    directions = {"write_bw": True, "write_bw_max": True}  # the unit gives both a direction
+    assert default_metrics(reduced, parameters, directions) == ["write_bw"]
 
 
 def test_metrics_measured_at_a_point_by_neither_side_are_dropped(make_row) -> None:  # type: ignore[no-untyped-def]
