@@ -96,13 +96,21 @@ def plan_peaks(
                 column.loc,
             )
         try:
-            factor = parse_unit(headers[source].unit).factor
+            unit = parse_unit(headers[source].unit)
         except UnitError as error:
             raise DefinitionError(str(error), column.loc) from None
+        for name in sorted(expr.names & set(PEAKS)):
+            kind = "rate" if name == "storage_iops" else "bandwidth"
+            if unit.kind != kind:
+                raise DefinitionError(
+                    f"column '{column.name}' of table '{table.name}' is a {unit.kind} "
+                    f"({unit.text}), its peak '{name}' a {kind}: they do not compare",
+                    column.loc,
+                )
         name, title = headers[source].name, headers[source].title
         header = Header(f"{name}_peak", f"{title} of peak", "", ".1%")
         absent = tuple(n for n in sorted(expr.names) if n in PEAKS and n not in peaks)
-        planned.append(PeakColumn(header, source, factor, expr, column.peak, absent))
+        planned.append(PeakColumn(header, source, unit.factor, expr, column.peak, absent))
     return planned
 
 

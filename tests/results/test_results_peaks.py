@@ -83,6 +83,14 @@ def test_a_platform_without_the_peak_leaves_the_share_missing_and_says_so():
     assert "bw_mean_peak: missing, the platform states no storage_iops" in result.notes[-1]
 
 
+def test_a_bandwidth_against_an_iops_peak_is_refused():
+    table = Table("t", columns=[Column("bw", stats=("mean",), peak="storage_iops")])
+    with pytest.raises(
+        DefinitionError, match="is a bandwidth \\(MB/s\\), its peak 'storage_iops' a rate"
+    ):
+        build_table(rows((1, 10.0)), table, {"bw": "MB/s"}, {})
+
+
 def test_an_unknown_peak_is_an_error_with_a_suggestion():
     table = Table("t", columns=[Column("bw", stats=("mean",), peak="storage_bandwith")])
     with pytest.raises(DefinitionError, match="neither a peak") as raised:
