@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from jubex.analysis.run import analyse_run
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
-from jubex.results.compare import Comparison, compare_runs
+from jubex.results.compare import Comparison
+from jubex.results.compare_runs import compare_runs
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tabulate
 from jubex.store.rundir import Run, open_run, resolve_run
@@ -268,12 +269,16 @@ def compare(
     table: str | None = None,
     tolerance: float = 0.05,
     alpha: float = 0.05,
+    test: str = "welch",
+    correction: str = "holm",
+    all_metrics: bool = False,
     analyse: bool = True,
 ) -> Comparison:
     """Is ``candidate`` worse than ``baseline`` beyond the noise and the tolerance?
 
     As ``jubex compare``: both runs are analysed first; keys and metrics left out are taken
-    from ``table``, else from the runs. ``Comparison.failed`` is the verdict.
+    from ``table``, else from the runs. ``Comparison.failed`` is the verdict, ``status``
+    the exit status of ``jubex compare``.
     """
     base, cand = open_runs([baseline, candidate])
     if analyse:
@@ -286,4 +291,7 @@ def compare(
         table=table,
         tolerance=tolerance,
         alpha=alpha,
+        test=test,
+        correction=correction,
+        all_metrics=all_metrics,
     )

@@ -1,7 +1,8 @@
 """``jubex compare BASELINE CANDIDATE``: regression acceptance of one run against another.
 
-The exit status is the verdict (1 when any metric is worse beyond the noise and the
-tolerance, else 0), so that the command gates continuous integration as it stands.
+The exit status is the verdict, so that the command gates continuous integration as it
+stands: 0 passed, 1 a metric is worse beyond the noise and the tolerance, 2 wrong usage or
+data that cannot be compared (a value the candidate lacks, a value that is no number).
 """
 
 from __future__ import annotations
@@ -9,8 +10,10 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import compare
-from jubex.cli.common import FORMATS, add_format
+from jubex.cli.common import add_format
 from jubex.results.formats import render
+from jubex.results.gate import to_json, to_junit
+from jubex.results.significance import CORRECTIONS, TESTS
 from jubex.store.rundir import open_run, resolve_run
 
 
@@ -47,7 +50,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--alpha",
         type=lambda t: fraction(t, name="significance level alpha", upper=1),
         default=0.05,
-        help="significance level of Welch's t-test (default: 0.05)",
+        help="chance of a false alarm over all points and metrics together (default: 0.05)",
+    )
+    parser.add_argument(
+        "--test",
+        choices=TESTS,
+        default="welch",
+        help="welch: Welch's t-test on the means (default); mannwhitney: Mann-Whitney's U "
+        "on ranks, for skewed data (needs more repetitions)",
+    )
+    parser.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="holm",
+        help="holm: bound the chance of any false alarm (default); bh: Benjamini-Hochberg, "
+        "bound the share of false alarms among the alarms",
+    )
+    parser.add_argument(
+        "--all",
+        dest="all_metrics",
+        action="store_true",
+        help="compare every measured value, not only the tables' headline values",
     )
     parser.add_argument(
         "-m",
@@ -56,8 +79,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="extend",
         default=[],
         metavar="NAME",
-        help="values to compare (default: the table's value columns, else every measured "
-        "value whose better direction is known)",
+        help="values to compare (default: the value columns of the definition's tables, "
+        "else every measured value whose better direction is known)",
     )
     parser.add_argument(
         "-k",
@@ -70,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "parameters that vary)",
     )
     parser.add_argument("--table", help="take keys and metrics from this result table")
-    add_format(parser, FORMATS, "pretty")
+    add_format(parser, ("table", "json", "junit"), "table")
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -82,7 +105,15 @@ def handle(args: argparse.Namespace) -> int:
         table=args.table,
         tolerance=args.tolerance,
         alpha=args.alpha,
+        test=args.test,
+        correction=args.correction,
+        all_metrics=args.all_metrics,
     )
-    text = render(result.to_table(), args.format)
+    if args.format == "json":
+        text = to_json(result)
+    elif args.format == "junit":
+        text = to_junit(result)
+    else:
+        text = render(result.to_table(), "pretty")
     print(text, end="" if text.endswith("\n") else "\n")
-    return 1 if result.failed else 0
+    return result.status

@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "result": ("result", "print a run's result tables"),
     "parse": ("parse", "apply an analyser to any output file"),
     "compare": ("compare", "compare two result sets, beyond the noise"),
+    "history": ("history", "a metric across runs over time, change points marked"),
     "schema": ("schema", "print the JSON Schema of the definition format"),
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),

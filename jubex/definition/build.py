@@ -402,5 +402,6 @@ def _column(columns: Seq, index: int) -> Column:
         stats=tuple(item.get("stats", ())),
         unit=item.get("unit"),
         expr=item.get("expr"),
+        peak=item.get("peak"),
         loc=loc,
     )

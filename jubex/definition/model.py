@@ -249,6 +249,9 @@ class Column:
     stats: tuple[str, ...] = ()
     unit: str | None = None
     expr: str | None = None
+    #: an expression over the platform's peaks (and the row's values) this value is shown
+    #: as a share of, e.g. ``storage_bandwidth`` or ``memory_bandwidth_per_node * nodes``
+    peak: str | None = None
     loc: Loc | None = None
 
 

@@ -254,6 +254,7 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
         environment={k: str(v) for k, v in (data.get("environment") or {}).items()},
         parameters=dict(data.get("parameters") or {}),
         hardware=dict(data.get("hardware") or {}),
+        peaks={k: str(v) for k, v in (data.get("peaks") or {}).items()},
         scheduler_options=dict(data.get("scheduler_options") or {}),
         template=str(data["template"]),
         extends=data.get("extends"),

@@ -59,6 +59,8 @@ class Platform:
     environment: dict[str, str] = field(default_factory=dict)
     parameters: dict[str, object] = field(default_factory=dict)
     hardware: dict[str, object] = field(default_factory=dict)
+    #: what the hardware can deliver at most (``storage_bandwidth: 350GB/s``), as written
+    peaks: dict[str, str] = field(default_factory=dict)
     scheduler_options: dict[str, object] = field(default_factory=dict)
     template: str = ""
     extends: str | None = None

@@ -7,7 +7,8 @@ decides whether a candidate is worse than its baseline beyond the noise
 runs; the rest is pure: rows in, values and strings out.
 """
 
-from jubex.results.compare import Comparison, PointComparison, compare, compare_runs
+from jubex.results.compare import Comparison, PointComparison, compare
+from jubex.results.compare_runs import compare_runs
 from jubex.results.deliver import deliver, report
 from jubex.results.formats import FORMATS, render, render_all
 from jubex.results.stats import STATISTICS, Summary, summarize

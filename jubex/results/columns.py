@@ -16,7 +16,7 @@ from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import Expr, compile_expr
 from jubex.results.rows import META
-from jubex.results.stats import ALIASES, COUNTS, NUMERIC, STATISTICS, Summary, summarize
+from jubex.results.stats import ALIASES, COUNTS, NUMERIC, RATIOS, STATISTICS, Summary, summarize
 from jubex.results.units import UnitError, factor
 
 Row = Mapping[str, object]
@@ -239,7 +239,7 @@ def _field_columns(
             raise DefinitionError(
                 f"'{text}' pairs a value with its spread; expected mean±std or mean±ci95", loc
             )
-        count = stat in COUNTS
+        count, ratio = stat in COUNTS, stat in RATIOS
         header_name = f"{name}_{text}"
         if header_name == column.name:
             title = column.title or header_name
@@ -248,11 +248,12 @@ def _field_columns(
         header = Header(
             header_name,
             title,
-            "" if count else unit,
-            None if count else fmt,
-            None if count else better,
+            "" if count or ratio else unit,
+            ".1%" if ratio else None if count else fmt,
+            None if count or ratio else better,
         )
-        out.append(OutColumn(header, name, stat, spread, None, 1.0 if count else scale, loc))
+        plain = count or ratio
+        out.append(OutColumn(header, name, stat, spread, None, 1.0 if plain else scale, loc))
     return out
 
 

@@ -1,44 +1,68 @@
 """Regression acceptance: is a candidate result set worse than its baseline, beyond the noise?
 
-For every parameter point and metric the repetitions on each side are the samples. Welch's
-t-test (unequal variances) says whether the means differ beyond the noise; the tolerance
-says whether a real loss is small enough to accept. A bootstrap interval of the ratio was
-not chosen: with the 3–5 repetitions HPC runs afford, resampling sees too few distinct
-samples and its intervals come out too narrow, while the t-test's small-sample correction
-is exact under its (stated) normality assumption. See ``docs/results.md``.
+For every parameter point and metric the repetitions on each side are the samples. A
+one-sided test (Welch's t-test, or Mann–Whitney's U for skewed data) asks whether the
+candidate is worse; the p-values of all points and metrics are corrected together (Holm by
+default), so that comparing two runs of the same system raises a false alarm in at most
+alpha of the comparisons however many metrics they hold. The tolerance says whether a
+real loss is small enough to accept, and two one-sided tests (TOST) whether the candidate
+is shown to be equivalent within it. See ``docs/results.md``.
 
-``compare`` is pure (rows in); ``compare_runs`` reads two runs' stores and chooses the
-points and metrics as ``jubex compare`` does when they are not given.
+``compare`` is pure (rows in); :mod:`jubex.results.compare_runs` reads two runs and chooses
+the points and metrics as ``jubex compare`` does when they are not given.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from jubex.definition.model import Table
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
-from jubex.results.rows import META
+from jubex.results.flags import side_warnings
+from jubex.results.significance import (
+    CORRECTIONS,
+    TESTS,
+    Alternative,
+    adjust,
+    equivalent,
+    p_value,
+    ratio_interval,
+    smallest_rank_p,
+)
 from jubex.results.stats import Summary, summarize
 from jubex.results.table import ResultTable, Row
-from jubex.results.tabulate import directions_of, rows_for, rows_of, tables_of, units_of
-from jubex.store.rundir import Run
+from jubex.results.units import UnitError, factor
 
-VERDICTS = ("better", "same", "within tolerance", "worse", "changed", "missing")
+#: the verdicts, worst first (the order rows are listed in)
+VERDICTS = (
+    "worse",
+    "error",
+    "missing",
+    "within tolerance",
+    "changed",
+    "same",
+    "equivalent",
+    "better",
+)
 NO_SPREAD = "no spread: cannot tell noise"
+CONSTANT = "no spread on either side: any difference is real"
+TEST_NAMES = {"welch": "Welch t-test", "mannwhitney": "Mann-Whitney U test"}
+CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 
 
 @dataclass(frozen=True, slots=True)
 class PointComparison:
     """One metric at one parameter point: both sides, the change and the verdict.
 
-    ``change`` is in percent of the baseline mean; ``beyond_noise`` is None when the noise
-    cannot be told (fewer than two repetitions on a side).
+    ``change`` is in percent of the baseline mean, ``ratio_low``/``ratio_high`` the 95 %
+    confidence interval of the ratio. ``p_value`` is the one-sided p of the direction the
+    mean moved (two-sided for a metric of unknown direction), ``p_adjusted`` the same
+    corrected for all tests of the comparison. ``beyond_noise`` is None when the noise
+    cannot be told. ``direction_from`` says where ``higher_is_better`` came from
+    (``declared``, ``unit``, or empty when unknown).
     """
 
     point: tuple[object, ...]
@@ -51,11 +75,25 @@ class PointComparison:
     beyond_noise: bool | None
     verdict: str
     note: str = ""
+    ratio_low: float | None = None
+    ratio_high: float | None = None
+    p_adjusted: float | None = None
+    higher_is_better: bool | None = None
+    direction_from: str = ""
+
+    @property
+    def loss(self) -> float:
+        """How far the change goes the bad way, in percent (for ordering; negative: good)."""
+        if self.change is None:
+            return math.inf if self.verdict in ("worse", "error", "missing") else -math.inf
+        if self.higher_is_better is None:
+            return abs(self.change)
+        return -self.change if self.higher_is_better else self.change
 
 
 @dataclass
 class Comparison:
-    """All point comparisons; ``failed`` when any metric is worse beyond tolerance.
+    """All point comparisons, worst first; ``status`` is what ``jubex compare`` exits with.
 
     ``units`` are the metrics' units, shown by ``to_table`` (a comparison of runs has them).
     """
@@ -66,15 +104,61 @@ class Comparison:
     alpha: float
     notes: list[str] = field(default_factory=list)
     units: Mapping[str, str] = field(default_factory=dict)
+    test: str = "welch"
+    correction: str = "holm"
 
     @property
     def failed(self) -> bool:
+        """Some metric is worse beyond the noise and beyond the tolerance."""
         return any(item.verdict == "worse" for item in self.items)
+
+    @property
+    def unusable(self) -> list[PointComparison]:
+        """Comparisons that could not be made: a value the baseline has and the candidate
+        lacks, or bad data."""
+        return [
+            item
+            for item in self.items
+            if item.verdict == "error"
+            or (item.verdict == "missing" and item.candidate is None and item.baseline is not None)
+        ]
+
+    @property
+    def status(self) -> int:
+        """0 passed, 1 a regression, 2 nothing compared or a comparison that could not be made."""
+        if self.failed:
+            return 1
+        return 2 if self.unusable or not self.items else 0
 
     def counts(self) -> dict[str, int]:
         """How many comparisons got each verdict (verdicts that occur only)."""
         found = Counter(item.verdict for item in self.items)
         return {verdict: found[verdict] for verdict in VERDICTS if found[verdict]}
+
+    def method(self) -> str:
+        """The test, its correction and the thresholds, in one phrase."""
+        tested = sum(item.p_value is not None for item in self.items)
+        return (
+            f"one-sided {TEST_NAMES[self.test]}, {CORRECTION_NAMES[self.correction]}-corrected "
+            f"over {tested} test(s) at alpha {self.alpha:g}; tolerance {self.tolerance:.1%}"
+        )
+
+    def verdict_line(self) -> str:
+        """The one line a gate reads: its outcome, the verdict counts and how it was decided."""
+        counts = ", ".join(f"{n} {verdict}" for verdict, n in self.counts().items())
+        total = len(self.items)
+        if self.failed:
+            n = self.counts()["worse"]
+            head = f"FAILED: {n} regression(s) beyond the noise and the tolerance"
+        elif self.status == 2:
+            head = (
+                f"ERROR: {len(self.unusable)} comparison(s) could not be made"
+                if self.items
+                else "ERROR: nothing to compare"
+            )
+        else:
+            head = "PASSED: no regression beyond the noise and the tolerance"
+        return f"{head} ({total} compared: {counts or 'none'}; {self.method()})"
 
     def to_table(self, units: Mapping[str, str] | None = None) -> ResultTable:
         """The comparison as a result table, for any of the formats of ``render``."""
@@ -82,6 +166,7 @@ class Comparison:
         headers = [Header(key, key) for key in self.keys] + [
             Header("metric", "metric"),
             Header("unit", "unit"),
+            Header("better", "better"),
             Header("baseline_mean", "baseline mean"),
             Header("baseline_std", "baseline std"),
             Header("baseline_n", "n"),
@@ -89,8 +174,11 @@ class Comparison:
             Header("candidate_std", "candidate std"),
             Header("candidate_n", "n"),
             Header("ratio", "ratio", format=".3f"),
+            Header("ratio_low", "ratio 95% CI low", format=".3f"),
+            Header("ratio_high", "high", format=".3f"),
             Header("change", "change", unit="%", format="+.1f"),
             Header("p_value", "p", format=".3g"),
+            Header("p_adjusted", "p adj", format=".3g"),
             Header("verdict", "verdict"),
             Header("note", "note"),
         ]
@@ -99,30 +187,51 @@ class Comparison:
                 *item.point,
                 item.metric,
                 units.get(item.metric, ""),
+                _direction_text(item),
                 *_sides(item.baseline),
                 *_sides(item.candidate),
                 item.ratio,
+                item.ratio_low,
+                item.ratio_high,
                 item.change,
                 item.p_value,
+                item.p_adjusted,
                 item.verdict,
                 item.note,
             ]
             for item in self.items
         ]
-        summary = ", ".join(f"{n} {verdict}" for verdict, n in self.counts().items())
-        notes = [
-            *self.notes,
-            f"verdicts: {summary or 'nothing to compare'}; "
-            f"{'FAILED' if self.failed else 'passed'} (tolerance {self.tolerance:.1%}, "
-            f"Welch t-test at alpha {self.alpha:g})",
-        ]
-        return ResultTable("comparison", headers, rows, notes)
+        return ResultTable("comparison", headers, rows, [*self.notes, self.verdict_line()])
+
+
+def _direction_text(item: PointComparison) -> str:
+    if item.higher_is_better is None:
+        return "?"
+    text = "higher" if item.higher_is_better else "lower"
+    return f"{text} (from unit)" if item.direction_from == "unit" else text
 
 
 def _sides(summary: Summary | None) -> tuple[object, object, object]:
     if summary is None:
         return None, None, 0
     return summary.mean, summary.std, summary.n
+
+
+@dataclass
+class _Point:
+    """One point and metric on its way to a verdict: the samples, then the test's p-values."""
+
+    point: tuple[object, ...]
+    metric: str
+    base: list[float]
+    cand: list[float]
+    direction: bool | None
+    p_worse: float | None = None
+    p_better: float | None = None
+    p_two: float | None = None
+    adj_worse: float | None = None
+    adj_better: float | None = None
+    adj_two: float | None = None
 
 
 def compare(
@@ -134,35 +243,79 @@ def compare(
     directions: Mapping[str, bool | None],
     tolerance: float = 0.05,
     alpha: float = 0.05,
+    test: str = "welch",
+    correction: str = "holm",
+    units: Mapping[str, str] | None = None,
+    candidate_units: Mapping[str, str] | None = None,
+    inferred: Collection[str] = (),
 ) -> Comparison:
     """Compare ``metrics`` of two result sets point by point (points = values of ``keys``).
 
-    ``directions`` says per metric whether higher is better; a metric of unknown direction
-    is only reported as ``changed`` or ``same``. ``tolerance`` is a fraction (0.05 = 5 %).
+    ``directions`` says per metric whether higher is better (``inferred``: the metrics whose
+    direction a unit gave); a metric of unknown direction is only reported as changed or
+    not. ``tolerance`` is a fraction (0.05 = 5 %). The candidate's values are converted
+    into the baseline's ``units`` where ``candidate_units`` differ.
     """
     if not 0 <= tolerance < 1 or not 0 < alpha < 1:
         raise UsageError(
             f"tolerance must lie in [0, 1) and alpha in (0, 1), not {tolerance} and {alpha}"
         )
+    if test not in TESTS or correction not in CORRECTIONS:
+        raise UsageError(
+            f"unknown test '{test}' or correction '{correction}'",
+            hint=f"tests: {', '.join(TESTS)}; corrections: {', '.join(CORRECTIONS)}",
+        )
     _check_names(baseline, candidate, keys, "key")
     _check_names(baseline, candidate, metrics, "metric")
     notes: list[str] = []
-    base_points = _points(baseline, keys, "baseline", notes)
-    cand_points = _points(candidate, keys, "candidate", notes)
-    items = [
-        _compare_point(
-            point,
-            metric,
-            base_points.get(point),
-            cand_points.get(point),
-            directions.get(metric),
-            tolerance,
-            alpha,
-        )
-        for point in {**base_points, **cand_points}
-        for metric in metrics
-    ]
-    return Comparison(tuple(keys), items, tolerance, alpha, notes)
+    base_points = group_points(baseline, keys, "baseline", notes)
+    cand_points = group_points(candidate, keys, "candidate", notes)
+    done: list[PointComparison] = []
+    pending: list[_Point] = []
+    for metric in metrics:
+        scale, unit_error = _scale(metric, units or {}, candidate_units)
+        for point in {**base_points, **cand_points}:
+            base_rows, cand_rows = base_points.get(point), cand_points.get(point)
+            try:
+                base = numbers_of(base_rows, metric, 1.0)
+                cand = numbers_of(cand_rows, metric, scale)
+            except ValueError as error:
+                done.append(_unusable(point, metric, str(error)))
+                continue
+            if not base or not cand:
+                done.append(_missing(point, metric, base, cand, base_rows, cand_rows))
+            elif unit_error:
+                done.append(_unusable(point, metric, unit_error))
+            else:
+                pending.append(_Point(point, metric, base, cand, directions.get(metric)))
+    _test_all(pending, test, correction, alpha)
+    if test == "mannwhitney":
+        notes += _rank_limit(pending, alpha)
+    done += [_judge(p, tolerance, alpha, _direction_from(p, inferred, directions)) for p in pending]
+    done.sort(key=lambda item: (VERDICTS.index(item.verdict), -item.loss))
+    return Comparison(tuple(keys), done, tolerance, alpha, notes, test=test, correction=correction)
+
+
+def _direction_from(
+    point: _Point, inferred: Collection[str], directions: Mapping[str, object]
+) -> str:
+    """Where the better direction of the point's metric came from."""
+    if directions.get(point.metric) is None:
+        return ""
+    return "unit" if point.metric in inferred else "declared"
+
+
+def _scale(
+    metric: str, units: Mapping[str, str], candidate_units: Mapping[str, str] | None
+) -> tuple[float, str]:
+    """The factor that brings the candidate's values into the baseline's unit, or why not."""
+    base, cand = units.get(metric), (candidate_units or {}).get(metric)
+    if not base or not cand or base == cand:
+        return 1.0, ""
+    try:
+        return factor(cand, base), ""
+    except UnitError:
+        return 1.0, f"the candidate's unit '{cand}' does not convert into the baseline's '{base}'"
 
 
 def _check_names(
@@ -176,9 +329,10 @@ def _check_names(
             )
 
 
-def _points(
+def group_points(
     rows: Sequence[Row], keys: Sequence[str], side: str, notes: list[str]
 ) -> dict[tuple[object, ...], list[Row]]:
+    """The rows of each point (the values of ``keys``); failed rows are counted in a note."""
     points: dict[tuple[object, ...], list[Row]] = {}
     failed = 0
     for row in rows:
@@ -191,200 +345,152 @@ def _points(
     return points
 
 
-def _values(rows: list[Row] | None, metric: str) -> list[float]:
+def numbers_of(rows: list[Row] | None, metric: str, scale: float) -> list[float]:
+    """The present numbers of ``metric``; ValueError naming a value that is no number."""
     present: list[float] = []
     for value in (row.get(metric) for row in rows or ()):
         if value is None:
             continue
         if not isinstance(value, int | float) or isinstance(value, bool):
-            raise UsageError(f"metric '{metric}' holds {value!r}, not a number to compare")
-        present.append(value)
+            raise ValueError(f"holds {value!r}, not a number to compare")
+        if not math.isfinite(value):
+            raise ValueError(f"holds {value}, not a finite number")
+        present.append(value * scale)
     return present
 
 
-def _compare_point(
+def _unusable(point: tuple[object, ...], metric: str, why: str) -> PointComparison:
+    return PointComparison(point, metric, None, None, None, None, None, None, "error", why)
+
+
+def _missing(
     point: tuple[object, ...],
     metric: str,
+    base: list[float],
+    cand: list[float],
     base_rows: list[Row] | None,
     cand_rows: list[Row] | None,
-    direction: bool | None,
-    tolerance: float,
-    alpha: float,
 ) -> PointComparison:
-    base, cand = _values(base_rows, metric), _values(cand_rows, metric)
-    if not base or not cand:
-        side = "baseline" if not base else "candidate"
-        absent = "point" if (base_rows if side == "baseline" else cand_rows) is None else "value"
-        note = f"no {absent} in the {side}"
-        b, c = (summarize(base) if base else None), (summarize(cand) if cand else None)
-        return PointComparison(point, metric, b, c, None, None, None, None, "missing", note)
-    b, c = summarize(base), summarize(cand)
+    side = "baseline" if not base else "candidate"
+    absent = "point" if (base_rows if side == "baseline" else cand_rows) is None else "value"
+    b, c = (summarize(base) if base else None), (summarize(cand) if cand else None)
+    note = f"no {absent} in the {side}"
+    return PointComparison(point, metric, b, c, None, None, None, None, "missing", note)
+
+
+def _test_all(points: list[_Point], test: str, correction: str, alpha: float) -> None:
+    """Each point's p-values, then each family corrected over all points and metrics.
+
+    Three families: worse and better for metrics of known direction, changed (two-sided)
+    for the others. A gate fails only on the first, so its false alarms are bounded by
+    alpha whatever the other two hold.
+    """
+    for p in points:
+        if p.direction is None:
+            p.p_two = p_value(p.base, p.cand, "two-sided", test)
+            continue
+        lower: Alternative = "less"
+        higher: Alternative = "greater"
+        p.p_worse = p_value(p.base, p.cand, lower if p.direction else higher, test)
+        p.p_better = p_value(p.base, p.cand, higher if p.direction else lower, test)
+    worse = adjust([p.p_worse for p in points], correction)
+    better = adjust([p.p_better for p in points], correction)
+    two = adjust([p.p_two for p in points], correction)
+    for p, adj_worse, adj_better, adj_two in zip(points, worse, better, two, strict=True):
+        p.adj_worse, p.adj_better, p.adj_two = adj_worse, adj_better, adj_two
+
+
+def _rank_limit(points: Sequence[_Point], alpha: float) -> list[str]:
+    """A note when ranks cannot show a difference at all: with few repetitions the
+    smallest p Mann–Whitney's U can give stays above what the correction asks of it."""
+    tested = [p for p in points if p.p_worse is not None or p.p_two is not None]
+    if not tested:
+        return []
+    worst = max(tested, key=lambda p: smallest_rank_p(len(p.base), len(p.cand)))
+    smallest = smallest_rank_p(len(worst.base), len(worst.cand))
+    if smallest < alpha / len(tested):
+        return []
+    return [
+        f"Mann-Whitney's U cannot show a difference with {len(worst.base)} and "
+        f"{len(worst.cand)} repetitions: its smallest p, {smallest:.2g}, is not below "
+        f"alpha/{len(tested)} = {alpha / len(tested):.2g} (add repetitions, or use --test welch)"
+    ]
+
+
+def _judge(p: _Point, tolerance: float, alpha: float, direction_from: str) -> PointComparison:
+    """The verdict of one tested point (its p-values corrected already)."""
+    b, c = summarize(p.base), summarize(p.cand)
     assert b.mean is not None and c.mean is not None  # both sides have values
     ratio = c.mean / b.mean if b.mean else None
     change = None if ratio is None else (ratio - 1) * 100
-    p_value, beyond, note = _noise(b, c, alpha)
-    verdict = _verdict(b.mean, c.mean, beyond, direction, tolerance)
-    return PointComparison(point, metric, b, c, ratio, change, p_value, beyond, verdict, note)
+    interval = ratio_interval(b, c)
+    low, high = interval if interval else (None, None)
+    raw, adjusted = _shown_p(p, c.mean < b.mean)
+    note = ""
+    if raw is None:
+        beyond = None if b.n < 2 or c.n < 2 else b.mean != c.mean
+        note = NO_SPREAD if beyond is None else CONSTANT
+        verdict = _face_value(b.mean, c.mean, p.direction, tolerance)
+    else:
+        beyond = adjusted is not None and adjusted < alpha
+        verdict = _tested(p, b, c, tolerance, alpha)
+    note = "; ".join(
+        filter(
+            None,
+            (note, *side_warnings("baseline", p.base, b), *side_warnings("candidate", p.cand, c)),
+        )
+    )
+    return PointComparison(
+        p.point,
+        p.metric,
+        b,
+        c,
+        ratio,
+        change,
+        raw,
+        beyond,
+        verdict,
+        note,
+        low,
+        high,
+        adjusted,
+        p.direction,
+        direction_from,
+    )
 
 
-def _noise(b: Summary, c: Summary, alpha: float) -> tuple[float | None, bool | None, str]:
-    """p-value of Welch's t-test, whether it is below alpha, and a note when it cannot tell.
-
-    The test runs from the summaries (``ttest_ind_from_stats``): the same Welch test as
-    ``ttest_ind(equal_var=False)`` on the samples, 30x cheaper per point.
-    """
-    if b.std is None or c.std is None or b.mean is None or c.mean is None:
-        return None, None, NO_SPREAD  # fewer than two values on a side
-    if not b.std and not c.std:
-        return None, b.mean != c.mean, "no spread on either side: any difference is real"
-    from scipy.stats import ttest_ind_from_stats  # slow to import; only comparisons need it
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        test = ttest_ind_from_stats(c.mean, c.std, c.n, b.mean, b.std, b.n, equal_var=False)
-    p_value = float(test.pvalue)
-    if math.isnan(p_value):
-        return None, None, NO_SPREAD
-    return p_value, p_value < alpha, ""
+def _shown_p(p: _Point, fell: bool) -> tuple[float | None, float | None]:
+    """The p-value of the way the mean moved (the two-sided one without a direction)."""
+    if p.direction is None:
+        return p.p_two, p.adj_two
+    if fell == p.direction:
+        return p.p_worse, p.adj_worse
+    return p.p_better, p.adj_better
 
 
-def _verdict(
-    base: float,
-    cand: float,
-    beyond: bool | None,
-    direction: bool | None,
-    tolerance: float,
-) -> str:
-    """Without a noise estimate (``beyond`` None) a difference is taken at face value."""
-    if beyond is False or cand == base:
+def _tested(p: _Point, b: Summary, c: Summary, tolerance: float, alpha: float) -> str:
+    assert b.mean is not None and c.mean is not None
+    if p.direction is None:
+        if p.adj_two is not None and p.adj_two < alpha:
+            return "changed"
+    elif p.adj_worse is not None and p.adj_worse < alpha:
+        return _loss_verdict(b.mean, c.mean, tolerance)
+    elif p.adj_better is not None and p.adj_better < alpha:
+        return "better"
+    return "equivalent" if equivalent(b, c, tolerance, alpha) else "same"
+
+
+def _loss_verdict(base: float, cand: float, tolerance: float) -> str:
+    loss = abs(cand - base) / abs(base) if base else math.inf
+    return "within tolerance" if loss <= tolerance + 1e-12 else "worse"
+
+
+def _face_value(base: float, cand: float, direction: bool | None, tolerance: float) -> str:
+    """Without a test (no spread) a difference is taken as it is."""
+    if cand == base:
         return "same"
     if direction is None:
         return "changed"
     if (cand > base) == direction:
         return "better"
-    loss = abs(cand - base) / abs(base) if base else math.inf
-    return "within tolerance" if loss <= tolerance + 1e-12 else "worse"
-
-
-def compare_runs(
-    baseline: Run,
-    candidate: Run,
-    *,
-    keys: Sequence[str] = (),
-    metrics: Sequence[str] = (),
-    table: str | None = None,
-    tolerance: float = 0.05,
-    alpha: float = 0.05,
-) -> Comparison:
-    """Compare two analysed runs point by point.
-
-    Without ``keys`` and ``metrics`` they come from ``table`` (its group_by and measured
-    value columns), else from the runs (:func:`default_keys`, :func:`default_metrics`).
-    Only the steps that measure the metrics take part.
-    """
-    runs = [baseline, candidate]
-    chosen = tables_of(baseline.benchmark, [table])[0] if table else None
-    rows = [rows_of([run]) for run in runs]
-    if chosen is not None:
-        rows = [rows_for(chosen, side, baseline.benchmark) for side in rows]
-    directions = directions_of(runs)
-    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
-    metrics = list(metrics) or default_metrics(rows, parameters, directions, chosen)
-    steps = _steps_with(rows, metrics)
-    if steps:  # else compare() names the metric that no row has
-        rows = [[row for row in side if row["jube_step_name"] in steps] for side in rows]
-    keys = list(keys) or default_keys(rows, parameters, chosen)
-    result = applicable(
-        compare(
-            rows[0],
-            rows[1],
-            keys=keys,
-            metrics=metrics,
-            directions=directions,
-            tolerance=tolerance,
-            alpha=alpha,
-        )
-    )
-    result.notes.insert(
-        0, f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
-    )
-    return dataclasses.replace(result, units=units_of(runs))
-
-
-def default_metrics(
-    rows: Sequence[Sequence[Row]],
-    parameters: set[str],
-    directions: Mapping[str, bool | None],
-    table: Table | None,
-) -> list[str]:
-    """The table's measured value columns, or every measured value with a known direction."""
-    measured = [name for name in _numeric(rows) if name not in parameters]
-    if table is not None:
-        names = [c.name for c in table.columns if not c.expr and c.name not in table.group_by]
-        found = [_base_name(n, measured) for n in names]
-        metrics = list(dict.fromkeys(n for n in found if n is not None))
-    else:
-        metrics = [n for n in measured if directions.get(n) is not None]
-    if not metrics:
-        where = f"table '{table.name}' shows" if table else "the runs hold"
-        raise UsageError(
-            f"nothing to compare: {where} no measured value whose better direction is known",
-            hint="name the values with --metric",
-        )
-    return metrics
-
-
-def default_keys(
-    rows: Sequence[Sequence[Row]], parameters: set[str], table: Table | None
-) -> list[str]:
-    """A table's group_by, or the parameters that vary within either run.
-
-    A parameter that differs only *between* the runs (the setting under test) is no key:
-    it would put every point of one run apart from every point of the other.
-    """
-    if table is not None and table.group_by:
-        return list(table.group_by)
-    keys: dict[str, None] = {}
-    for side in rows:
-        for name in dict.fromkeys(k for row in side for k in row if k in parameters):
-            if len({str(row.get(name)) for row in side}) > 1:
-                keys[name] = None
-    return list(keys)
-
-
-def applicable(result: Comparison) -> Comparison:
-    """Drop metrics that neither run measured at a point (another step's values)."""
-    items = [i for i in result.items if i.baseline is not None or i.candidate is not None]
-    return dataclasses.replace(result, items=items)
-
-
-def _numeric(rows: Sequence[Sequence[Row]]) -> list[str]:
-    """Names holding a number in some row, meta keys left out."""
-    found: dict[str, None] = {}
-    for side in rows:
-        for row in side:
-            found.update(
-                dict.fromkeys(
-                    k
-                    for k, v in row.items()
-                    if k not in META and isinstance(v, int | float) and not isinstance(v, bool)
-                )
-            )
-    return list(found)
-
-
-def _base_name(name: str, measured: Sequence[str]) -> str | None:
-    """A column as written (``write_bw``) or in JUBE's ``<name>_<stat>`` spelling."""
-    if name in measured:
-        return name
-    base = name.rpartition("_")[0]
-    return base if base in measured else None
-
-
-def _steps_with(rows: Sequence[Sequence[Row]], metrics: Sequence[str]) -> set[object]:
-    return {
-        row["jube_step_name"]
-        for side in rows
-        for row in side
-        if any(row.get(m) is not None for m in metrics)
-    }
+    return _loss_verdict(base, cand, tolerance)

@@ -31,7 +31,11 @@ META = (
 
 
 def result_rows(
-    run: Run, names: Collection[str] | None = None, *, label: str | None = None
+    run: Run,
+    names: Collection[str] | None = None,
+    *,
+    label: str | None = None,
+    per_iteration: bool = False,
 ) -> Iterator[dict[str, object]]:
     """One row per analysed workpackage, or per parameter point of a step whose analysers
     reduce: parameters, values, and JUBE's meta names.
@@ -45,9 +49,11 @@ def result_rows(
     With ``reduce``, the iterations of a point (same step, point and parent workpackages, as
     JUBE's iteration siblings) are one row: the first iteration's identity, values merged
     from the matches all of them stored, ``ok`` only when every iteration is.
+    ``per_iteration`` keeps every iteration a row of its own even so: a comparison needs
+    the repetitions themselves, not their merge.
     """
     stored = _stored_names(names) if names is not None else None
-    groups = _iteration_groups(run)
+    groups = _iteration_groups(run, per_iteration)
     analysed = run.store.analysed()
     merged = [g for g, _ in groups if len(g) > 1]
     values = run.store.representatives(stored) if len(merged) < len(groups) else {}
@@ -97,7 +103,7 @@ def keeping_steps(benchmark: Benchmark) -> set[str]:
     return {name for name, reduce in kinds.items() if not reduce or False in reduce}
 
 
-def _iteration_groups(run: Run) -> list[tuple[list[Workpackage], bool]]:
+def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpackage], bool]]:
     """The analysed workpackages in rows: alone, or with their iteration siblings (``True``).
 
     The planner numbers the iterations of one point and parent consecutively, iteration
@@ -109,6 +115,8 @@ def _iteration_groups(run: Run) -> list[tuple[list[Workpackage], bool]]:
         for wp in run.store.workpackages(states=list(ANALYSABLE))
         if wp.kind != SHARED and wp.step in steps
     ]
+    if per_iteration:
+        return [([wp], False) for wp in wps]
     reducing = reducing_steps(run.benchmark) & steps
     keeping = keeping_steps(run.benchmark) | (steps - reducing)
     iterations = {name: run.benchmark.steps[name].iterations for name in reducing}

@@ -29,13 +29,21 @@ STATISTICS = (
     "sum",
     "first",
     "last",
+    "cv",
+    "mad",
+    "hmean",
+    "gmean",
 )
 #: JUBE's names for the same statistics
 ALIASES = {"avg": "mean"}
 #: statistics that count values and therefore carry no unit
 COUNTS = frozenset({"n", "missing", "cnt"})
+#: statistics without a unit that are no counts: shown as they are, never converted
+RATIOS = frozenset({"cv"})
 #: statistics that need numbers; the others apply to any value
-NUMERIC = frozenset({"mean", "std", "min", "max", "median", "ci95", "sum"})
+NUMERIC = frozenset(
+    {"mean", "std", "min", "max", "median", "ci95", "sum", "cv", "mad", "hmean", "gmean"}
+)
 
 Number = float | int
 
@@ -47,6 +55,8 @@ class Summary:
     ``std`` is the sample standard deviation (ddof=1), ``ci95`` the half-width of the 95 %
     confidence interval of the mean (Student t): the mean lies in ``mean ± ci95``. Both need
     at least two values. ``cnt`` counts every value given, ``n`` only those present.
+    ``cv`` is std / |mean| (a fraction), ``mad`` the median absolute deviation from the
+    median; ``hmean`` (for rates) and ``gmean`` (for ratios) need positive values.
     """
 
     n: int
@@ -59,10 +69,20 @@ class Summary:
     sum: Number | None
     first: Number | None
     last: Number | None
+    mad: float | None = None
+    hmean: float | None = None
+    gmean: float | None = None
 
     @property
     def cnt(self) -> int:
         return self.n + self.missing
+
+    @property
+    def cv(self) -> float | None:
+        """The coefficient of variation: the spread relative to the mean's size."""
+        if self.std is None or not self.mean:
+            return None
+        return self.std / abs(self.mean)
 
     @property
     def ci95(self) -> float | None:
@@ -101,6 +121,7 @@ def summarize(values: Sequence[Number | None]) -> Summary:
     median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     if all(isinstance(v, int) for v in present):
         total = sum(present)
+    positive = ordered[0] > 0
     return Summary(
         n=n,
         missing=missing,
@@ -112,4 +133,34 @@ def summarize(values: Sequence[Number | None]) -> Summary:
         sum=total,
         first=present[0],
         last=present[-1],
+        mad=_median([abs(v - median) for v in present]),
+        hmean=n / math.fsum(1 / v for v in present) if positive else None,
+        gmean=math.exp(math.fsum(math.log(v) for v in present) / n) if positive else None,
     )
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def outliers(values: Sequence[Number], limit: float = 3.5) -> list[int]:
+    """Positions of values whose modified z-score exceeds ``limit``: more than
+    ``limit`` / 0.6745 median absolute deviations from the median (Iglewicz and Hoaglin).
+
+    Median and MAD are themselves not moved by the outliers they find, unlike mean and
+    standard deviation. When more than half the values are equal (a MAD of 0) the scale is
+    the mean absolute deviation instead (× 1.2533, its ratio to a normal sd); with fewer
+    than three values nothing is an outlier.
+    """
+    if len(values) < 3:
+        return []
+    median = _median(values)
+    deviations = [abs(v - median) for v in values]
+    scale = _median(deviations) / 0.6745 or 1.2533 * math.fsum(deviations) / len(values)
+    if not scale:
+        return []
+    return [i for i, d in enumerate(deviations) if d / scale > limit]

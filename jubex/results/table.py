@@ -24,6 +24,9 @@ from jubex.results.columns import (
     derive_rows,
     plan_columns,
 )
+from jubex.results.flags import CV_LIMIT, Flags, flag, flag_note
+from jubex.results.peaks import above_peak, plan_peaks, share
+from jubex.results.stats import COUNTS
 
 __all__ = ["Header", "PlusMinus", "ResultTable", "Row", "build_table"]
 
@@ -75,11 +78,17 @@ def build_table(
     directions: Mapping[str, bool | None],
     *,
     include_failed: bool = False,
+    cv_limit: float = CV_LIMIT,
+    peaks: Mapping[str, float] | None = None,
 ) -> ResultTable:
     """Build ``table`` from the rows of one or several runs (rows carry ``run``).
 
     Failed rows (``ok`` false) are left out unless ``include_failed``; either way a note
     counts them. Missing values stay missing (``None``) and are counted per column.
+    A grouped table marks its noisy points and outliers in a last column, ``flags``,
+    when it has any (``cv_limit``: the coefficient of variation above which a point is
+    noisy). A column with a ``peak`` adds its value as a share of the platform's ``peaks``
+    (base units), and flags a value above it.
     """
     if len(table.separator) != 1:
         raise DefinitionError(
@@ -99,15 +108,64 @@ def build_table(
             f"{failed} failed workpackage(s) {'included' if include_failed else 'left out'}"
         )
     rows = derive_rows(_filter(rows, table, known, notes), plan)
-    body: list[Entry] = [
-        (compute_cells(members, plan), members[0]) for members in _groups(rows, table, known)
-    ]
+    groups = _groups(rows, table, known)
+    body: list[Entry] = [(compute_cells(members, plan), members[0]) for members in groups]
+    marks = _flags(groups, plan, cv_limit) if table.group_by else {}
     _sort(body, table, plan)
     cells = [row for row, _ in body]
     headers = _count_missing(cells, plan, notes)
+    headers += _shares(body, table, plan, peaks or {}, marks, notes)
+    if any(mark.text() for mark in marks.values()):
+        headers.append(Header("flags", "flags"))
+        for line, first in body:
+            line.append(marks.get(id(first), Flags()).text())
+        noisy = sum(bool(m.noisy) for m in marks.values())
+        outlying = sum(len(m.outlying) for m in marks.values())
+        if noisy or outlying:
+            notes.append(flag_note(cv_limit, noisy, outlying))
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
     )
+
+
+def _shares(
+    body: list[Entry],
+    table: Table,
+    plan: ColumnPlan,
+    peaks: Mapping[str, float],
+    marks: dict[int, Flags],
+    notes: list[str],
+) -> list[Header]:
+    """Each row's values as shares of their peaks (appended to its cells), flagged above."""
+    columns = plan_peaks(table, [c.header for c in plan.columns], peaks, plan.fields)
+    above = 0
+    for line, first in body:
+        shares = [share(column, line, first, peaks) for column in columns]
+        over = [above_peak(c, v) for c, v in zip(columns, shares, strict=True) if v and v > 1]
+        if over:
+            above += 1
+            marks[id(first)] = replace(marks.get(id(first), Flags()), beyond=tuple(over))
+        line.extend(shares)
+    for column in columns:
+        if column.absent:
+            notes.append(
+                f"{column.header.name}: missing, the platform states no "
+                f"{' and no '.join(column.absent)} (add it under peaks: in the platform file)"
+            )
+    if above:
+        notes.append(
+            f"{above} row(s) above a peak of the platform: more than the hardware can deliver, "
+            "most likely a cache measured instead"
+        )
+    return [column.header for column in columns]
+
+
+def _flags(groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float) -> dict[int, Flags]:
+    """The flags of each group (by its first row), for the fields its statistics summarize."""
+    fields = list(
+        dict.fromkeys(c.field for c in plan.columns if c.stat is not None and c.stat not in COUNTS)
+    )
+    return {id(members[0]): flag(members, fields, cv_limit) for members in groups}
 
 
 def _filter(

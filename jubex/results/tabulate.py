@@ -14,6 +14,7 @@ from jubex.analysis import builtin
 from jubex.definition.model import Benchmark, Column, Table
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.language.expr import compile_expr
+from jubex.results.peaks import platform_peaks
 from jubex.results.pivot import pivot
 from jubex.results.rows import META, result_rows
 from jubex.results.table import ResultTable, Row, build_table
@@ -140,14 +141,17 @@ def names_used(tables: Sequence[Table]) -> set[str]:
     return found
 
 
-def rows_of(runs: Sequence[Run], tables: Sequence[Table] = ()) -> list[Row]:
-    """The rows of all runs, with only the values ``tables`` read (every value without)."""
+def rows_of(
+    runs: Sequence[Run], tables: Sequence[Table] = (), *, per_iteration: bool = False
+) -> list[Row]:
+    """The rows of all runs, with only the values ``tables`` read (every value without);
+    ``per_iteration``: a row per iteration even where an analyser merges them."""
     reads = names_used(tables) if tables else None
     labels = run_labels(runs)
     return [
         row
         for run, label in zip(runs, labels, strict=True)
-        for row in result_rows(run, reads, label=label)
+        for row in result_rows(run, reads, label=label, per_iteration=per_iteration)
     ]
 
 
@@ -181,10 +185,13 @@ def tables_with_definitions(
     if not tables:
         tables = [default_table(rows)] if rows else []
     units, directions = units_of(runs), directions_of(runs)
+    peaks = platform_peaks(runs[0].platform)
     built = []
     for table in tables:
         own = rows_for(table, rows, runs[0].benchmark)
-        result = build_table(own, table, units, directions, include_failed=include_failed)
+        result = build_table(
+            own, table, units, directions, include_failed=include_failed, peaks=peaks
+        )
         if not result.rows:
             result.notes.append(why_empty(table, rows, own, include_failed=include_failed))
         key = pivot_by or table.pivot

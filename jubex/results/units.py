@@ -67,3 +67,14 @@ def factor(from_unit: str, to_unit: str, loc: Loc | None = None) -> float:
 def convert(value: float, from_unit: str, to_unit: str, loc: Loc | None = None) -> float:
     """``value`` given in ``from_unit``, expressed in ``to_unit``."""
     return value * factor(from_unit, to_unit, loc)
+
+
+def direction_of_unit(text: str) -> bool | None:
+    """Whether higher is better, as a unit says: rates (anything per second) higher, times
+    lower; None for sizes, counts and units that say nothing."""
+    try:
+        kind = parse_unit(text).kind
+    except UnitError:
+        unit = text.strip()
+        return True if unit.endswith(("/s", "/sec", "/second")) else None
+    return {"bandwidth": True, "rate": True, "time": False}.get(kind)

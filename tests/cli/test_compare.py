@@ -7,7 +7,10 @@ The definition prints ``bw: <level x (1 + spread x (i - 1))> MiB/s`` for iterati
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from subprocess import CompletedProcess
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import given
@@ -75,8 +78,10 @@ def test_identical_result_sets_are_the_same(
 ) -> None:
     code, result = compare(outpath, capsys, "0", "1")
     assert code == 0
-    assert verdicts(result) == [("a", "bw", "same"), ("b", "bw", "same")]
-    assert result["notes"][-1].startswith("verdicts: 2 same; passed")  # type: ignore[index]
+    assert verdicts(result) == [("a", "bw", "equivalent"), ("b", "bw", "equivalent")]
+    assert result["verdict"] == "passed" and result["exit_status"] == 0
+    assert result["summary"].startswith("PASSED: no regression")  # type: ignore[union-attr]
+    assert result["notes"][-1] == result["summary"]  # type: ignore[index]
 
 
 def test_a_drop_of_20_percent_in_1_percent_spread_fails(
@@ -99,7 +104,10 @@ def test_the_last_line_says_the_verdict_counts(
 ) -> None:
     assert main(["compare", "0", "2", "--outpath", str(outpath)]) == 1
     last = capsys.readouterr().out.strip().splitlines()[-1].strip()
-    assert last == "verdicts: 2 worse; FAILED (tolerance 5.0%, Welch t-test at alpha 0.05)"
+    assert last == (
+        "FAILED: 2 regression(s) beyond the noise and the tolerance (2 compared: 2 worse; "
+        "one-sided Welch t-test, Holm-corrected over 2 test(s) at alpha 0.05; tolerance 5.0%)"
+    )
 
 
 def test_a_drop_within_a_wider_tolerance_passes(
@@ -117,7 +125,7 @@ def test_a_shift_of_2_percent_in_10_percent_spread_is_noise(
     assert code == 0
     assert verdicts(result) == [("a", "bw", "same"), ("b", "bw", "same")]
     assert result["rows"][0]["change"] == pytest.approx(-2)  # type: ignore[index]
-    assert result["rows"][0]["p_value"] > 0.5  # type: ignore[index]
+    assert result["rows"][0]["p_value"] > 0.25  # type: ignore[index]  # one-sided
 
 
 def test_a_rise_beyond_the_noise_is_better(
@@ -139,8 +147,49 @@ def test_without_keys_all_repetitions_of_a_run_form_one_point(
     outpath: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, result = compare(outpath, capsys, "0", "2", "--keys", "level", "--metric", "bw")
-    assert code == 0  # level differs between the runs: no point exists on both sides
+    assert code == 2  # level differs between the runs: no point exists on both sides
     assert {r["verdict"] for r in result["rows"]} == {"missing"}  # type: ignore[index,union-attr]
+    assert result["verdict"] == "error"
+
+
+def test_junit_for_ci(outpath: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "0", "2", "--outpath", str(outpath), "-f", "junit"]) == 1
+    suites = ElementTree.fromstring(capsys.readouterr().out)
+    assert (suites.tag, suites.get("tests"), suites.get("failures")) == ("testsuites", "2", "2")
+    cases = suites.findall("testsuite/testcase")
+    assert [c.get("name") for c in cases] == ["bw [point=a]", "bw [point=b]"]
+    failure = cases[0].find("failure")
+    assert failure is not None and failure.get("type") == "regression"
+    assert failure.get("message", "").startswith("worse; 1000 -> 800 MiB/s (-20.0%); p adj ")
+    assert main(["compare", "0", "1", "--outpath", str(outpath), "-f", "junit"]) == 0
+    passed = ElementTree.fromstring(capsys.readouterr().out)
+    assert passed.get("failures") == "0" and passed.find(".//failure") is None
+
+
+def test_mann_whitney_and_benjamini_hochberg_on_request(
+    outpath: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, result = compare(outpath, capsys, "0", "2", "--test", "mannwhitney")
+    # 3 against 3 repetitions: the smallest rank p is 1/20, not below 0.05/2, and it says so
+    assert code == 0 and result["test"] == "mannwhitney"
+    assert "Mann-Whitney's U cannot show a difference" in result["notes"][-2]  # type: ignore[index]
+    code, result = compare(outpath, capsys, "0", "2", "--correction", "bh")
+    assert code == 1 and result["correction"] == "bh"
+
+
+def test_the_format_is_table_json_or_junit(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["compare", "0", "1", "-f", "csv"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'csv'" in capsys.readouterr().err
+
+
+def test_as_a_user_runs_it(outpath: Path, jubex: Callable[..., CompletedProcess[str]]) -> None:
+    done = jubex(outpath, "compare", "0", "2", "--outpath", str(outpath))
+    assert done.returncode == 1
+    assert done.stdout.rstrip().splitlines()[-1].startswith("FAILED: 2 regression(s)")
+    done = jubex(outpath, "compare", "0", "2", "--outpath", str(outpath), "--keys", "level")
+    assert done.returncode == 2 and done.stdout.rstrip().splitlines()[-1].startswith("ERROR: ")
 
 
 @pytest.mark.parametrize(

@@ -117,20 +117,20 @@ def test_cori_reads_follow_their_writes(clone: Path) -> None:
 def test_lustre_clio_gate_catches_the_fsync_regression(clone: Path) -> None:
     out = walk(clone, "lustre-clio.md")
     assert "exit status 1: the candidate fails the gate" in out
-    # the candidate: write_bw worse at both points, read_bw compared too
+    # the candidate: write_bw worse (at both points on a quiet machine; with a noisy
+    # baseline, Holm's correction may leave one of them "same"), read_bw compared too
     gate = out[: out.index("exit status 1: the candidate fails the gate")]
-    assert re.findall(r"^ +1 +(ssf|fpp) +write_bw .* worse *$", gate, re.MULTILINE) == [
-        "ssf",
-        "fpp",
-    ]
+    worse = re.findall(r"^ +1 +(ssf|fpp) +write_bw .* worse( .*)?$", gate, re.MULTILINE)
+    assert worse and {access for access, _ in worse} <= {"ssf", "fpp"}
     assert len(re.findall(r"^ +1 +(?:ssf|fpp) +read_bw ", gate, re.MULTILINE)) == 2
     assert "baseline runs/clio/000000, candidate runs/clio/000001" in gate
-    # the metadata side: 8 metrics at 2 points, as Markdown, whatever this machine's drift
-    metadata = re.findall(r"^\| 1 \| (ssf|fpp) \| (\w+) \|", out, re.MULTILINE)
+    # the metadata side: 8 metrics at 2 points, whatever this machine's drift
+    second = out.index("run runs/clio/000002")
+    metadata = re.findall(r"^ +1 +(ssf|fpp) +(\w+) ", out[len(gate) : second], re.MULTILINE)
     assert len(metadata) == 2 * 8
     # baseline against a second baseline: one metric at two points
     assert "baseline runs/clio/000000, candidate runs/clio/000002" in out
-    assert len(re.findall(r"^ +1 +(?:ssf|fpp) +write_bw ", out[len(gate) :], re.MULTILINE)) == 2
+    assert len(re.findall(r"^ +1 +(?:ssf|fpp) +write_bw ", out[second:], re.MULTILINE)) == 2
 
 
 @needs_cc

@@ -173,3 +173,13 @@ def test_a_clock_time_in_yaml_stays_a_clock_time(tmp_path: Path) -> None:
     platform = load_platform(str(path))
     assert platform.resources["time"] == "1:30:00"
     assert platform.resolve({})["walltime"] == "01:30:00"
+
+
+def test_peaks_are_read_as_written_and_unknown_ones_refused(tmp_path: Path) -> None:
+    text = "name: box\nextends: local\npeaks: {storage_bandwidth: 2GB/s, storage_iops: 5e5 IOPS}\n"
+    platform = load_platform(str(write(tmp_path, "box.yaml", text)))
+    assert platform.peaks == {"storage_bandwidth": "2GB/s", "storage_iops": "5e5 IOPS"}
+    assert load_platform().peaks == {}
+    typo = write(tmp_path, "typo.yaml", "name: t\nextends: local\npeaks: {storage_bw: 2GB/s}\n")
+    with pytest.raises((DefinitionError, ErrorList), match="did you mean 'storage_bandwidth'"):
+        load_platform(str(typo))

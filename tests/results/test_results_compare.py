@@ -1,16 +1,17 @@
+"""Comparison of two result sets: verdicts, the tests behind them, their correction, and
+bad data stated per row."""
+
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-import jubex
-from jubex.definition.model import Column, Table
 from jubex.errors import UsageError
-from jubex.results.compare import NO_SPREAD, applicable, compare, default_keys, default_metrics
+from jubex.results.compare import CONSTANT, NO_SPREAD, compare
 from jubex.results.formats import render
-from jubex.store.rundir import Run
 
 #: five repetitions with a relative spread of about 1.2 % (sample std of these offsets)
 OFFSETS = (-1.5, -0.5, 0.0, 0.5, 1.5)
@@ -37,14 +38,18 @@ def one(baseline, candidate, direction=True, **options):
     return result, item
 
 
-def test_identical_sets_are_all_same():
+def test_identical_sets_are_shown_equivalent_when_the_noise_is_small_enough():
     base = rows(100, 0.02) + rows(50, 0.02, point=("MPIIO", 8))
     result = compare(
         base, list(base), keys=("api", "nodes"), metrics=("bw",), directions={"bw": True}
     )
-    assert [i.verdict for i in result.items] == ["same", "same"]
+    assert [i.verdict for i in result.items] == ["equivalent", "equivalent"]
     assert all(i.ratio == 1 and i.change == 0 for i in result.items)
-    assert not result.failed
+    assert not result.failed and result.status == 0
+    # 1.2 % spread at n = 5: the 90 % interval of the ratio is about +-2 %, inside +-5 % but
+    # not inside +-1 %, so a tighter tolerance leaves it "same" (no evidence either way)
+    tight = compare(base, base, keys=("api",), metrics=("bw",), directions={}, tolerance=0.01)
+    assert {i.verdict for i in tight.items} == {"same"}
 
 
 def test_shift_far_beyond_noise_is_worse_or_better():
@@ -56,11 +61,61 @@ def test_shift_far_beyond_noise_is_worse_or_better():
     assert item.verdict == "better"
 
 
-def test_p_value_is_welchs_t_test_on_the_samples():
+def test_p_value_is_the_one_sided_welch_t_test_on_the_samples():
     base, cand = rows(100, 0.03), rows(97, 0.01)
     _, item = one(base, cand)
-    expected = stats.ttest_ind([r["bw"] for r in cand], [r["bw"] for r in base], equal_var=False)
+    b, c = [r["bw"] for r in base], [r["bw"] for r in cand]
+    expected = stats.ttest_ind(c, b, equal_var=False, alternative="less")
     assert item.p_value == pytest.approx(expected.pvalue, rel=1e-9)
+    _, item = one(base, cand, direction=False)  # lower is better: the drop is an improvement
+    assert item.p_value == pytest.approx(expected.pvalue, rel=1e-9)
+    assert item.verdict != "worse"
+    _, item = one(base, cand, direction=None)  # unknown direction: two-sided
+    two_sided = stats.ttest_ind(c, b, equal_var=False).pvalue
+    assert item.p_value == pytest.approx(two_sided, rel=1e-9)
+
+
+def test_mann_whitney_on_the_ranks():
+    base, cand = rows(100, 0.03), rows(90, 0.01)
+    b, c = [r["bw"] for r in base], [r["bw"] for r in cand]
+    _, item = one(base, cand, test="mannwhitney")
+    expected = stats.mannwhitneyu(c, b, alternative="less").pvalue
+    assert item.p_value == pytest.approx(expected, rel=1e-9)
+    assert item.verdict == "worse"  # 5 below 5: p = 1/252 < 0.05
+
+
+def test_mann_whitney_says_when_the_repetitions_are_too_few_for_the_correction():
+    points = [(f"api{i}", 4) for i in range(20)]
+    base = [r for point in points for r in rows(100, 0.01, point=point)]
+    cand = [r for point in points for r in rows(50, 0.01, point=point)]
+    result = compare(
+        base,
+        cand,
+        keys=("api", "nodes"),
+        metrics=("bw",),
+        directions={"bw": True},
+        test="mannwhitney",
+    )
+    # a halving everywhere, yet 1/252 is not below 0.05/20: ranks cannot tell, and say so
+    assert not result.failed
+    assert "smallest p, 0.004, is not below alpha/20 = 0.0025" in result.notes[-1]
+
+
+def test_many_metrics_are_corrected_together():
+    rng = random.Random(3)
+    metrics = [f"m{i}" for i in range(30)]
+
+    def noisy(drop):
+        return [
+            {"p": 1, **{m: 100 * (1 - drop * (m == "m0")) * rng.gauss(1, 0.02) for m in metrics}}
+            for _ in range(5)
+        ]
+
+    result = compare(noisy(0), noisy(0.2), keys=["p"], metrics=metrics, directions={})
+    p_values = [i.p_value for i in result.items]
+    assert all(i.p_adjusted >= i.p_value for i in result.items)
+    assert min(i.p_adjusted for i in result.items) == pytest.approx(30 * min(p_values))
+    assert result.items[0].metric == "m0" and result.items[0].verdict == "changed"
 
 
 def test_shift_within_noise_is_same():
@@ -102,6 +157,9 @@ def test_single_repetition_cannot_tell_noise():
 def test_constant_values_differ_for_real():
     _, item = one(rows(100, 0.0), rows(90, 0.0))
     assert item.beyond_noise and item.verdict == "worse" and item.p_value is None
+    assert item.note == CONSTANT
+    _, item = one(rows(100, 0.0), rows(100, 0.0))
+    assert item.verdict == "same" and item.note == CONSTANT and not item.beyond_noise
 
 
 def test_missing_points_and_values():
@@ -110,18 +168,25 @@ def test_missing_points_and_values():
     cand[0]["extra"] = 1.0
     result = compare(base, cand, keys=("api", "nodes"), metrics=("bw", "extra"), directions={})
     verdicts = {(i.point, i.metric): (i.verdict, i.note) for i in result.items}
-    assert verdicts[(("POSIX", 4), "bw")][0] == "same"
+    assert verdicts[(("POSIX", 4), "bw")][0] == "equivalent"
     assert verdicts[(("POSIX", 4), "extra")] == ("missing", "no value in the baseline")
     assert verdicts[(("MPIIO", 8), "bw")] == ("missing", "no point in the candidate")
     assert verdicts[(("HDF5", 2), "bw")] == ("missing", "no point in the baseline")
-    assert result.counts() == {"same": 1, "missing": 5}
+    assert result.counts() == {"missing": 5, "equivalent": 1}
     assert not result.failed
+    # a value the candidate lacks cannot be compared: exit status 2, not a pass
+    assert result.status == 2 and [(i.point, i.metric) for i in result.unusable] == [
+        (("MPIIO", 8), "bw")  # the baseline has it; a value neither side has is no error
+    ]
+    assert result.verdict_line().startswith("ERROR: 1 comparison(s) could not be made")
+    only_new = compare(rows(100, 0.01), cand, keys=("api", "nodes"), metrics=("bw",), directions={})
+    assert only_new.status == 0  # a point only the candidate has is no failure
 
 
 def test_failed_rows_are_not_samples():
     cand = [*rows(100, 0.01), {"api": "POSIX", "nodes": 4, "bw": 1.0, "ok": False}]
     result, item = one(rows(100, 0.01), cand)
-    assert item.candidate.n == 5 and item.verdict == "same"
+    assert item.candidate.n == 5 and item.verdict == "equivalent"
     assert result.notes == ["1 failed workpackage(s) of the candidate left out"]
 
 
@@ -133,10 +198,47 @@ def test_unknown_metric_and_bad_tolerance_are_usage_errors():
         compare(rows(1, 0), rows(1, 0), keys=(), metrics=("bw",), directions={}, tolerance=5)
 
 
-def test_text_metric_is_refused():
-    base = [{"api": "POSIX", "bw": "fast"}]
-    with pytest.raises(UsageError, match="not a number"):
-        compare(base, base, keys=("api",), metrics=("bw",), directions={})
+def test_bad_values_are_stated_per_row():
+    base = [
+        {"api": "POSIX", "bw": "fast"},
+        {"api": "MPIIO", "bw": 1.0},
+        {"api": "MPIIO", "bw": 2.0},
+    ]
+    cand = [*base, {"api": "HDF5", "bw": float("nan")}, {"api": "HDF5", "bw": 1.0}]
+    result = compare(base + cand[-2:], cand, keys=("api",), metrics=("bw",), directions={})
+    by_point = {i.point: (i.verdict, i.note) for i in result.items}
+    assert by_point[("POSIX",)] == ("error", "holds 'fast', not a number to compare")
+    assert by_point[("HDF5",)] == ("error", "holds nan, not a finite number")
+    assert by_point[("MPIIO",)][0] == "same"
+    assert result.status == 2 and [i.verdict for i in result.items][:2] == ["error", "error"]
+
+
+def test_units_are_converted_or_the_row_says_why_not():
+    base, cand = rows(1000, 0.01), rows(1000 * 1.048576, 0.01)  # the same bandwidth in MB/s
+    result, item = one(base, cand, units={"bw": "MiB/s"}, candidate_units={"bw": "MB/s"})
+    assert item.ratio == pytest.approx(1) and item.verdict == "equivalent"
+    result, item = one(base, cand, units={"bw": "MiB/s"}, candidate_units={"bw": "s"})
+    assert item.verdict == "error" and result.status == 2
+    assert item.note == "the candidate's unit 's' does not convert into the baseline's 'MiB/s'"
+
+
+def test_the_ratio_interval_is_welchs_on_the_log_scale():
+    _, item = one(rows(100, 0.01), rows(80, 0.01))
+    assert item.ratio_low < 0.8 < item.ratio_high
+    assert item.ratio_high / 0.8 == pytest.approx(0.8 / item.ratio_low)
+    _, single = one(rows(100, 0.01, n=1), rows(80, 0.01))
+    assert single.ratio_low is None and single.ratio == pytest.approx(80 / 98.5)
+
+
+def test_rows_are_listed_worst_first():
+    base = rows(100, 0.01) + rows(100, 0.01, point=("MPIIO", 8)) + rows(100, 0.01, point=("X", 1))
+    cand = rows(120, 0.01) + rows(70, 0.01, point=("MPIIO", 8)) + rows(90, 0.01, point=("X", 1))
+    result = compare(base, cand, keys=("api", "nodes"), metrics=("bw",), directions={"bw": True})
+    assert [(i.point[0], i.verdict) for i in result.items] == [
+        ("MPIIO", "worse"),
+        ("X", "worse"),
+        ("POSIX", "better"),
+    ]
 
 
 def test_comparison_renders_as_table_and_json():
@@ -144,6 +246,7 @@ def test_comparison_renders_as_table_and_json():
     table = result.to_table({"bw": "MiB/s"})
     text = render(table, "aligned")
     assert "worse" in text and "-20.0" in text and "FAILED" in text
+    assert text.rstrip().splitlines()[-1].startswith("FAILED: 1 regression(s)")
     document = json.loads(render(table, "json"))
     (row,) = document["rows"]
     assert row["verdict"] == "worse" and row["unit"] == "MiB/s" and row["baseline_n"] == 5
@@ -171,7 +274,8 @@ def test_identity_and_symmetry(base_values, cand_values, direction):
         metrics=["bw"],
         directions={"bw": direction},
     )
-    assert same.items[0].verdict == "same"
+    assert same.items[0].verdict in ("same", "equivalent")
+    assert not same.failed
     forward = compare(
         as_rows(base_values),
         as_rows(cand_values),
@@ -191,52 +295,5 @@ def test_identity_and_symmetry(base_values, cand_values, direction):
         assert backward.verdict in ("worse", "within tolerance")
     if forward.verdict == "same":
         assert backward.verdict == "same"
-
-
-def test_runs_compare_by_the_parameters_that_vary_and_the_values_with_a_direction(
-    synthetic: dict[str, Run],
-) -> None:
-    result = jubex.compare(synthetic["000000"], synthetic["000001"], analyse=False)
-    assert result.keys == ("point",)
-    assert [(i.point, i.metric, i.verdict) for i in result.items] == [
-        (("a",), "bw", "worse"),
-        (("a",), "t", "same"),
-        (("b",), "bw", "worse"),
-        (("b",), "t", "same"),
-    ]
-    assert result.failed and result.units["bw"] == "MiB/s"
-    assert result.notes[0] == (
-        f"baseline {synthetic['000000'].dir}, candidate {synthetic['000001'].dir}; points by point"
-    )
-    assert result.to_table().column("unit") == ["MiB/s", "s", "MiB/s", "s"]
-
-
-def test_a_table_gives_runs_their_keys_and_metrics(synthetic: dict[str, Run]) -> None:
-    result = jubex.compare(synthetic["000000"], synthetic["000002"], table="per_run")
-    assert (result.keys, {i.metric for i in result.items}) == (("run", "point"), {"bw"})
-    assert "2 failed workpackage(s) of the candidate left out" in result.notes
-
-
-def test_default_keys_leave_out_what_differs_only_between_the_sides(make_row) -> None:  # type: ignore[no-untyped-def]
-    base = [make_row(0, "POSIX", 4, 2, 1.0), make_row(1, "MPIIO", 4, 2, 1.0)]
-    cand = [make_row(0, "POSIX", 4, 8, 1.0), make_row(1, "MPIIO", 4, 8, 1.0)]
-    parameters = {"api", "transfer", "nodes"}
-    assert default_keys([base, cand], parameters, None) == ["api"]
-    table = Table("t", group_by=("transfer",))
-    assert default_keys([base, cand], parameters, table) == ["transfer"]
-
-
-def test_default_metrics_are_measured_values_of_known_direction_or_the_tables(make_row) -> None:  # type: ignore[no-untyped-def]
-    rows = [[make_row(0, "POSIX", 4, 2, 1.0, 2.0)]]
-    parameters = {"api", "transfer", "nodes"}
-    assert default_metrics(rows, parameters, {"write_bw": True}, None) == ["write_bw"]
-    table = Table("t", columns=[Column("api"), Column("read_bw_avg"), Column("x", expr="1")])
-    assert default_metrics(rows, parameters, {}, table) == ["read_bw"]
-    with pytest.raises(UsageError, match="nothing to compare: the runs hold no measured value"):
-        default_metrics(rows, parameters, {}, None)
-
-
-def test_metrics_measured_at_a_point_by_neither_side_are_dropped(make_row) -> None:  # type: ignore[no-untyped-def]
-    rows = [make_row(0, "POSIX", 4, 2, 1.0)]
-    result = compare(rows, rows, keys=["api"], metrics=["write_bw", "read_bw"], directions={})
-    assert [i.metric for i in applicable(result).items] == ["write_bw"]
+    if forward.ratio_low is not None:
+        assert forward.ratio_low <= forward.ratio <= forward.ratio_high

@@ -53,6 +53,7 @@ def test_definition_table_end_to_end(tmp_path):
         "write mean [GiB/s]",
         "write std [GiB/s]",
         "per_kib",
+        "flags",
     ]
     first = result.records()[0]
     assert (first["api"], str(first["transfer"])) == ("MPIIO", "4KiB")

@@ -3,10 +3,11 @@ import statistics
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
-from jubex.results.stats import STATISTICS, summarize, t_quantile
+from jubex.results.stats import STATISTICS, outliers, summarize, t_quantile
 
 
 def test_known_sample_hand_checked():
@@ -88,3 +89,36 @@ def test_summary_agrees_with_numpy(values):
         assert s.ci95 >= 0
     else:
         assert s.std is None
+
+
+def test_spread_and_means_for_rates_and_ratios_hand_checked():
+    s = summarize([100.0, 200.0, 400.0])
+    assert s.cv == pytest.approx(s.std / (700 / 3))
+    assert s.mad == 100.0  # |100-200|, 0, |400-200| -> median 100
+    assert s.hmean == pytest.approx(3 / (1 / 100 + 1 / 200 + 1 / 400))
+    assert s.gmean == pytest.approx(200.0)  # (100 * 200 * 400) ** (1/3)
+    assert summarize([-1.0, 1.0]).gmean is None and summarize([0.0, 1.0]).hmean is None
+    assert summarize([0.0, 0.0]).cv is None and summarize([5.0]).cv is None
+
+
+@settings(deadline=None)
+@given(st.lists(st.floats(1e-3, 1e6), min_size=1, max_size=20))
+def test_hmean_gmean_and_mad_agree_with_scipy(values):
+    s = summarize(values)
+    assert s.hmean == pytest.approx(stats.hmean(values), rel=1e-9)
+    assert s.gmean == pytest.approx(stats.gmean(values), rel=1e-9)
+    assert s.mad == pytest.approx(stats.median_abs_deviation(values), rel=1e-9, abs=1e-9)
+    assert s.hmean <= s.gmean * (1 + 1e-9) and s.gmean <= s.mean * (1 + 1e-9)
+
+
+def test_outliers_by_the_median_absolute_deviation():
+    assert outliers([1000, 1001, 1002, 1003, 1503]) == [4]
+    assert outliers([1000, 1100, 1200, 1300, 1400]) == []  # spread, but nothing apart
+    assert outliers([5, 5, 5, 9]) == []  # MAD 0: judged by the mean absolute deviation
+    assert outliers([5, 5, 5, 5, 5, 5, 9]) == [6]
+    assert outliers([1, 100]) == []  # two values cannot outvote each other
+
+
+@given(st.lists(st.floats(-1e6, 1e6), min_size=3, max_size=20), st.floats(1e7, 1e9))
+def test_a_far_value_among_many_is_always_found(values, far):
+    assert len(values) * 2 in outliers([*values, *values, far])

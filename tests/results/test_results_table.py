@@ -46,6 +46,7 @@ def test_group_statistics_hand_checked(ior_rows, units, directions):
         "write_bw_min",
         "write_bw_max",
         "write_bw_median",
+        "flags",
     ]
     posix, mpiio = result.records()
     assert posix == {
@@ -56,7 +57,9 @@ def test_group_statistics_hand_checked(ior_rows, units, directions):
         "write_bw_min": 1000.0,
         "write_bw_max": 1200.0,
         "write_bw_median": 1100.0,
+        "flags": "noisy: write_bw cv 9.1%",  # 100 / 1100
     }
+    assert mpiio["flags"] is None  # 70.7 / 3050: 2.3 %
     assert mpiio["write_bw_n"] == 2 and mpiio["write_bw_std"] == pytest.approx(math.sqrt(5000))
     assert result.headers[1].unit == "" and result.headers[2].unit == "MiB/s"
     assert result.headers[2].higher_is_better is True
@@ -117,7 +120,7 @@ def test_group_level_derived_column_uses_statistics(ior_rows, units, directions)
     )
     result = build_table(ior_rows, t, units, directions)
     assert result.column("per_node") == [pytest.approx(550.0), pytest.approx(305.0)]
-    assert result.headers[-1].unit == "MiB/s"
+    assert result.headers[result.columns.index("per_node")].unit == "MiB/s"
 
 
 def test_per_row_derived_column_then_statistics(ior_rows, units, directions):
@@ -235,7 +238,7 @@ def test_group_by_run_across_runs(make_row, units, directions):
 def test_group_keys_shown_even_when_not_listed(ior_rows, units, directions):
     t = table(Column("write_bw", stats=("max",)), group_by=("api", "transfer"))
     result = build_table(ior_rows, t, units, directions)
-    assert [h.name for h in result.headers] == ["api", "transfer", "write_bw_max"]
+    assert [h.name for h in result.headers] == ["api", "transfer", "write_bw_max", "flags"]
     assert str(result.column("transfer")[1]) == "1MiB"
 
 

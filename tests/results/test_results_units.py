@@ -3,7 +3,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.errors import JubexError
-from jubex.results.units import COMMON_UNITS, UnitError, convert, factor, parse_unit
+from jubex.results.units import (
+    COMMON_UNITS,
+    UnitError,
+    convert,
+    direction_of_unit,
+    factor,
+    parse_unit,
+)
 
 
 @pytest.mark.parametrize(
@@ -60,3 +67,29 @@ def test_every_offered_spelling_parses():
 )
 def test_round_trip(source, target, value):
     assert convert(convert(value, source, target), target, source) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("unit", "higher_is_better"),
+    [
+        ("MiB/s", True),
+        ("GB/s", True),
+        ("MiB/sec", True),
+        ("ops/s", True),
+        ("IOPS", True),
+        ("kIOPS", True),
+        ("GFlop/s", True),
+        ("items/second", True),
+        ("s", False),
+        ("ms", False),
+        ("us", False),
+        ("usec", False),
+        ("min", False),
+        ("MiB", None),
+        ("B", None),
+        ("", None),
+        ("flops", None),
+    ],
+)
+def test_a_unit_says_which_way_is_better(unit, higher_is_better):
+    assert direction_of_unit(unit) is higher_is_better

@@ -1,0 +1,94 @@
+"""``jubex history DEFINITION|RUNS...``: a metric across runs over time, change points marked.
+
+A definition stands for every run made from it below its outpath (or ``--outpath``); runs
+are given as ``jubex result`` takes them. All are analysed first, then shown oldest first.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from jubex.api import analyse_runs, resolve
+from jubex.cli.common import add_format
+from jubex.cli.compare import fraction
+from jubex.results.formats import render
+from jubex.results.history import history_of_runs
+from jubex.store.rundir import STORE, Run, list_runs, open_run, resolve_run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="DEFINITION|RUN",
+        help="a definition file (every run of it below its outpath), or runs: a run "
+        "directory, an id, 'last' or -N",
+    )
+    parser.add_argument("--outpath", help="where the runs live")
+    parser.add_argument(
+        "-m",
+        "--metric",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="NAME",
+        help="values to follow (default: the headline values, as jubex compare chooses them)",
+    )
+    parser.add_argument(
+        "-k",
+        "--keys",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="P",
+        help="parameters that identify a point (default: the parameters that vary)",
+    )
+    parser.add_argument(
+        "--all", dest="all_metrics", action="store_true", help="follow every measured value"
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=lambda t: fraction(t, name="tolerance", upper=1),
+        default=0.05,
+        help="smallest change marked as a change point (default: 5%%)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=lambda t: fraction(t, name="significance level alpha", upper=1),
+        default=0.05,
+        help="chance of a false change point over the whole history (default: 0.05)",
+    )
+    add_format(parser, ("table", "json"), "table")
+
+
+def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
+    """The runs the sources name; a definition file stands for all runs made from it."""
+    found: dict[Path, None] = {}
+    for source in sources:
+        path = Path(source)
+        if path.is_file() and not (path.parent / STORE).exists():
+            spec = resolve(path, outpath=outpath)
+            name = spec.benchmark.name
+            for run_dir in list_runs(Path(spec.outpath)):
+                if open_run(run_dir).meta.get("name") == name:
+                    found[run_dir.resolve()] = None
+        else:
+            found[resolve_run(source, outpath).resolve()] = None
+    return [open_run(run_dir) for run_dir in found]
+
+
+def handle(args: argparse.Namespace) -> int:
+    runs = runs_of(args.sources, args.outpath)
+    analyse_runs(runs)
+    table = history_of_runs(
+        runs,
+        keys=args.keys,
+        metrics=args.metric,
+        tolerance=args.tolerance,
+        alpha=args.alpha,
+        all_metrics=args.all_metrics,
+    )
+    text = render(table, "json" if args.format == "json" else "pretty")
+    print(text, end="" if text.endswith("\n") else "\n")
+    return 0

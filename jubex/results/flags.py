@@ -1,0 +1,84 @@
+"""Marks on a table's rows that say when its numbers deserve less trust than they look.
+
+A point whose repetitions scatter widely (a coefficient of variation above a limit, 5 % by
+default) is *noisy*: its mean may move by that much on the next run. A repetition far from
+the others by the median absolute deviation is an *outlier*: it stays in every statistic
+(nothing is dropped behind the reader's back), but the row says which one it is, so that
+a surprising mean can be traced to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from jubex.results.columns import Row
+from jubex.results.stats import Summary, outliers, summarize
+
+#: a point is noisy above this coefficient of variation
+CV_LIMIT = 0.05
+#: a value is an outlier above this modified z-score (Iglewicz and Hoaglin's 3.5)
+OUTLIER_LIMIT = 3.5
+
+
+@dataclass(frozen=True, slots=True)
+class Flags:
+    """What one group's repetitions show: noisy fields and outlying values, as text."""
+
+    noisy: tuple[str, ...] = ()
+    outlying: tuple[str, ...] = ()
+    beyond: tuple[str, ...] = ()
+
+    def text(self) -> str | None:
+        """``noisy: bw cv 7.1%; outlier: bw 1500 (iteration 2)``, or None without a flag."""
+        parts = []
+        if self.noisy:
+            parts.append("noisy: " + ", ".join(self.noisy))
+        if self.outlying:
+            parts.append("outlier: " + ", ".join(self.outlying))
+        parts += self.beyond
+        return "; ".join(parts) or None
+
+
+def flag(members: Sequence[Row], fields: Sequence[str], cv_limit: float = CV_LIMIT) -> Flags:
+    """The flags of one group of rows for the numeric ``fields`` its columns summarize."""
+    noisy: list[str] = []
+    outlying: list[str] = []
+    for name in fields:
+        present = [
+            (row, value)
+            for row in members
+            if isinstance(value := row.get(name), int | float) and not isinstance(value, bool)
+        ]
+        values = [value for _, value in present]
+        cv = summarize(values).cv
+        if cv is not None and cv > cv_limit:
+            noisy.append(f"{name} cv {cv:.1%}")
+        for index in outliers(values, OUTLIER_LIMIT):
+            row, value = present[index]
+            where = row.get("jube_wp_iteration")
+            outlying.append(
+                f"{name} {value:g}" + (f" (iteration {where})" if where is not None else "")
+            )
+    return Flags(tuple(noisy), tuple(outlying))
+
+
+def flag_note(cv_limit: float, noisy: int, outlying: int) -> str:
+    """The note under a table that has flags: how many, and what they mean."""
+    return (
+        f"flags: {noisy} noisy point(s) (coefficient of variation above {cv_limit:.0%}: "
+        f"the mean may move by that much), {outlying} outlier(s) (more than "
+        f"{OUTLIER_LIMIT / 0.6745:.1f} median absolute deviations from the median; kept in "
+        "every statistic)"
+    )
+
+
+def side_warnings(side: str, values: Sequence[float], summary: Summary) -> list[str]:
+    """What makes one side of a comparison less trustworthy: a wide spread, an outlier."""
+    found = []
+    if summary.cv is not None and summary.cv > CV_LIMIT:
+        found.append(f"noisy {side} (cv {summary.cv:.1%})")
+    far = [f"{values[i]:g}" for i in outliers(values, OUTLIER_LIMIT)]
+    if far:
+        found.append(f"outlier in the {side}: {', '.join(far)}")
+    return found

@@ -1,0 +1,42 @@
+"""A comparison for CI: JSON with the verdict, JUnit XML with a case per point and metric."""
+
+import json
+from xml.etree import ElementTree
+
+from jubex.results.compare import compare
+from jubex.results.gate import to_json, to_junit
+
+
+def rows(api, *values, metric="bw"):
+    return [{"api": api, metric: v} for v in values]
+
+
+def mixed():
+    """One regression, one point only the candidate has, one the candidate lost, one bad."""
+    base = rows("A", 100, 101, 99) + rows("B", 100, 101, 99) + rows("C", 1, 2) + rows("D", 1, 2)
+    cand = rows("A", 80, 81, 79) + rows("C", 1, 2) + rows("D", "x") + rows("E", 5, 6)
+    return compare(base, cand, keys=["api"], metrics=["bw"], directions={"bw": True})
+
+
+def test_junit_tells_failures_errors_and_skipped_cases_apart():
+    suites = ElementTree.fromstring(to_junit(mixed()))
+    suite = suites.find("testsuite")
+    assert suite is not None
+    counts = {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")}
+    assert counts == {"tests": "5", "failures": "1", "errors": "2", "skipped": "1"}
+    by_name = {case.get("name"): case for case in suite.iter("testcase")}
+    assert by_name["bw [api=A]"].find("failure") is not None
+    error = by_name["bw [api=D]"].find("error")
+    assert error is not None and "holds 'x', not a number" in error.get("message", "")
+    assert by_name["bw [api=B]"].find("error") is not None  # the candidate lost it
+    assert by_name["bw [api=E]"].find("skipped") is not None  # new in the candidate
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["verdict"] == "failed"
+
+
+def test_json_leads_with_the_verdict_and_keeps_the_rows():
+    document = json.loads(to_json(mixed()))
+    assert (document["verdict"], document["exit_status"]) == ("failed", 1)
+    assert document["counts"] == {"worse": 1, "error": 1, "missing": 2, "same": 1}
+    assert [r["verdict"] for r in document["rows"]][:2] == ["worse", "error"]
+    assert document["summary"] == document["notes"][-1]
