@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "result": ("result", "print a run's result tables"),
     "parse": ("parse", "apply an analyser to any output file"),
     "compare": ("compare", "compare two result sets, beyond the noise"),
+    "plot": ("plot", "draw a metric against a parameter, or the definition's plots"),
+    "report": ("report", "one self-contained HTML file: plots, tables, provenance, failures"),
     "schema": ("schema", "print the JSON Schema of the definition format"),
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),

@@ -10,7 +10,7 @@ from jubex.api import run as api_run
 from jubex.cli.common import add_definition_options, add_limit_option, overrides, shown
 from jubex.cli.dryrun import show_dry_run
 from jubex.engine.driver import Options
-from jubex.errors import UsageError
+from jubex.errors import JubexError, UsageError
 from jubex.results.deliver import report
 from jubex.store.rundir import Run
 from jubex.store.store import FAILED
@@ -69,9 +69,25 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
     print(f"run {shown(run.dir)}: {summary}")
     if pending:
         print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
-    elif run.benchmark.tables and not args.no_result:
-        print(report([run], None, None, include_failed=False), end="")
+    else:
+        if run.benchmark.tables and not args.no_result:
+            print(report([run], None, None, include_failed=False), end="")
+        if run.benchmark.plots:
+            draw_plots(run)
     return 1 if counts.get(FAILED) else 0
+
+
+def draw_plots(run: Run) -> None:
+    """The definition's plots into ``RUN/plots/``; a plot that cannot be drawn (no
+    matplotlib, no values yet) is said, and leaves the run's outcome as it is."""
+    from jubex.results.plot import write_declared
+
+    try:
+        written = write_declared([run])
+    except JubexError as exc:
+        print(f"plots not drawn: {exc}", file=sys.stderr)
+        return
+    print(f"plots: {', '.join(shown(path) for path in written)}")
 
 
 def handle(args: argparse.Namespace) -> int:
