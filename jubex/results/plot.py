@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 #: inches; readable on a screen and in a paper's column
 SIZE = (6.4, 4.2)
+#: the RDF block naming the SVG's creator: addresses a mail reader need not see
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
 #: a heatmap writes its values into the cells up to this many cells
 ANNOTATED = 150
 
@@ -81,7 +84,7 @@ def svg(figure: Figure, salt: str) -> str:
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
         figure.savefig(out, format="svg", metadata={"Date": None})
     text = out.getvalue()
-    return text[text.index("<svg") :]
+    return _METADATA.sub("", text[text.index("<svg") :])
 
 
 def draw_declared(

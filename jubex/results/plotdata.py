@@ -179,15 +179,21 @@ def _log2(xs: Sequence[object]) -> bool:
 
 
 def _pooled(plot: Plot, rows: Sequence[Row], runs: Sequence[Run]) -> list[str]:
-    """Parameters that vary but are on no axis: each point mixes their values."""
-    shown = {plot.x, *plot.group, plot.rows}
+    """Parameters on no axis that take several values within one point: each such point
+    mixes them (a parameter that varies with the axes, as a zipped one, mixes nothing)."""
+    shown = [plot.x, *plot.group, *([plot.rows] if plot.rows else [])]
     names = [n for n in (*sorted(_parameters(runs)), *META[3:6]) if n not in shown]
     notes = []
     for name in names:
-        values = {str(row.get(name)) for row in rows if name in row}
-        if len(values) > 1:
+        within: dict[tuple[str, ...], set[str]] = {}
+        for row in rows:
+            if name in row:
+                point = tuple(str(row.get(key)) for key in shown)
+                within.setdefault(point, set()).add(str(row[name]))
+        if any(len(values) > 1 for values in within.values()):
+            count = len(set().union(*within.values()))
             notes.append(
-                f"'{name}' varies ({len(values)} values) but is on no axis: each point pools"
+                f"'{name}' varies ({count} values) but is on no axis: each point pools"
                 f" its values (add --group {name}, or --filter)"
             )
     return notes
