@@ -201,7 +201,12 @@ def _run_facts(run: Run, label: str) -> RunFacts:
         states[state] += n
     failed = run.store.workpackages(states=[FAILED])
     reasons = Counter(wp.reason or "failed" for wp in failed)
-    reasons.update(f"analysed, nothing usable: {why}" for _, why in missing_analysis(run))
+    ids = {wp.id for wp in failed}
+    reasons.update(
+        f"finished, but the analysers found nothing usable: {why}"
+        for wp, why in missing_analysis(run)
+        if wp not in ids
+    )
     return RunFacts(
         label=label,
         name=run.benchmark.name or meta.get("name", ""),
