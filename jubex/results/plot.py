@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from jubex.definition.model import PLOT_FORMATS, Plot
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.plotdata import PlotData, Series, plot_data, plot_table
+from jubex.results.table import Row
 from jubex.results.tabulate import rows_of
 from jubex.store.rundir import Run
 
@@ -88,10 +89,15 @@ def svg(figure: Figure, salt: str) -> str:
 
 
 def draw_declared(
-    runs: Sequence[Run], names: Sequence[str] = (), *, include_failed: bool = False
+    runs: Sequence[Run],
+    names: Sequence[str] = (),
+    *,
+    include_failed: bool = False,
+    rows: Sequence[Row] | None = None,
 ) -> list[tuple[Plot, Figure, list[str]]]:
     """The definition's plots (those ``names``, default all), each with its notes; every
-    one is drawn before any is written, so a bad one leaves nothing behind."""
+    one is drawn before any is written, so a bad one leaves nothing behind. ``rows``: the
+    runs' rows when already read."""
     declared = runs[0].benchmark.plots
     missing = [n for n in names if n not in declared]
     if missing:
@@ -100,7 +106,8 @@ def draw_declared(
             hint=did_you_mean(missing[0], declared),
         )
     plots = [declared[n] for n in names] if names else list(declared.values())
-    rows = rows_of(runs, [plot_table(plot) for plot in plots])
+    if rows is None:
+        rows = rows_of(runs, [plot_table(plot) for plot in plots])
     drawn = []
     for plot in plots:
         data = plot_data(runs, plot, include_failed=include_failed, rows=rows)

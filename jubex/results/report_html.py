@@ -23,8 +23,9 @@ from jubex.analysis.run import missing_analysis
 from jubex.engine import provenance
 from jubex.results.columns import PlusMinus
 from jubex.results.formats import format_value
-from jubex.results.table import ResultTable
-from jubex.results.tabulate import run_labels, tabulate
+from jubex.results.plotdata import plot_table
+from jubex.results.table import ResultTable, Row
+from jubex.results.tabulate import rows_of, run_labels, tabulate
 from jubex.store.rundir import Run
 from jubex.store.store import FAILED
 from jubex.version import __version__
@@ -99,25 +100,35 @@ def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    results = tabulate(runs, include_failed=include_failed)
+    rows = _rows(runs)
+    results = tabulate(runs, include_failed=include_failed, rows=rows)
     labels = run_labels(runs)
     return environment.get_template("report.html.j2").render(
         title=" + ".join(dict.fromkeys(run.benchmark.name or run.id for run in runs)),
         version=__version__,
         made=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         runs=[_run_facts(run, label) for run, label in zip(runs, labels, strict=True)],
-        figures=list(_figures(runs, include_failed)),
+        figures=list(_figures(runs, include_failed, rows)),
         tables=[_html_table(t) for t in results],
         noise=[line for t in results for line in noise_notes(t)],
     )
 
 
-def _figures(runs: Sequence[Run], include_failed: bool) -> Iterator[Figure]:
+def _rows(runs: Sequence[Run]) -> list[Row]:
+    """The rows the tables and the plots read, read once (every value without tables: the
+    default table shows them all)."""
+    benchmark = runs[0].benchmark
+    if not benchmark.tables:
+        return rows_of(runs)
+    return rows_of(runs, [*benchmark.tables.values(), *map(plot_table, benchmark.plots.values())])
+
+
+def _figures(runs: Sequence[Run], include_failed: bool, rows: Sequence[Row]) -> Iterator[Figure]:
     if not runs[0].benchmark.plots:
         return
     from jubex.results.plot import draw_declared, svg
 
-    drawn = draw_declared(runs, include_failed=include_failed)
+    drawn = draw_declared(runs, include_failed=include_failed, rows=rows)
     for number, (plot, figure, notes) in enumerate(drawn):
         yield Figure(plot.title or plot.name, svg(figure, f"jx{number}"), notes)
 
