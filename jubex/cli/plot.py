@@ -100,6 +100,8 @@ def plot_of(args: argparse.Namespace) -> Plot:
         raise UsageError("--kind heatmap needs --rows PARAM: the parameter down the vertical axis")
     if args.rows and kind != "heatmap":
         raise UsageError(f"--rows makes a heatmap, not a {kind} plot")
+    if kind == "heatmap" and args.group:
+        raise UsageError("a heatmap's colour is its value: it takes no --group (use --filter)")
     return Plot(
         f"{args.y}_by_{args.x}",
         x=args.x,
@@ -112,7 +114,7 @@ def plot_of(args: argparse.Namespace) -> Plot:
         logx=args.logx,
         logy=args.logy,
         filter=args.filter,
-        title=args.title,
+        title=args.title or f"{args.y} by {args.x}",
     )
 
 

@@ -317,6 +317,12 @@ class Builder:
             self.fail(f"plot '{name}' is a heatmap: it needs rows (the parameter down)", loc)
         if "rows" in spec and kind != "heatmap":
             self.fail(f"plot '{name}' has rows, which only a heatmap has (kind: {kind})", loc)
+        if kind == "heatmap" and "group" in spec:
+            self.fail(
+                f"plot '{name}' is a heatmap, whose colour is its value: it takes no group"
+                " (choose one with filter)",
+                loc,
+            )
         return Plot(
             name,
             x=text_of(spec, "x"),

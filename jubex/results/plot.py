@@ -68,6 +68,7 @@ def save(figure: Figure, path: Path) -> Path:
     try:
         with os.fdopen(handle, "wb") as out, _matplotlib():
             figure.savefig(out, format=fmt, dpi=120, metadata=_metadata(fmt))
+        os.chmod(temporary, 0o644)  # as any file written here, not mkstemp's 0600
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)

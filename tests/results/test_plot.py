@@ -40,7 +40,7 @@ steps:
     analyse: [bw]
 plots:
   scaling: {x: nodes, y: write_bw, group: [api, transfer], error: ci95}
-  heat: {x: nodes, rows: transfer, y: write_bw, group: api, format: png, filter: "api == 'POSIX'"}
+  heat: {x: nodes, rows: transfer, y: write_bw, format: png, filter: "api == 'POSIX'"}
 """
 
 
@@ -69,6 +69,7 @@ def test_a_run_draws_its_declared_plots_into_its_plots_directory(home: Path) -> 
     plots = home / "runs" / "000000" / "plots"
     assert sorted(p.name for p in plots.iterdir()) == ["heat.png", "scaling.svg"]
     assert (plots / "heat.png").read_bytes().startswith(b"\x89PNG")
+    assert (plots / "heat.png").stat().st_mode & 0o777 == 0o644
     assert "<svg" in (plots / "scaling.svg").read_text()
 
 
@@ -192,6 +193,7 @@ def test_cli_redraws_one_declared_plot(home: Path) -> None:
         (["-x", "nodes", "-y", "read_bw"], "has no values of 'read_bw'"),
         (["-x", "nodes"], "a plot needs both -x PARAM and -y VALUE"),
         (["-x", "nodes", "-y", "write_bw", "--kind", "heatmap"], "needs --rows PARAM"),
+        (["-x", "nodes", "--rows", "api", "-y", "write_bw", "-g", "api"], "takes no --group"),
         (["--plot", "nope"], "the definition has no plot 'nope' (it has: scaling, heat)"),
     ],
 )
@@ -224,12 +226,14 @@ def test_validate_refuses_a_heatmap_without_rows_and_rows_without_a_heatmap(
     tmp_path: Path,
 ) -> None:
     bad = DEFINITION.replace("error: ci95}", "error: ci95, kind: heatmap}").replace(
-        "rows: transfer, y: write_bw, group: api,", "rows: transfer, kind: bar, y: write_bw,"
+        "rows: transfer, y: write_bw,", "rows: transfer, kind: bar, y: write_bw,"
     )
+    bad += "  grouped: {x: nodes, rows: transfer, y: write_bw, group: api}\n"
     (tmp_path / "bad.yaml").write_text(bad)
     out = jubex(tmp_path, "validate", "bad.yaml").stdout
     assert "plot 'scaling' is a heatmap: it needs rows" in out
     assert "plot 'heat' has rows, which only a heatmap has (kind: bar)" in out
+    assert "plot 'grouped' is a heatmap, whose colour is its value: it takes no group" in out
 
 
 def test_a_plot_switched_off_by_its_tag_is_not_drawn(run: Run) -> None:
