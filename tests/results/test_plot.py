@@ -243,3 +243,13 @@ def test_a_plot_switched_off_by_its_tag_is_not_drawn(run: Run) -> None:
     benchmark.plots["heat"] = replace(benchmark.plots["heat"], tag="detail")
     assert sorted(apply_tags(benchmark, []).plots) == ["scaling"]
     assert sorted(apply_tags(benchmark, ["detail"]).plots) == ["heat", "scaling"]
+
+
+def test_nothing_imports_matplotlib_before_a_plot_is_drawn() -> None:
+    modules = "jubex.cli.plot, jubex.cli.report, jubex.cli.run, jubex.results.report_html"
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys, {modules}; print('matplotlib' in sys.modules)"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.stdout.strip() == "False", done.stderr
