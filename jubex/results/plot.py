@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 SIZE = (6.4, 4.2)
 #: the RDF block naming the SVG's creator: addresses a mail reader need not see
 _METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
+#: x values labelled at most along a line's axis (sizes as written: 4KiB, 1MiB)
+TICKS = 12
 #: a heatmap writes its values into the cells up to this many cells
 ANNOTATED = 150
 
@@ -141,12 +143,16 @@ def _lines(axes: Axes, data: PlotData) -> None:
             capsize=3,
             label=series.label or None,
         )
-    values = [x for x in data.x_values if isinstance(x, int | float)]
+    values = sorted(x for x in data.x_values if isinstance(x, int | float))
     if data.logx:
         axes.set_xscale("log", base=2)
-    if data.logx or len(values) <= 12:
-        axes.set_xticks([float(v) for v in values], [str(v) for v in values])
+    if data.logx or len(values) <= TICKS:
+        every = values[:: -(-len(values) // TICKS)]  # at most TICKS labels, as written
+        labels = [str(v) for v in every]
+        axes.set_xticks([float(v) for v in every], labels)
         axes.xaxis.set_minor_locator(_no_ticks())
+        if sum(len(label) + 2 for label in labels) > 60:  # would touch: slant them
+            axes.tick_params(axis="x", labelrotation=30)
     _finish(axes, data)
 
 
