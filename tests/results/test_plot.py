@@ -253,3 +253,12 @@ def test_nothing_imports_matplotlib_before_a_plot_is_drawn() -> None:
         text=True,
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_several_runs_are_one_result_set_told_apart_by_run(home: Path, run: Run) -> None:
+    done = jubex(home, "run", "plots.yaml", "-q", "--outpath", "more", "-p", "nodes=1,2")
+    assert done.returncode == 0, done.stderr
+    other = open_run(home / "more" / "000000")
+    data = plot_data([run, other], Plot("p", x="nodes", y="write_bw", group=("run",)))
+    series = {s.label: [int(x) for x in s.xs] for s in data.series}
+    assert series == {"runs/000000": [1, 2, 4], "more/000000": [1, 2]}
