@@ -10,6 +10,7 @@ name and renamed: a report is there whole or not at all.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import tempfile
@@ -100,6 +101,7 @@ def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    drawable = importlib.util.find_spec("matplotlib") is not None
     rows = _rows(runs)
     results = tabulate(runs, include_failed=include_failed, rows=rows)
     labels = run_labels(runs)
@@ -108,7 +110,8 @@ def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
         version=__version__,
         made=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         runs=[_run_facts(run, label) for run, label in zip(runs, labels, strict=True)],
-        figures=list(_figures(runs, include_failed, rows)),
+        figures=list(_figures(runs, include_failed, rows)) if drawable else [],
+        undrawn=sorted(runs[0].benchmark.plots) if not drawable else [],
         tables=[_html_table(t) for t in results],
         noise=[line for t in results for line in noise_notes(t)],
     )

@@ -152,3 +152,20 @@ def test_the_report_goes_into_the_run_by_default(home: Path) -> None:
     done = jubex(home, "report", "runs/000000", "--no-analyse")
     assert done.returncode == 0, done.stderr
     assert (home / "runs" / "000000" / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_without_matplotlib_the_report_has_its_tables_and_says_why_no_plots(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from jubex.results.report_html import render_report
+    from jubex.store.rundir import open_run
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name)
+    )
+    html = render_report([open_run(home / "runs" / "000000")])
+    assert "<svg" not in html and '<td class="num">105</td>' in html
+    assert "The plots scaling are not drawn: they need matplotlib" in html
