@@ -43,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rows", metavar="PARAM", help="a heatmap's second parameter, down the vertical axis"
     )
-    parser.add_argument("--stat", choices=PLOT_STATS, default="mean", help="default: mean")
+    parser.add_argument(
+        "--stat", choices=PLOT_STATS, default="mean", help="the statistic drawn (default: mean)"
+    )
     parser.add_argument(
         "--error",
         choices=PLOT_ERRORS,
