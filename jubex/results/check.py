@@ -81,7 +81,7 @@ def _plot_references(b: Benchmark) -> Iterator[DefinitionError]:
             if name not in keys and not name.startswith(BUILTIN_PREFIXES):
                 yield DefinitionError(
                     f"{where}: '{name}' is neither a parameter nor a meta key of the rows"
-                    f" ({', '.join(META[3:6])}, ...)",
+                    " (run, site, platform, ...)",
                     plot.loc,
                     did_you_mean(name, keys),
                 )

@@ -17,7 +17,7 @@ from jubex.errors import UsageError, did_you_mean
 from jubex.language.values import Size
 from jubex.results.rows import META
 from jubex.results.table import ResultTable, Row, build_table
-from jubex.results.tabulate import directions_of, rows_for, rows_of, run_labels, units_of
+from jubex.results.tabulate import WHERE, directions_of, rows_for, rows_of, run_labels, units_of
 from jubex.store.rundir import Run
 
 #: a point with fewer repetitions than this is named in the notes (its spread says little)
@@ -108,7 +108,7 @@ def _check_names(plot: Plot, rows: Sequence[Row], runs: Sequence[Run]) -> None:
         keys.update(dict.fromkeys(row))
     for name in [plot.x, *plot.group, *([plot.rows] if plot.rows else [])]:
         if name not in keys:
-            parameters = sorted(k for k in keys if k in _parameters(runs) or k in META[3:6])
+            parameters = sorted(k for k in keys if k in _parameters(runs) or k in WHERE)
             raise UsageError(
                 f"plot '{plot.name}': '{name}' is not a parameter of run {where}"
                 f" (its parameters: {', '.join(parameters) or 'none'})",
@@ -182,7 +182,7 @@ def _pooled(plot: Plot, rows: Sequence[Row], runs: Sequence[Run]) -> list[str]:
     """Parameters on no axis that take several values within one point: each such point
     mixes them (a parameter that varies with the axes, as a zipped one, mixes nothing)."""
     shown = [plot.x, *plot.group, *([plot.rows] if plot.rows else [])]
-    names = [n for n in (*sorted(_parameters(runs)), *META[3:6]) if n not in shown]
+    names = [n for n in (*sorted(_parameters(runs)), *WHERE) if n not in shown]
     notes = []
     for name in names:
         within: dict[tuple[str, ...], set[str]] = {}
