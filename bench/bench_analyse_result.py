@@ -58,10 +58,12 @@ results:
 """
 
 
-def make_run(work: Path, n: int, analyser: str, iterations: int) -> Path:
+def make_run(work: Path, n: int, analyser: str, iterations: int, extra: str = "") -> Path:
+    """A run of N done workpackages; ``extra`` is appended to the definition (plots:)."""
     definition = work / "ior.yaml"
     reps = n // 20 // iterations
-    definition.write_text(DEFINITION.format(reps=reps, analyser=analyser, iterations=iterations))
+    text = DEFINITION.format(reps=reps, analyser=analyser, iterations=iterations)
+    definition.write_text(text + extra)
     run = new_run(resolve_spec(load(definition), load_platform("local"), outpath=work / "runs"))
     text = SAMPLE.read_text() * 2
     wps = run.store.workpackages()

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "parse": ("parse", "apply an analyser to any output file"),
     "compare": ("compare", "compare two result sets, beyond the noise"),
     "history": ("history", "a metric across runs over time, change points marked"),
+    "plot": ("plot", "draw a metric against a parameter, or the definition's plots"),
+    "report": ("report", "one self-contained HTML file: plots, tables, provenance, failures"),
     "schema": ("schema", "print the JSON Schema of the definition format"),
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),

@@ -12,7 +12,7 @@ from jubex.cli.common import add_definition_options, add_limit_option, overrides
 from jubex.cli.dryrun import show_dry_run
 from jubex.engine.driver import Options
 from jubex.engine.failures import failure_causes, id_list
-from jubex.errors import UsageError
+from jubex.errors import JubexError, UsageError
 from jubex.results.deliver import report
 from jubex.store.rundir import Run
 from jubex.store.store import FAILED
@@ -73,10 +73,13 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
         print_causes(run)
     if pending:
         print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
-    elif run.benchmark.tables:
-        text = report([run], None, None, include_failed=False)  # kept in the run either way
-        if not args.no_result:
-            print(text, end="")
+    else:
+        if run.benchmark.tables:
+            text = report([run], None, None, include_failed=False)  # kept in the run either way
+            if not args.no_result:
+                print(text, end="")
+        if run.benchmark.plots:
+            draw_plots(run)
     return 1 if counts.get(FAILED) else 0
 
 
@@ -89,6 +92,19 @@ def print_causes(run: Run) -> None:
         ids = id_list(cause.ids)
         print(f"  {len(cause.ids)} x {cause.step}: {cause.text}  (workpackage {ids})")
     print(f"more: jubex status {shown(run.dir)}  (outputs in {shown(Path(causes[0].workdir))})")
+
+
+def draw_plots(run: Run) -> None:
+    """The definition's plots into ``RUN/plots/``; a plot that cannot be drawn (no
+    matplotlib, no values yet) is said, and leaves the run's outcome as it is."""
+    from jubex.results.plot import write_declared
+
+    try:
+        written = write_declared([run])
+    except JubexError as exc:
+        print(f"plots not drawn: {exc}", file=sys.stderr)
+        return
+    print(f"plots: {', '.join(shown(path) for path in written)}")
 
 
 def handle(args: argparse.Namespace) -> int:

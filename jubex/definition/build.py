@@ -23,6 +23,7 @@ from jubex.definition.model import (
     ParameterSet,
     Pattern,
     PatternSet,
+    Plot,
     Resources,
     Step,
     Sub,
@@ -71,6 +72,7 @@ class Builder:
             analysers={n: self.analyser(n, s, at) for n, s, at in _named(tree, "analysers")},
             steps={n: self.step(n, s, at) for n, s, at in _named(tree, "steps")},
             tables={n: self.table(n, s, at) for n, s, at in _named(tree, "results")},
+            plots={n: self.plot(n, s, at) for n, s, at in _named(tree, "plots")},
             where=self.where(tree),
             environment=_environment(tree.get("environment")),
             tags=tuple(tree.get("tags", ())),
@@ -305,6 +307,36 @@ class Builder:
             primekeys=_names(spec.get("primekeys")),
             result_dir=_opt(spec, "result_dir"),
             syslog=_syslog(spec.get("syslog")),
+            tag=spec.get("tag"),
+            loc=loc,
+        )
+
+    def plot(self, name: str, spec: Map, loc: Loc) -> Plot:
+        kind = spec.get("kind", "heatmap" if "rows" in spec else "auto")
+        if kind == "heatmap" and "rows" not in spec:
+            self.fail(f"plot '{name}' is a heatmap: it needs rows (the parameter down)", loc)
+        if "rows" in spec and kind != "heatmap":
+            self.fail(f"plot '{name}' has rows, which only a heatmap has (kind: {kind})", loc)
+        if kind == "heatmap" and "group" in spec:
+            self.fail(
+                f"plot '{name}' is a heatmap, whose colour is its value: it takes no group"
+                " (choose one with filter)",
+                loc,
+            )
+        return Plot(
+            name,
+            x=text_of(spec, "x"),
+            y=text_of(spec, "y"),
+            group=_names(spec.get("group")),
+            kind=kind,
+            rows=_opt(spec, "rows"),
+            stat=spec.get("stat", "mean"),
+            error=spec.get("error", "std"),
+            logx=spec.get("logx"),
+            logy=spec.get("logy", False),
+            filter=spec.get("filter"),
+            title=spec.get("title"),
+            format=spec.get("format", "svg"),
             tag=spec.get("tag"),
             loc=loc,
         )

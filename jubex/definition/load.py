@@ -47,7 +47,16 @@ _JUBE_KEYS = frozenset(
     ]
 )
 #: sections whose entries an including file merges by name (its own entries win)
-_MERGED = ("parametersets", "files", "substitutions", "patterns", "analysers", "steps", "results")
+_MERGED = (
+    "parametersets",
+    "files",
+    "substitutions",
+    "patterns",
+    "analysers",
+    "steps",
+    "results",
+    "plots",
+)
 #: sections whose sets may start from a copy (``init_with``), and where to find a named set
 _INIT_SECTIONS = ("parameters", "parametersets", "patterns", "substitutions")
 

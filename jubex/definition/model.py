@@ -294,6 +294,41 @@ class Table:
     loc: Loc | None = None
 
 
+#: what a plot draws: lines over a numeric parameter, bars per category, or a heatmap
+PLOT_KINDS = ("auto", "line", "bar", "heatmap")
+#: the spread a plot's error bars show
+PLOT_ERRORS = ("std", "ci95", "none")
+#: the statistics a plot may draw of its metric
+PLOT_STATS = ("mean", "median", "min", "max")
+#: the file formats plots are written in
+PLOT_FORMATS = ("svg", "png", "pdf")
+
+
+@dataclass
+class Plot:
+    """A plot of a metric's statistic against a parameter, one line (or bar) per ``group``.
+
+    ``rows`` makes it a heatmap: ``x`` across, ``rows`` down, the colour the statistic.
+    ``logx`` None: log2 when the x values are sizes or powers of two.
+    """
+
+    name: str
+    x: str
+    y: str
+    group: tuple[str, ...] = ()
+    kind: str = "auto"
+    rows: str | None = None
+    stat: str = "mean"
+    error: str = "std"
+    logx: bool | None = None
+    logy: bool = False
+    filter: str | None = None
+    title: str | None = None
+    format: str = "svg"
+    tag: str | None = None
+    loc: Loc | None = None
+
+
 @dataclass
 class Benchmark:
     """A whole study: the sets, the steps, how to read the outputs, what to tabulate."""
@@ -310,6 +345,7 @@ class Benchmark:
     analysers: dict[str, Analyser] = field(default_factory=dict)
     steps: dict[str, Step] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
+    plots: dict[str, Plot] = field(default_factory=dict)
     where: list[Constraint] = field(default_factory=list)
     environment: dict[str, str] = field(default_factory=dict)
     tags: tuple[str, ...] = ()

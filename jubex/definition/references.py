@@ -46,7 +46,7 @@ def used_tags(benchmark: Benchmark) -> dict[str, Loc | None]:
     """Tag names in the tag expressions of elements, with the first place of each."""
     found: dict[str, Loc | None] = {}
     elements: list = [*benchmark.where, *benchmark.steps.values(), *benchmark.analysers.values()]
-    elements += [*benchmark.tables.values()]
+    elements += [*benchmark.tables.values(), *benchmark.plots.values()]
     for pset in benchmark.parametersets.values():
         elements += pset.parameters.values()
     for fileset in benchmark.filesets.values():

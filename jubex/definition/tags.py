@@ -99,4 +99,5 @@ def apply_tags(benchmark: Benchmark, tags: Iterable[str]) -> Benchmark:
         fileset.ops = [op for op in fileset.ops if on(op)]
     result.analysers = {k: a for k, a in result.analysers.items() if on(a)}
     result.tables = {k: t for k, t in result.tables.items() if on(t)}
+    result.plots = {k: p for k, p in result.plots.items() if on(p)}
     return result

@@ -25,8 +25,9 @@ _FIO_PERCENTILE = re.compile(r"[a-z]+_c?lat_p[0-9_]+")
 
 
 def check_tables(b: Benchmark) -> list[DefinitionError]:
-    """Every table's analysers, columns, groups and sort keys must name something."""
-    return list(_table_references(b))
+    """Every table's analysers, columns, groups and sort keys must name something, and so
+    must every plot's axes and groups."""
+    return [*_table_references(b), *_plot_references(b)]
 
 
 def _builtins_in_use(b: Benchmark) -> list[str]:
@@ -35,20 +36,26 @@ def _builtins_in_use(b: Benchmark) -> list[str]:
     return sorted({n for n in named if builtin.is_builtin(n)})
 
 
-def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
+def _known_names(b: Benchmark) -> tuple[set[str], set[str]]:
+    """The parameters and meta keys of the rows, and the values analysers may give them."""
     patterns = {name for ps in b.patternsets.values() for name in ps.patterns}
     reduced = {f"{name}_{stat}" for name in patterns for stat in ("first", "last", "min", "max")}
     reduced |= {f"{name}_{stat}" for name in patterns for stat in ("avg", "sum", "cnt", "std")}
     parameters = {name for ps in b.parametersets.values() for name in ps.parameters}
+    metrics = {name for n in _builtins_in_use(b) for name in builtin.get(n).metrics}
+    return parameters | set(META), patterns | reduced | metrics
+
+
+def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
+    keys, values = _known_names(b)
     builtins = _builtins_in_use(b)
-    metrics = {name for n in builtins for name in builtin.get(n).metrics}
     sources = {*b.analysers, *b.patternsets, *builtin.names()}
     for table in b.tables.values():
         where = f"table '{table.name}'"
         for name in table.use:
             if name not in sources:
                 yield unknown("analyser", name, sources, where, table.loc)
-        known = parameters | patterns | reduced | metrics | set(META)
+        known = keys | values
         for column in table.columns:
             if column.expr is None and not _known_value(column.name, known):
                 yield _column_problem(where, column.name, known, builtins, column.loc)
@@ -67,6 +74,27 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
                 table.loc,
                 "a pivot key must also be in group_by: its values become columns",
             )
+
+
+def _plot_references(b: Benchmark) -> Iterator[DefinitionError]:
+    """A plot's x, rows and groups are parameters or meta keys; its y is a value."""
+    keys, values = _known_names(b)
+    builtins = _builtins_in_use(b)
+    for plot in b.plots.values():
+        where = f"plot '{plot.name}'"
+        for name in [plot.x, *plot.group, *([plot.rows] if plot.rows else [])]:
+            if name not in keys and not name.startswith(BUILTIN_PREFIXES):
+                yield DefinitionError(
+                    f"{where}: '{name}' is neither a parameter nor a meta key of the rows"
+                    " (run, site, platform, ...)",
+                    plot.loc,
+                    did_you_mean(name, keys),
+                )
+        if not _known_value(plot.y, values):
+            yield _column_problem(where, plot.y, values, builtins, plot.loc)
+        for name in _expression_names(plot.filter, plot.loc):
+            if not _known_value(name, keys | values):
+                yield _column_problem(where, name, keys | values, builtins, plot.loc)
 
 
 def _expression_names(text: str | None, loc: Loc | None) -> list[str]:

@@ -177,11 +177,13 @@ def tables_with_definitions(
     *,
     include_failed: bool = False,
     pivot_by: str | None = None,
+    rows: Sequence[Row] | None = None,
 ) -> list[tuple[Table, ResultTable]]:
     """Each table built, beside the definition it was built from (delivery needs both);
-    ``pivot_by`` turns every table by that key, instead of the tables' own ``pivot``."""
+    ``pivot_by`` turns every table by that key, instead of the tables' own ``pivot``.
+    ``rows``: the runs' rows when already read (with at least the values the tables read)."""
     tables = tables_of(runs[0].benchmark, names)
-    rows = rows_of(runs, tables)
+    rows = rows_of(runs, tables) if rows is None else rows
     if not tables:
         tables = [default_table(rows)] if rows else []
     units, directions = units_of(runs), directions_of(runs)
@@ -231,11 +233,14 @@ def tabulate(
     *,
     include_failed: bool = False,
     pivot_by: str | None = None,
+    rows: Sequence[Row] | None = None,
 ) -> list[ResultTable]:
     """The tables ``names`` (default: all; without any, one of every value) over ``runs``.
 
     Several runs make one table each, their rows told apart by ``run``; the first run's
     definition says which tables there are. No table at all: nothing is analysed yet.
     """
-    built = tables_with_definitions(runs, names, include_failed=include_failed, pivot_by=pivot_by)
+    built = tables_with_definitions(
+        runs, names, include_failed=include_failed, pivot_by=pivot_by, rows=rows
+    )
     return [result for _, result in built]

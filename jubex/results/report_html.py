@@ -1,0 +1,279 @@
+"""A study as one HTML file: plots, tables, provenance, failures and the noise, to read
+offline and to send by mail.
+
+The file stands alone: the plots are inline SVG, the style is inline, there is no script
+and no external address. Every text goes through Jinja2's autoescaping (a parameter value
+or a pattern name is data, never markup); the only markup let through unescaped is the SVG
+matplotlib writes, whose texts its XML writer escapes. The file is written to a temporary
+name and renamed: a report is there whole or not at all.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.analysis.run import missing_analysis
+from jubex.engine import provenance
+from jubex.results.columns import PlusMinus
+from jubex.results.formats import format_value
+from jubex.results.plotdata import plot_table
+from jubex.results.table import ResultTable, Row
+from jubex.results.tabulate import rows_of, run_labels, tabulate
+from jubex.store.rundir import Run
+from jubex.store.store import FAILED
+from jubex.version import __version__
+
+#: rows of a table shown in the report; the rest is one command away (jubex result)
+MAX_ROWS = 2000
+#: failed workpackages listed one by one (all are counted by reason)
+MAX_FAILED = 50
+#: a coefficient of variation above this is pointed out
+NOISY = 0.10
+#: points with fewer repetitions than this are pointed out
+FEW = 3
+
+
+@dataclass
+class HtmlTable:
+    """A result table as the template shows it: texts, alignment, notes."""
+
+    name: str
+    head: list[str]
+    rows: list[list[str]]
+    right: list[bool]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Figure:
+    """One plot: its name, the inline SVG and its notes."""
+
+    name: str
+    svg: str
+    notes: list[str]
+
+
+@dataclass
+class RunFacts:
+    """What the report says about one run."""
+
+    label: str
+    name: str
+    directory: str
+    states: list[tuple[str, int]]
+    facts: list[tuple[str, str]]
+    failures: list[tuple[str, int]]
+    failed: list[dict[str, str]]
+
+
+def write_report(runs: Sequence[Run], path: Path, *, include_failed: bool = False) -> Path:
+    """Write the report of ``runs`` to ``path`` (atomically); every part is made first."""
+    html = render_report(runs, include_failed=include_failed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(html)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return path
+
+
+def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
+    """The report as HTML text."""
+    import jinja2
+
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("jubex.results", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    drawable = importlib.util.find_spec("matplotlib") is not None
+    rows = _rows(runs)
+    results = tabulate(runs, include_failed=include_failed, rows=rows)
+    labels = run_labels(runs)
+    return environment.get_template("report.html.j2").render(
+        title=" + ".join(dict.fromkeys(run.benchmark.name or run.id for run in runs)),
+        version=__version__,
+        made=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        runs=[_run_facts(run, label) for run, label in zip(runs, labels, strict=True)],
+        figures=list(_figures(runs, include_failed, rows)) if drawable else [],
+        undrawn=sorted(runs[0].benchmark.plots) if not drawable else [],
+        tables=[_html_table(t) for t in results],
+        noise=[line for t in results for line in noise_notes(t)],
+    )
+
+
+def _rows(runs: Sequence[Run]) -> list[Row]:
+    """The rows the tables and the plots read, read once (every value without tables: the
+    default table shows them all)."""
+    benchmark = runs[0].benchmark
+    if not benchmark.tables:
+        return rows_of(runs)
+    return rows_of(runs, [*benchmark.tables.values(), *map(plot_table, benchmark.plots.values())])
+
+
+def _figures(runs: Sequence[Run], include_failed: bool, rows: Sequence[Row]) -> Iterator[Figure]:
+    if not runs[0].benchmark.plots:
+        return
+    from jubex.results.plot import draw_declared, svg
+
+    drawn = draw_declared(runs, include_failed=include_failed, rows=rows)
+    for number, (plot, figure, notes) in enumerate(drawn):
+        yield Figure(plot.title or plot.name, svg(figure, f"jx{number}"), notes)
+
+
+def _html_table(table: ResultTable) -> HtmlTable:
+    head = [h.label for h in table.headers]
+    shown = table.rows[:MAX_ROWS]
+    rows = [
+        [format_value(v, h.format, "—") for v, h in zip(row, table.headers, strict=True)]
+        for row in shown
+    ]
+    right = [
+        all(_is_number(row[i]) for row in shown if row[i] is not None)
+        for i in range(len(table.headers))
+    ]
+    notes = list(table.notes)
+    if len(table.rows) > MAX_ROWS:
+        notes.append(
+            f"the first {MAX_ROWS} of {len(table.rows)} rows; all of them: jubex result"
+            f" -t {table.name}"
+        )
+    return HtmlTable(table.name, head, rows, right, notes)
+
+
+def noise_notes(table: ResultTable) -> list[str]:
+    """Per value with a mean and a spread: how large the spread is relative to the mean
+    (the coefficient of variation, median and largest), how many points exceed
+    :data:`NOISY`, and how many points rest on fewer than :data:`FEW` repetitions."""
+    records = table.records()
+    notes = []
+    for base, pairs in _spreads(table, records).items():
+        cvs = [abs(s / m) for m, s in pairs if m and s is not None and math.isfinite(s / m)]
+        if not cvs:
+            continue
+        cvs.sort()
+        noisy = sum(1 for cv in cvs if cv > NOISY)
+        line = (
+            f"table '{table.name}', {base}: coefficient of variation median"
+            f" {cvs[len(cvs) // 2]:.1%}, largest {cvs[-1]:.1%}"
+        )
+        if noisy:
+            line += f"; {noisy} of {len(cvs)} point(s) above {NOISY:.0%}"
+        notes.append(line)
+    for name in (n for n in table.columns if n.endswith("_n")):
+        few = sum(1 for r in records if 0 < _count(r[name]) < FEW)
+        if few:
+            notes.append(
+                f"table '{table.name}', {name.removesuffix('_n')}: {few} point(s) with fewer"
+                f" than {FEW} repetitions"
+            )
+    return notes
+
+
+def _spreads(
+    table: ResultTable, records: Sequence[Mapping[str, object]]
+) -> dict[str, list[tuple[float, float | None]]]:
+    """Per value: (mean, std) of each row, from ``x_mean`` and ``x_std`` columns or from
+    ``mean±std`` cells."""
+    found: dict[str, list[tuple[float, float | None]]] = {}
+    names = set(table.columns)
+    for name in table.columns:
+        base = name.removesuffix("_mean")
+        if base != name and f"{base}_std" in names:
+            found[base] = [
+                (float(m), float(s) if isinstance(s, int | float) else None)
+                for r in records
+                if isinstance(m := r[name], int | float) and (s := r[f"{base}_std"]) is not None
+            ]
+    for index, name in enumerate(table.columns):
+        cells = [row[index] for row in table.rows]
+        pairs = [c for c in cells if isinstance(c, PlusMinus) and c.spread_name == "std"]
+        if pairs and all(c.value_name == "mean" for c in pairs):
+            found[name] = [(c.value, c.spread) for c in pairs if c.value is not None]
+    return found
+
+
+def _run_facts(run: Run, label: str) -> RunFacts:
+    meta = run.meta
+    states = Counter[str]()
+    for (_, state), n in run.store.counts().items():
+        states[state] += n
+    failed = run.store.workpackages(states=[FAILED])
+    reasons = Counter(wp.reason or "failed" for wp in failed)
+    ids = {wp.id for wp in failed}
+    reasons.update(
+        f"finished, but the analysers found nothing usable: {why}"
+        for wp, why in missing_analysis(run)
+        if wp not in ids
+    )
+    return RunFacts(
+        label=label,
+        name=run.benchmark.name or meta.get("name", ""),
+        directory=str(run.dir),
+        states=sorted(states.items()),
+        facts=_facts(provenance.read(run.dir), meta),
+        failures=reasons.most_common(),
+        failed=[
+            {
+                "id": str(wp.id),
+                "step": wp.step,
+                "point": ", ".join(f"{k}={v}" for k, v in wp.point.items()),
+                "reason": wp.reason or "failed",
+            }
+            for wp in failed[:MAX_FAILED]
+        ],
+    )
+
+
+def _facts(recorded: Mapping[str, object], meta: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The run's provenance and store meta as ``key, value`` lines, nested keys dotted."""
+    lines = list(_flatten(recorded))
+    for key, value in sorted(meta.items()):
+        if key in ("created", "started", "finished") and _is_float(value):
+            value = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(value)))
+        lines.append((f"store.{key}", value))
+    return lines
+
+
+def _flatten(value: object, prefix: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, list) and not all(isinstance(v, str | int | float) for v in value):
+        for index, item in enumerate(value):
+            yield from _flatten(item, f"{prefix}[{index}]")
+    elif isinstance(value, list):
+        yield prefix, " ".join(str(v) for v in value)
+    else:
+        yield prefix, str(value)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float | PlusMinus) and not isinstance(value, bool)
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
