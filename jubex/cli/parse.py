@@ -22,6 +22,7 @@ from jubex.analysis.harvest import with_statistics
 from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
 from jubex.analysis.patterns import PatternEngine
 from jubex.api import load
+from jubex.cli.common import REPORT_FORMATS, add_format
 from jubex.definition.model import Benchmark, Pattern
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.store.measurement import Measurement
@@ -37,16 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a built-in analyser, or a patternset or analyser of the --definition",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="output files to read")
+    add_format(parser, REPORT_FORMATS, "pretty")
     parser.add_argument(
-        "--format",
-        "-f",
-        choices=("table", "json"),
-        default="table",
-        help="a table per file and record, or one JSON document (default: table)",
-    )
-    parser.add_argument(
-        "--definition",
         "-d",
+        "--definition",
         metavar="FILE",
         help="definition whose patternsets and analysers may be named",
     )

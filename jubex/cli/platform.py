@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from jubex.cli.common import add_format
 from jubex.definition.frozen import to_data
 from jubex.errors import UsageError
 from jubex.platform.load import load_platform, schema
@@ -25,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="resolve these resources (e.g. -r nodes=2 -r time=1h) and show the launcher "
         "command and job script they give",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of YAML")
+    add_format(parser, ("yaml", "json"), "yaml")
     parser.add_argument(
         "--keys", action="store_true", help="list every key of a platform file with its help text"
     )
@@ -39,7 +40,7 @@ def handle(args: argparse.Namespace) -> int:
     platform = load_platform(args.name)
     if not args.resource:
         data = {k: v for k, v in to_data(platform).items() if k not in ("locs", "loc")}
-        _print(data, args.json)
+        _print(data, args.format)
         return 0
     requested: dict[str, str] = {}
     for item in args.resource:
@@ -58,7 +59,7 @@ def handle(args: argparse.Namespace) -> int:
         stderr=Path("STDERR"),
     )
     resources = {k: float(v) if isinstance(v, float) else v for k, v in resolved.items()}
-    _print({"resources": resources, "launcher": launcher, "job_script": script}, args.json)
+    _print({"resources": resources, "launcher": launcher, "job_script": script}, args.format)
     return 0
 
 
@@ -75,8 +76,8 @@ def key_help(node: dict[str, Any], prefix: str = "") -> list[str]:
     return lines
 
 
-def _print(data: dict[str, Any], as_json: bool) -> None:
-    if as_json:
+def _print(data: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
         print(json.dumps(data, indent=2))
     else:
         print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), end="")

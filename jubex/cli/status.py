@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from jubex.analysis.run import missing_analysis
-from jubex.cli.common import add_run_selector, selected_run, shown
+from jubex.cli.common import REPORT_FORMATS, add_format, add_run_selector, selected_run, shown
 from jubex.store.rundir import wp_dir_of
 from jubex.store.store import FAILED, STATES
 
@@ -18,7 +18,7 @@ TAIL = 5
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)
-    parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
+    add_format(parser, REPORT_FORMATS, "pretty")
 
 
 class _Failed(TypedDict):
