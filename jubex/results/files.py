@@ -32,7 +32,7 @@ def write_result(definition: str, run_dir: Path, table: Table, result: ResultTab
     path = folder / f"{table.name}.dat"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(result))
+        path.write_text(render(result, width=0))
     except OSError as exc:
         raise JubexError(f"cannot write table '{table.name}' to {path}: {exc.strerror}") from None
     return path
