@@ -31,6 +31,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),
     "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
+    "init": ("init", "write a commented starter definition"),
+    "help": ("help_topics", "a short page on a topic: format, expressions, running, ..."),
+    "completion": ("completion", "print the shell hook that completes jubex's commands"),
 }
 
 
@@ -66,6 +69,10 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
+        import argcomplete
+
+        argcomplete.autocomplete(build_parser())
     command = _command_of(argv)
     parser = build_parser(command or "")
     args = parser.parse_args(argv)
