@@ -163,7 +163,7 @@ def _jubex_results(
     marks = {str(runs[-1]) if runs else str(home / "out"): "<RUN>", str(home): "<HOME>"}
     tables = {}
     for name in names:
-        one = jubex.call(case, ["result", "--outpath", "out", "-t", name, "-f", "csv"], home)
+        one = jubex.call(case, ["result", "--outpath", "out", "-T", name, "-f", "csv"], home)
         if one.returncode != 0:
             return Results(error=f"table {name}: {first_error(one.stderr + one.stdout)}")
         tables[name] = _grid(one.stdout, marks)

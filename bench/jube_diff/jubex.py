@@ -65,9 +65,9 @@ class Jubex:
         """The include path and (with TAGS) the tags, as ``run`` and ``convert`` take them."""
         argv = []
         if case.include_path:
-            argv += ["--include-path", *(str(sources / p) for p in case.include_path)]
+            argv += [a for p in case.include_path for a in ("--include-path", str(sources / p))]
         if tags and case.tags:
-            argv += ["--tag", *case.tags]
+            argv += ["--tag", ",".join(case.tags)]
         return argv
 
     def call(self, case: Case, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -9,6 +9,8 @@ from jubex.errors import UsageError
 from jubex.store.rundir import Run, open_run, resolve_run
 
 FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
+#: the formats of commands that print a report rather than a table
+REPORT_FORMATS = ("pretty", "json")
 
 
 def shown(path: Path) -> str:
@@ -62,20 +64,24 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-t",
         "--tag",
-        nargs="+",
+        type=comma_list,
         action="extend",
         default=[],
-        metavar="TAG",
-        help="switch on the parts of the definition with these tags",
+        metavar="TAG[,TAG...]",
+        help="switch on the parts of the definition with these tags (repeatable)",
     )
     parser.add_argument(
         "--include-path",
-        nargs="+",
-        action="extend",
+        action="append",
         default=[],
         metavar="DIR",
-        help="directories searched for included files",
+        help="a directory searched for included files (repeatable)",
     )
+
+
+def comma_list(text: str) -> list[str]:
+    """``a,b`` as ["a", "b"]: how an option takes several values without eating FILE."""
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def overrides(args: argparse.Namespace) -> dict[str, list[str]]:
@@ -114,15 +120,13 @@ def selected_run(args: argparse.Namespace) -> Run:
 def add_format(
     parser: argparse.ArgumentParser, choices: tuple[str, ...], default: str | None
 ) -> None:
+    """``-f/--format``: one spelling for every command; ``pretty`` is for people."""
     parser.add_argument(
         "-f",
         "--format",
-        "-s",
-        "--style",
-        dest="format",
         choices=choices,
         default=default,
-        help=f"output format (default: {default or 'each table style'})",
+        help=f"output format: {', '.join(choices)} (default: {default or 'each table style'})",
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import compare
-from jubex.cli.common import add_format
+from jubex.cli.common import add_format, comma_list
 from jubex.results.formats import render
 from jubex.results.gate import to_json, to_junit
 from jubex.results.significance import CORRECTIONS, TESTS
@@ -75,25 +75,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-m",
         "--metric",
-        nargs="+",
+        type=comma_list,
         action="extend",
         default=[],
-        metavar="NAME",
+        metavar="NAME[,NAME...]",
         help="values to compare (default: the value columns of the definition's tables, "
         "else every measured value whose better direction is known)",
     )
     parser.add_argument(
         "-k",
         "--keys",
-        nargs="+",
+        type=comma_list,
         action="extend",
         default=[],
-        metavar="P",
+        metavar="P[,P...]",
         help="parameters that identify a point (default: the table's group_by, else the "
         "parameters that vary)",
     )
-    parser.add_argument("--table", help="take keys and metrics from this result table")
-    add_format(parser, ("table", "json", "junit"), "table")
+    parser.add_argument("-T", "--table", help="take keys and metrics from this result table")
+    add_format(parser, ("pretty", "json", "junit"), "pretty")
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from jubex.api import analyse_runs, resolve
-from jubex.cli.common import add_format
+from jubex.cli.common import add_format, comma_list
 from jubex.cli.compare import fraction
 from jubex.results.formats import render
 from jubex.results.history import history_of_runs
@@ -29,19 +29,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-m",
         "--metric",
-        nargs="+",
+        type=comma_list,
         action="extend",
         default=[],
-        metavar="NAME",
+        metavar="NAME[,NAME...]",
         help="values to follow (default: the headline values, as jubex compare chooses them)",
     )
     parser.add_argument(
         "-k",
         "--keys",
-        nargs="+",
+        type=comma_list,
         action="extend",
         default=[],
-        metavar="P",
+        metavar="P[,P...]",
         help="parameters that identify a point (default: the parameters that vary)",
     )
     parser.add_argument(
@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.05,
         help="chance of a false change point over the whole history (default: 0.05)",
     )
-    add_format(parser, ("table", "json"), "table")
+    add_format(parser, ("pretty", "json"), "pretty")
 
 
 def runs_of(sources: list[str], outpath: str | None) -> list[Run]:

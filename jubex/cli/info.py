@@ -14,7 +14,7 @@ from itertools import islice
 from pathlib import Path
 
 from jubex.api import resolve
-from jubex.cli.common import add_definition_options, add_limit_option, overrides
+from jubex.cli.common import add_definition_options, add_format, add_limit_option, overrides
 from jubex.cli.provenance import JOB_COLUMNS, job_columns, provenance_lines
 from jubex.engine import provenance
 from jubex.space.expand import Space
@@ -36,9 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a definition file, or a run (default: the latest run)",
     )
     parser.add_argument("--all", action="store_true", help="list every point, not the first 10")
-    parser.add_argument("-f", "--format", choices=("pretty", "csv", "json"), default="pretty")
+    add_format(parser, ("pretty", "csv", "json"), "pretty")
     parser.add_argument(
-        "-P",
         "--parametrisation",
         "--parametrization",
         action="store_true",

@@ -36,6 +36,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
     "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
     "import": ("import_", "unpack a bundle's runs into the runs directory"),
+    "init": ("init", "write a commented starter definition"),
+    "help": ("help_topics", "a short page on a topic: format, expressions, running, ..."),
+    "completion": ("completion", "print the shell hook that completes jubex's commands"),
 }
 
 
@@ -71,6 +74,10 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
+        import argcomplete
+
+        argcomplete.autocomplete(build_parser())
     command = _command_of(argv)
     parser = build_parser(command or "")
     args = parser.parse_args(argv)

@@ -22,9 +22,15 @@ from jubex.analysis.harvest import with_statistics
 from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
 from jubex.analysis.patterns import PatternEngine
 from jubex.api import load
+from jubex.cli.common import REPORT_FORMATS, add_format
 from jubex.definition.model import Benchmark, Pattern
 from jubex.errors import JubexError, UsageError, did_you_mean
+from jubex.results.formats import column_spec, format_value, render
+from jubex.results.table import Header, ResultTable
 from jubex.store.measurement import Measurement
+
+#: the summary cuts texts longer than this (``--all`` shows them whole)
+LONG = 60
 
 #: output text -> what an analyser finds in it
 _Parse = Callable[[str], ParseResult]
@@ -37,48 +43,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a built-in analyser, or a patternset or analyser of the --definition",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="output files to read")
+    add_format(parser, REPORT_FORMATS, "pretty")
     parser.add_argument(
-        "--format",
-        "-f",
-        choices=("table", "json"),
-        default="table",
-        help="a table per file and record, or one JSON document (default: table)",
+        "-a",
+        "--all",
+        action="store_true",
+        help="list every value found and the statistics over iterations, not a summary "
+        "(JSON always has everything)",
     )
     parser.add_argument(
-        "--definition",
         "-d",
+        "--definition",
         metavar="FILE",
         help="definition whose patternsets and analysers may be named",
     )
 
 
 def handle(args: argparse.Namespace) -> int:
-    parse = _parser(args.analyser, args.definition)
+    everything = args.all or args.format == "json"
+    parse = _parser(args.analyser, args.definition, statistics=everything)
     results = [(name, parse(_read(name))) for name in args.files]
     if args.format == "json":
         json.dump(_document(results), sys.stdout, indent=2)
         print()
-    else:
+    elif args.all:
         _tables(results)
+    else:
+        _summaries(results)
     return 0 if all(result.ok for _, result in results) else 1
 
 
-def _parser(name: str, definition: str | None) -> _Parse:
-    """A function from output text to ParseResult for the analyser named on the command line."""
+def _parser(name: str, definition: str | None, *, statistics: bool = True) -> _Parse:
+    """A function from output text to ParseResult for the analyser named on the command line.
+
+    With ``statistics``, a built-in's values per iteration are followed by their statistics.
+    """
     if definition is None:
         try:
-            return _builtin_parser(builtin.get(name))
+            return _builtin_parser(builtin.get(name), statistics)
         except JubexError as exc:
             raise UsageError(exc.message, hint=exc.hint) from None
     benchmark = load(definition)
     patterns = _patterns(benchmark, name)
     analyser = benchmark.analysers.get(name)
     if analyser is not None and analyser.builtin:
-        return _combined(_builtin_parser(builtin.get(analyser.builtin)), patterns)
+        return _combined(_builtin_parser(builtin.get(analyser.builtin), statistics), patterns)
     if patterns is not None:
         return _combined(None, patterns)
     if builtin.is_builtin(name):
-        return _builtin_parser(builtin.get(name))
+        return _builtin_parser(builtin.get(name), statistics)
     known = [*builtin.names(), *benchmark.patternsets, *benchmark.analysers]
     raise UsageError(
         f"'{name}' is neither a built-in analyser nor a patternset or analyser of {definition}",
@@ -105,9 +118,11 @@ def _patterns(benchmark: Benchmark, name: str) -> list[Pattern] | None:
     return list(found.values())
 
 
-def _builtin_parser(analyser: BuiltinAnalyser) -> _Parse:
+def _builtin_parser(analyser: BuiltinAnalyser, statistics: bool) -> _Parse:
     def parse(text: str) -> ParseResult:
         result = analyser.parse(text)
+        if not statistics:
+            return result
         return ParseResult(with_statistics(analyser, result.measurements), result.ok, result.reason)
 
     return parse
@@ -170,3 +185,46 @@ def _tables(results: list[tuple[str, ParseResult]]) -> None:
             console.print(f"{name}: nothing found")
         if not result.ok:
             console.print(f"{name}: failed run: {result.reason}")
+
+
+def _summaries(results: list[tuple[str, ParseResult]]) -> None:
+    """A table per file and record, a row per name: a repeated value as its mean, n, range."""
+    for name, result in results:
+        records: dict[int, list[Measurement]] = {}
+        for m in result.measurements:
+            records.setdefault(m.record, []).append(m)
+        for record, measurements in sorted(records.items()):
+            title = name if len(records) == 1 else f"{name} (record {record})"
+            print(render(_summary(title, measurements), "pretty"), end="")
+        if not result.measurements:
+            print(f"{name}: nothing found")
+        if not result.ok:
+            print(f"{name}: failed run: {result.reason}")
+
+
+def _summary(title: str, measurements: list[Measurement]) -> ResultTable:
+    by_name: dict[str, list[Measurement]] = {}
+    for m in measurements:
+        by_name.setdefault(m.name, []).append(m)
+    rows: list[list[object]] = []
+    for key, found in by_name.items():
+        values = [m.value for m in found]
+        numbers = [
+            float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)
+        ]
+        if len(values) > 1 and len(numbers) == len(values):
+            mean = _short(sum(numbers) / len(numbers))
+            shown = f"{mean} (n={len(numbers)}, {_short(min(numbers))} … {_short(max(numbers))})"
+        else:
+            shown = ", ".join(_short(v) for v in values)
+        rows.append([key, shown, found[0].unit])
+    notes = []
+    if any(len(found) > 1 for found in by_name.values()):
+        notes = ["a value found once per iteration: its mean (n, min … max); -a: every value"]
+    return ResultTable(title, [Header(h, h) for h in ("name", "value", "unit")], rows, notes)
+
+
+def _short(value: object) -> str:
+    """A value as a person reads it: about four significant digits, a long text cut short."""
+    text = format_value(value, column_spec([value]), "missing", floats_only=True)
+    return text if len(text) <= LONG else text[: LONG - 1] + "…"

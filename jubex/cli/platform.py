@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from jubex.cli.common import add_format
 from jubex.definition.frozen import to_data
 from jubex.errors import UsageError
 from jubex.platform.load import load_platform, schema
@@ -22,10 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="resolve these resources (e.g. -r nodes=2 -r time=1h) and show the launcher "
-        "command and job script they give",
+        help="resolve these resources (e.g. -r nodes=2 -r time=1h) and print the job script "
+        "they give (the resources and launcher command go to stderr; -f yaml|json: all three)",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of YAML")
+    add_format(parser, ("yaml", "json", "script"), None)
     parser.add_argument(
         "--keys", action="store_true", help="list every key of a platform file with its help text"
     )
@@ -38,8 +40,10 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     platform = load_platform(args.name)
     if not args.resource:
+        if args.format == "script":
+            raise UsageError("-f script shows the job script of resources: add -r, e.g. -r nodes=2")
         data = {k: v for k, v in to_data(platform).items() if k not in ("locs", "loc")}
-        _print(data, args.json)
+        _print(data, args.format or "yaml")
         return 0
     requested: dict[str, str] = {}
     for item in args.resource:
@@ -58,7 +62,12 @@ def handle(args: argparse.Namespace) -> int:
         stderr=Path("STDERR"),
     )
     resources = {k: float(v) if isinstance(v, float) else v for k, v in resolved.items()}
-    _print({"resources": resources, "launcher": launcher, "job_script": script}, args.json)
+    if args.format in (None, "script"):
+        shown = " ".join(f"{k}={v}" for k, v in resources.items() if v is not None)
+        print(f"# resources: {shown}\n# launcher: {launcher}", file=sys.stderr)
+        print(script, end="" if script.endswith("\n") else "\n")
+        return 0
+    _print({"resources": resources, "launcher": launcher, "job_script": script}, args.format)
     return 0
 
 
@@ -75,8 +84,8 @@ def key_help(node: dict[str, Any], prefix: str = "") -> list[str]:
     return lines
 
 
-def _print(data: dict[str, Any], as_json: bool) -> None:
-    if as_json:
+def _print(data: dict[str, Any], fmt: str) -> None:
+    if fmt == "json":
         print(json.dumps(data, indent=2))
     else:
         print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), end="")

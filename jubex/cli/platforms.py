@@ -12,12 +12,12 @@ from jubex.platform.load import load_platform, platform_paths, search_dirs
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--path",
-        nargs="+",
-        action="extend",
+        action="append",
         default=[],
         type=Path,
         metavar="DIR",
-        help="directories searched before JUBEX_PLATFORM_PATH, the user's and the shipped ones",
+        help="a directory searched before JUBEX_PLATFORM_PATH, the user's and the shipped "
+        "ones (repeatable)",
     )
 
 

@@ -19,9 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
     parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
-    parser.add_argument("-t", "--table", action="append", default=[], help="only this table")
+    parser.add_argument(
+        "-T", "--table", action="append", default=[], help="only this table (repeatable)"
+    )
     add_format(parser, FORMATS, None)
-    parser.add_argument("-o", "--output", help="write to this file instead of the terminal")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to this file instead of the terminal"
+    )
     parser.add_argument(
         "--include-failed", action="store_true", help="count failed workpackages' values too"
     )

@@ -8,7 +8,14 @@ from pathlib import Path
 
 from jubex.api import resolve
 from jubex.api import run as api_run
-from jubex.cli.common import add_definition_options, add_limit_option, overrides, shown
+from jubex.cli.common import (
+    REPORT_FORMATS,
+    add_definition_options,
+    add_format,
+    add_limit_option,
+    overrides,
+    shown,
+)
 from jubex.cli.dryrun import show_dry_run
 from jubex.engine.driver import Options
 from jubex.engine.failures import failure_causes, id_list
@@ -43,13 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--outpath", help="where runs are made (default: the definition's outpath, beside it)"
     )
     parser.add_argument("--dry-run", action="store_true", help="show what would run; write nothing")
-    parser.add_argument(
-        "-f",
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="how --dry-run shows the workpackages (default: text)",
-    )
+    add_format(parser, REPORT_FORMATS, "pretty")
     add_definition_options(parser)
     add_limit_option(parser)
     add_driving_options(parser)
@@ -110,7 +111,7 @@ def draw_plots(run: Run) -> None:
 def handle(args: argparse.Namespace) -> int:
     if args.no_wait and args.dry_run:
         raise UsageError("--dry-run and --no-wait exclude each other")
-    if args.format != "text" and not args.dry_run:
+    if args.format != "pretty" and not args.dry_run:
         raise UsageError("--format is for --dry-run: a run prints its result tables")
     spec = resolve(
         args.definition,

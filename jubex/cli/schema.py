@@ -12,7 +12,7 @@ from jubex.errors import UsageError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--output", "-o", metavar="FILE", help="write the schema to FILE instead of printing it"
+        "-o", "--output", metavar="FILE", help="write the schema to FILE instead of printing it"
     )
 
 

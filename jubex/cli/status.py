@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import asdict
 
 from jubex.analysis.run import missing_analysis
-from jubex.cli.common import add_run_selector, selected_run, shown
+from jubex.cli.common import REPORT_FORMATS, add_format, add_run_selector, selected_run, shown
 from jubex.engine.failures import Cause, failure_causes, id_list
 from jubex.store.rundir import Run
 from jubex.store.store import STATES
@@ -16,7 +16,7 @@ from jubex.store.store import STATES
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)
-    parser.add_argument("-f", "--format", choices=("text", "json"), default="text")
+    add_format(parser, REPORT_FORMATS, "pretty")
 
 
 def handle(args: argparse.Namespace) -> int:

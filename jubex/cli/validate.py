@@ -7,23 +7,22 @@ import json
 from pathlib import Path
 
 from jubex.api import validate
-from jubex.cli.common import add_limit_option
+from jubex.cli.common import REPORT_FORMATS, add_format, add_limit_option, comma_list
 from jubex.errors import JubexError, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (YAML or XML)")
     parser.add_argument(
-        "--tag",
         "-t",
-        action="append",
+        "--tag",
+        type=comma_list,
+        action="extend",
         default=[],
-        metavar="T",
-        help="check with this tag given, as `jubex run --tag` would (repeatable)",
+        metavar="TAG[,TAG...]",
+        help="check with these tags given, as `jubex run --tag` would (repeatable)",
     )
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output style (default: text)"
-    )
+    add_format(parser, REPORT_FORMATS, "pretty")
     add_limit_option(parser)
 
 

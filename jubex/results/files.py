@@ -36,7 +36,7 @@ def write_result(definition: str, run_dir: Path, table: Table, result: ResultTab
         raise JubexError(f"table '{table.name}' names no result_dir")
     path = folder / f"{table.name}.dat"
     try:
-        write_atomically(path, render(result))
+        write_atomically(path, render(result, width=0))
     except OSError as exc:
         raise JubexError(f"cannot write table '{table.name}' to {path}: {exc.strerror}") from None
     return path
@@ -58,7 +58,7 @@ def keep_in_run(run_dir: Path, result: ResultTable, fmt: str | None = None) -> P
     the table's style); an OSError when the run directory cannot take it."""
     fmt = fmt or result.style
     path = run_dir / "result" / f"{result.name}.{EXTENSIONS.get(fmt, fmt)}"
-    write_atomically(path, render(result, fmt))
+    write_atomically(path, render(result, fmt, width=0))
     return path
 
 

@@ -11,7 +11,10 @@ import csv
 import io
 import json
 import math
+import shutil
+import textwrap
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from rich import box
 from rich.console import Console
@@ -19,7 +22,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from jubex.errors import UsageError, did_you_mean
-from jubex.results.columns import PlusMinus
+from jubex.results.columns import Header, PlusMinus
 from jubex.results.table import ResultTable
 
 #: format name -> what it is for (shown in help texts)
@@ -35,8 +38,17 @@ FORMATS = {
 Grid = tuple[list[str], list[list[str]], list[bool]]
 
 
-def render(table: ResultTable, fmt: str | None = None, *, width: int = 120) -> str:
-    """``table`` written in format ``fmt`` (one of :data:`FORMATS`; default: its style)."""
+def terminal_width() -> int | None:
+    """The width tables must fit: ``COLUMNS``, else the terminal's; None when not a terminal."""
+    return shutil.get_terminal_size(fallback=(0, 0)).columns or None
+
+
+def render(table: ResultTable, fmt: str | None = None, *, width: int | None = None) -> str:
+    """``table`` written in format ``fmt`` (one of :data:`FORMATS`; default: its style).
+
+    A pretty table wider than ``width`` (default: :func:`terminal_width`; 0: no limit) is
+    shown one record per block instead.
+    """
     fmt = fmt or table.style
     if fmt == "json":
         return _json(table)
@@ -45,14 +57,13 @@ def render(table: ResultTable, fmt: str | None = None, *, width: int = 120) -> s
             f"unknown table format '{fmt}'; expected one of {', '.join(FORMATS)}",
             hint=did_you_mean(fmt, FORMATS),
         )
-    missing = {"csv": "", "latex": "--"}.get(fmt, "—")
-    grid = _grid(table, missing)
+    if fmt == "csv":
+        return _csv(_split_pairs(table), _grid(_split_pairs(table), "", auto=False))
+    grid = _grid(table, "--" if fmt == "latex" else "—")
     if fmt == "pretty":
-        return _pretty(table, grid, width)
+        return _pretty(table, grid, terminal_width() if width is None else width)
     if fmt == "aligned":
         return _aligned(table, grid)
-    if fmt == "csv":
-        return _csv(table, grid)
     if fmt == "markdown":
         return _markdown(table, grid)
     return _latex(table, grid)
@@ -63,18 +74,25 @@ def render_all(tables: Sequence[ResultTable], fmt: str | None = None) -> str:
     return "\n".join(render(table, fmt) for table in tables)
 
 
-def format_value(value: object, spec: str | None, missing: str) -> str:
-    """How a cell reads: formatted numbers, sizes as written, ``missing`` for no value."""
+def format_value(
+    value: object, spec: str | None, missing: str, *, floats_only: bool = False
+) -> str:
+    """How a cell reads: formatted numbers, sizes as written, ``missing`` for no value.
+
+    With ``floats_only``, ``spec`` (a column's chosen decimals) leaves whole numbers be.
+    """
     if value is None:
         return missing
     if isinstance(value, PlusMinus):
-        shown = format_value(value.value, spec, missing)
+        shown = format_value(value.value, spec, missing, floats_only=floats_only)
         if value.spread is None:
             return f"{shown} ± {missing}" if missing and value.value is not None else shown
-        return f"{shown} ± {format_value(value.spread, spec, missing)}"
+        spread = format_value(value.spread, spec, missing, floats_only=floats_only)
+        return f"{shown} ± {spread}"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float) and spec:
+    takes_spec = type(value) is float if floats_only else isinstance(value, int | float)
+    if takes_spec and spec:
         try:
             return format(value, spec)
         except ValueError:
@@ -96,6 +114,30 @@ def _plain_float(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def column_spec(values: Iterable[object]) -> str | None:
+    """Decimals for a column of numbers without a declared format: the same in every row,
+    four significant digits for the largest value and two for the smallest, without the
+    trailing zeros every row would show."""
+    sizes = [
+        abs(x)
+        for v in values
+        for x in ([v.value] if isinstance(v, PlusMinus) else [v])
+        if type(x) is float and math.isfinite(x) and x != 0
+    ]
+    if not sizes:
+        return None
+    big, small = max(sizes), min(sizes)
+    if not 1e-4 <= big < 1e12:
+        return ".4g"
+    decimals = max(3 - math.floor(math.log10(big)), 1 - math.floor(math.log10(small)))
+    decimals = min(max(decimals, 0), 6)
+    shown = [f"{x:.{decimals}f}" for x in sizes]
+    while decimals and all(text.endswith("0") for text in shown):  # 1.500, 2.500 -> 1.5, 2.5
+        decimals -= 1
+        shown = [text[:-1] for text in shown]
+    return f".{decimals}f"
+
+
 def _numeric(value: object) -> bool:
     return isinstance(value, int | float | PlusMinus) and not isinstance(value, bool)
 
@@ -106,11 +148,23 @@ def _right(values: Iterable[object]) -> bool:
     return bool(present) and all(_numeric(v) for v in present)
 
 
-def _grid(table: ResultTable, missing: str) -> Grid:
-    """Head, body as text and right-alignment per column; transposed when asked for."""
+def _grid(table: ResultTable, missing: str, *, auto: bool = True) -> Grid:
+    """Head, body as text and right-alignment per column; transposed when asked for.
+
+    With ``auto``, a column without a declared format gets :func:`column_spec`'s decimals.
+    """
     head = [h.label for h in table.headers]
+    specs = [
+        (h.format, False)
+        if h.format or not auto
+        else (column_spec(row[i] for row in table.rows), True)
+        for i, h in enumerate(table.headers)
+    ]
     body = [
-        [format_value(v, h.format, missing) for v, h in zip(row, table.headers, strict=True)]
+        [
+            format_value(v, spec, missing, floats_only=floats_only)
+            for v, (spec, floats_only) in zip(row, specs, strict=True)
+        ]
         for row in table.rows
     ]
     if not table.transpose:
@@ -125,26 +179,30 @@ def _notes(table: ResultTable, prefix: str = "") -> list[str]:
     return [f"{prefix}{note}" for note in table.notes]
 
 
-def _pretty(table: ResultTable, grid: Grid, width: int) -> str:
+def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     """A rich table whose body is one multi-line cell per column.
 
     Cells do not wrap, so this renders exactly like one rich row per table row, but rich
     lays out 1 cell per column instead of thousands: about 3x faster on large tables.
     """
     head, body, right = grid
-    out = RichTable(title=Text(table.name), box=box.SIMPLE_HEAD, show_edge=False)
+    natural = 4 + sum(
+        max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head)
+    )
+    if width and natural > width:
+        return _blocks(table, grid, width)
+    out = RichTable(
+        title=Text(table.name), box=box.SIMPLE_HEAD, show_edge=False, min_width=len(table.name)
+    )
     for label, is_right in zip(head, right, strict=True):
         out.add_column(Text(label), justify="right" if is_right else "left", no_wrap=True)
     if body:
         lines = [[cell.replace("\n", " ") for cell in row] for row in body]
         out.add_row(*(Text("\n".join(column)) for column in zip(*lines, strict=True)))
-    natural = 4 + sum(
-        max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head)
-    )
     buffer = io.StringIO()
     console = Console(
         file=buffer,
-        width=max(width, natural, len(table.name)),
+        width=max(natural, len(table.name)),
         color_system=None,
         force_terminal=False,
         highlight=False,
@@ -153,6 +211,21 @@ def _pretty(table: ResultTable, grid: Grid, width: int) -> str:
     # notes below the table, unwrapped: as a caption rich would wrap them to a narrow table
     printed = [*buffer.getvalue().splitlines(), *_notes(table)]
     return "".join(line.rstrip() + "\n" for line in printed)
+
+
+def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
+    """One block of ``label  value`` lines per row: a table too wide for the terminal."""
+    head, body, _ = grid
+    label_width = max(len(h) for h in head)
+    room = max(width - label_width - 2, 20)
+    lines = [table.name]
+    for number, row in enumerate(body, 1):
+        lines.append(f"-[ {number} ]".ljust(min(width, label_width + 2 + room), "-"))
+        for label, cell in zip(head, row, strict=True):
+            wrapped = textwrap.wrap(cell.replace("\n", " "), room) or [""]
+            lines.append(f"{label:<{label_width}}  {wrapped[0]}".rstrip())
+            lines += [" " * (label_width + 2) + more for more in wrapped[1:]]
+    return "".join(f"{line}\n" for line in [*lines, *_notes(table)])
 
 
 def _aligned(table: ResultTable, grid: Grid) -> str:
@@ -188,7 +261,7 @@ def _markdown(table: ResultTable, grid: Grid) -> str:
         return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
     rule = "| " + " | ".join("---:" if r else ":---" for r in right) + " |"
-    lines = [line(head), rule, *(line(r) for r in body)]
+    lines = [f"### {table.name}", "", line(head), rule, *(line(r) for r in body)]
     if table.notes:
         lines += ["", *_notes(table, "- ")]
     return "\n".join(lines) + "\n"
@@ -230,6 +303,45 @@ def _latex(table: ResultTable, grid: Grid) -> str:
         *_notes(table, "% "),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _split_pairs(table: ResultTable) -> ResultTable:
+    """The table with each ``mean±std`` column as two columns: one number per field."""
+    headers: list[Header] = []
+    pairs: list[bool] = []
+    for index, header in enumerate(table.headers):
+        cells = [row[index] for row in table.rows]
+        pair = next((c for c in cells if isinstance(c, PlusMinus)), None)
+        pairs.append(pair is not None)
+        if pair is None:
+            headers.append(header)
+            continue
+        for part in (pair.value_name, pair.spread_name):
+            name, title = _half(header.name, "_", part), _half(header.title, " ", part)
+            headers.append(replace(header, name=name, title=title))
+    rows = [
+        [
+            part
+            for cell, pair in zip(row, pairs, strict=True)
+            for part in (
+                (cell.value, cell.spread)
+                if isinstance(cell, PlusMinus)
+                else (None, None)
+                if pair
+                else (cell,)
+            )
+        ]
+        for row in table.rows
+    ]
+    return replace(table, headers=headers, rows=rows)
+
+
+def _half(label: str, sep: str, part: str) -> str:
+    """``bw_mean±std`` as ``bw_mean`` or ``bw_std``; a label without the pair gets ``part``."""
+    cut = max(label.rfind(" "), label.rfind("_")) + 1
+    if "±" in label[cut:] or "+-" in label[cut:]:
+        return label[:cut] + part
+    return f"{label}{sep}{part}"
 
 
 def _json_value(value: object) -> object:

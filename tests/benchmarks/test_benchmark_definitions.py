@@ -192,7 +192,7 @@ def run_kernels(tmp_path: Path, name: str, *args: str) -> Path:
 
 def table(run: Path, name: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
     capsys.readouterr()
-    assert main(["result", str(run), "-t", name, "-f", "json"]) == 0
+    assert main(["result", str(run), "-T", name, "-f", "json"]) == 0
     return json.loads(capsys.readouterr().out)
 
 

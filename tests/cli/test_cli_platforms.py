@@ -41,7 +41,9 @@ def test_platforms_lists_shipped_files_and_marks_shadowed_and_broken_ones(
 def test_platform_shows_resolved_resources_launcher_and_script(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert run(platform_cmd, ["juwels-booster", "-r", "nodes=2", "-r", "time=3h", "--json"]) == 0
+    assert (
+        run(platform_cmd, ["juwels-booster", "-r", "nodes=2", "-r", "time=3h", "-f", "json"]) == 0
+    )
     out = capsys.readouterr().out
     assert '"launcher": "srun -N 2 -n 8 -c 12"' in out and "--time=03:00:00" in out
 

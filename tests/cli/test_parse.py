@@ -39,11 +39,22 @@ def run(*argv: str) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
-def test_table_with_units():
-    code, out, _ = run("parse", "ior", IOR)
+def test_all_lists_every_value_with_units():
+    code, out, _ = run("parse", "ior", IOR, "--all")
     assert code == 0
     assert "write_max" in out and "1030.43" in out and "MiB/s" in out
     assert "write_bw_max" in out  # statistics of the per-iteration values
+    assert len(out.splitlines()) > 190
+
+
+def test_summary_shows_a_row_per_name_with_four_digits():
+    code, out, _ = run("parse", "ior", IOR)
+    assert code == 0
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[3:-1]}
+    assert rows["write_bw"] == ["1020", "(n=3,", "1012", "…", "1030)", "MiB/s"]
+    assert rows["write_std"] == ["7.76", "MiB/s"] and rows["api"] == ["POSIX"]
+    assert "write_bw_max" not in rows and len(rows) == 44
+    assert out.splitlines()[-1].startswith("a value found once per iteration: its mean")
 
 
 def test_json_lists_every_value_with_file_record_and_unit(capsys):

@@ -82,7 +82,7 @@ def test_runs_log_and_info(ran) -> None:  # type: ignore[no-untyped-def]
     assert "000000" in listing and "cli" in listing and "2 failed" in listing
     log = jubex("log", "runs/000000", "-w", "0", cwd=home).stdout.split("\n")
     assert [line.split()[4] for line in log if line] == ["queued", "submitted", "done"]
-    info = jubex("info", "runs/000000", "-P", "-f", "json", cwd=home).stdout
+    info = jubex("info", "runs/000000", "--parametrisation", "-f", "json", cwd=home).stdout
     parsed = json.loads(info)
     assert parsed["name"] == "cli" and len(parsed["rows"]) == 6
 
@@ -94,7 +94,7 @@ def test_result_formats_and_several_runs(ran) -> None:  # type: ignore[no-untype
     data = json.loads(jubex("result", "runs/000000", "-f", "json", cwd=home).stdout)
     assert data
     out = home / "table.md"
-    jubex("result", "runs/000000", "-s", "markdown", "-o", str(out), cwd=home)
+    jubex("result", "runs/000000", "-f", "markdown", "-o", str(out), cwd=home)
     assert out.read_text().startswith("|") or "| x" in out.read_text()
 
 

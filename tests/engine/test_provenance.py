@@ -124,7 +124,7 @@ def test_a_run_records_and_info_shows_its_provenance(tmp_path: Path) -> None:
     facts = json.loads((tmp_path / "runs" / "000000" / provenance.PROVENANCE).read_text())
     assert facts["modules"] == ["gcc/13", "ior/4"]
     assert facts["filesystem"]["path"] == str(tmp_path / "runs" / "000000")
-    shown = jubex("info", "runs/000000", "-P")
+    shown = jubex("info", "runs/000000", "--parametrisation")
     assert f"definition: {tmp_path / 'b.yaml'} (sha256 " in shown
     assert "machine: " in shown and "file system: " in shown
     assert "modules: gcc/13 ior/4" in shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ def test_quickstart_from_a_fresh_clone_prints_both_tables(tmp_path: Path) -> Non
     done = subprocess.run(
         [sys.executable, "-m", "jubex", "run", "examples/quickstart.yaml"],
         cwd=clone,
+        env={**os.environ, "COLUMNS": "200"},  # a terminal wide enough for the tables as tables
         capture_output=True,
         text=True,
         timeout=600,

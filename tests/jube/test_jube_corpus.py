@@ -93,6 +93,6 @@ def test_jubex_info_counts_the_same_workpackages(capsys: pytest.CaptureFixture[s
 
 def test_jubex_info_takes_tags_as_jube_run_does(capsys: pytest.CaptureFixture[str]) -> None:
     path = CORPUS / "tagging.xml"
-    assert main(["info", str(path), "-f", "json", "--tag", "eng", "few", "many"]) == 0
+    assert main(["info", str(path), "-f", "json", "--tag", "eng,few", "-t", "many"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["workpackages"] == {"greet": 1, "count": 5}

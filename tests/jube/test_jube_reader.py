@@ -256,7 +256,7 @@ def test_a_run_of_a_jube_file_gives_jubes_table(
     capsys.readouterr()
     tables = yaml.safe_load((CORPUS / f"{name}.expected.yaml").read_text())["table"]
     ((table, expected),) = tables.items()
-    assert main(["result", str(runs / "000000"), "-t", table, "-f", "csv"]) == 0
+    assert main(["result", str(runs / "000000"), "-T", table, "-f", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out.strip()), restkey="#"))
     rows = [row for row in rows if not next(iter(row.values())).startswith("#")]
     assert len(rows) == len(expected)

@@ -27,7 +27,7 @@ def tables(definition: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, li
     capsys.readouterr()
     found = {}
     for name in EXPECTED:
-        assert main(["result", str(runs / "000000"), "-t", name, "-f", "csv"]) == 0
+        assert main(["result", str(runs / "000000"), "-T", name, "-f", "csv"]) == 0
         lines = [line for line in capsys.readouterr().out.splitlines() if line[:1] != "#"]
         rows = csv.DictReader(io.StringIO("\n".join(lines)))
         found[name] = [{key.split(" [")[0]: value for key, value in row.items()} for row in rows]

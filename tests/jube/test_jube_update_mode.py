@@ -65,7 +65,7 @@ def test_the_table_shows_the_last_cycles_value_as_jube_keeps_it(
     (wp,) = open_run(run_dir).store.workpackages()
     assert str(wp.point["x"]) == "20"
     capsys.readouterr()
-    assert main(["result", str(run_dir), "-t", "t", "-f", "csv"]) == 0
+    assert main(["result", str(run_dir), "-T", "t", "-f", "csv"]) == 0
     (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out.strip()))
     assert (row["x"], row["last_max"]) == ("20", "20")
 

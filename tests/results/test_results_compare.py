@@ -250,7 +250,7 @@ def test_comparison_renders_as_table_and_json():
     document = json.loads(render(table, "json"))
     (row,) = document["rows"]
     assert row["verdict"] == "worse" and row["unit"] == "MiB/s" and row["baseline_n"] == 5
-    assert render(table, "markdown").startswith("| api | nodes | metric")
+    assert render(table, "markdown").startswith("### comparison\n\n| api | nodes | metric")
 
 
 def test_exactly_the_tolerance_is_accepted():

@@ -48,18 +48,32 @@ def test_aligned_columns_line_up(result):
     assert lines[-1] == "1 failed workpackage(s) left out"
 
 
-def test_csv_reads_back_with_missing_as_empty(result):
+def test_csv_reads_back_with_missing_as_empty_and_a_spread_in_its_own_field(result):
     text = render(result, "csv")
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == ["api", "transfer [B]", "write_bw_mean [GiB/s]", "write [GiB/s]", "n"]
-    assert rows[1] == ["POSIX", "4KiB", "1.23", "1.2 ± 0.1", "3"]
-    assert rows[2] == ["MPI|IO_&", "1MiB", "", "", "0"]
+    assert rows[0] == [
+        "api",
+        "transfer [B]",
+        "write_bw_mean [GiB/s]",
+        "write mean [GiB/s]",
+        "write std [GiB/s]",
+        "n",
+    ]
+    assert rows[1] == ["POSIX", "4KiB", "1.23", "1.2", "0.1", "3"]
+    assert rows[2] == ["MPI|IO_&", "1MiB", "", "", "", "0"]
     assert rows[3] == ["# 1 failed workpackage(s) left out"]
+
+
+def test_csv_names_the_halves_of_a_pair_after_its_statistics():
+    headers = [Header("bw_mean±ci95", "bw_mean±ci95", "MiB/s")]
+    table = ResultTable("t", headers, [[PlusMinus(136.8, 18.8, "mean", "ci95")]])
+    assert render(table, "csv").splitlines() == ["bw_mean [MiB/s],bw_ci95 [MiB/s]", "136.8,18.8"]
+    assert "136.8 ± 18.8" in render(table, "pretty", width=80)
 
 
 def test_csv_uses_the_table_separator(result):
     result.separator = ";"
-    assert render(result, "csv").splitlines()[1] == "POSIX;4KiB;1.23;1.2 ± 0.1;3"
+    assert render(result, "csv").splitlines()[1] == "POSIX;4KiB;1.23;1.2;0.1;3"
 
 
 def test_json_keeps_types_units_and_notes(result):
@@ -80,8 +94,9 @@ def test_json_keeps_types_units_and_notes(result):
 
 def test_markdown_escapes_pipes_and_aligns_numbers(result):
     lines = render(result, "markdown").splitlines()
-    assert lines[1] == "| :--- | ---: | ---: | ---: | ---: |"
-    assert "MPI\\|IO_&" in lines[3]
+    assert lines[:2] == ["### bw", ""]
+    assert lines[3] == "| :--- | ---: | ---: | ---: | ---: |"
+    assert "MPI\\|IO_&" in lines[5]
     assert lines[-1] == "- 1 failed workpackage(s) left out"
 
 
@@ -118,8 +133,48 @@ def test_empty_table_renders_in_every_format():
         assert isinstance(render(empty, fmt), str)
 
 
-def test_pretty_keeps_one_line_per_row_when_narrow(result):
+def test_pretty_keeps_one_line_per_row_when_it_fits(result):
     result.rows[0][0] = "two\nlines"
-    lines = render(result, "pretty", width=40).splitlines()
+    lines = render(result, "pretty", width=100).splitlines()
     assert len(lines) == 1 + 1 + 1 + 2 + 1  # title, head, rule, rows, note
-    assert lines[3].lstrip().startswith("tw")
+    assert lines[3].lstrip().startswith("two lines")
+
+
+def test_pretty_too_wide_for_the_terminal_shows_a_block_per_row(result):
+    lines = render(result, "pretty", width=40).splitlines()
+    assert all(len(line) <= 40 for line in lines)
+    assert lines[:3] == ["bw", "-[ 1 ]" + "-" * 34, "api                    POSIX"]
+    assert "write [GiB/s]          1.2 ± 0.1" in lines
+    assert lines[7].startswith("-[ 2 ]") and lines[-1] == "1 failed workpackage(s) left out"
+
+
+def test_a_long_cell_wraps_within_its_block():
+    table = ResultTable("t", [Header("a", "a"), Header("cmd", "cmd")], [["x", "word " * 20]])
+    lines = render(table, "pretty", width=30).splitlines()
+    assert all(len(line) <= 30 for line in lines)
+    assert lines[3].startswith("cmd  word") and lines[4].startswith("     word")
+
+
+def test_width_comes_from_columns(result, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    assert render(result, "pretty").splitlines()[1].startswith("-[ 1 ]")
+    monkeypatch.setenv("COLUMNS", "200")
+    assert "-[ 1 ]" not in render(result, "pretty")
+
+
+@pytest.mark.parametrize(
+    ("values", "shown"),
+    [
+        ([136.83, 18.812], ["136.8", "18.8"]),  # four digits of the largest, two of the smallest
+        ([1234.5678, 5678.9], ["1235", "5679"]),
+        ([0.012345, 0.045], ["0.01235", "0.04500"]),
+        ([1234.5, 0.25], ["1234.50", "0.25"]),
+        ([2.5e13, 1.0], ["2.5e+13", "1"]),
+        ([3, 4], ["3", "4"]),  # whole numbers stay whole
+    ],
+)
+def test_undeclared_numbers_get_the_same_decimals_in_a_column(values, shown):
+    table = ResultTable("t", [Header("v", "v")], [[v] for v in values])
+    assert render(table, "aligned").splitlines()[2:] == [
+        s.rjust(max(map(len, shown))) for s in shown
+    ]

@@ -1,0 +1,101 @@
+"""The README as a reader follows it: every file it names exists, and its tour runs."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = (REPO / "README.md").read_text()
+
+needs_cc = pytest.mark.skipif(
+    shutil.which("make") is None or shutil.which("cc") is None,
+    reason="the tour runs jubex's kernels, which need make and a C compiler",
+)
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", README, re.MULTILINE | re.DOTALL)
+
+
+def _tour() -> list[str]:
+    """The commands of the tour's bash block, comments dropped."""
+    block = next(b for b in _blocks("bash") if "jubex init" in b)
+    return [re.sub(r"\s+#.*$", "", line).strip() for line in block.splitlines() if line.strip()]
+
+
+def named_paths() -> set[str]:
+    """Every repository path the README names: words with a slash, in text and code."""
+    words = re.findall(r"(?<![\w$~/.-])\.?[\w-]+/(?:[\w.-]+/?)*", README)
+    return {w for w in words if not w.startswith("runs/") and ("." in w or w.endswith("/"))}
+
+
+def test_the_readme_names_files_that_exist() -> None:
+    paths = named_paths()
+    assert {"examples/quickstart.yaml", "docs/format.md", ".ci/run", "examples/"} <= paths
+    missing = sorted(p for p in paths if not (REPO / p).exists())
+    assert missing == []
+
+
+def test_the_tour_definition_is_the_ior_starter_and_validates(tmp_path: Path) -> None:
+    (yaml_block,) = _blocks("yaml")
+    (tmp_path / "ior.yaml").write_text(yaml_block)
+    done = _jubex(tmp_path, "validate", "ior.yaml")
+    assert done.stdout.endswith("1 file(s) valid: 0 error(s), 0 warning(s)\n"), done.stdout
+    starter = (REPO / "jubex/data/templates/ior.yaml").read_text()
+    for line in ("name: ior", "  tasks: [1, 2]", "    do: build/jubex-bw -n $tasks $options"):
+        assert line in yaml_block and line in starter
+
+
+def _jubex(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "HOME": str(cwd),
+        "XDG_CONFIG_HOME": str(cwd / ".config"),
+        "XDG_STATE_HOME": str(cwd / ".state"),
+        "XDG_DATA_HOME": str(cwd / ".data"),
+        "XDG_CACHE_HOME": str(cwd / ".cache"),
+        "COLUMNS": "200",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "jubex", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+@needs_cc
+@pytest.mark.slow
+def test_the_tour_runs_on_this_machine(tmp_path: Path) -> None:
+    commands = _tour()
+    assert len(commands) >= 10 and all(c.startswith("jubex ") for c in commands)
+    for path in named_paths():
+        if (REPO / path).is_file() and path.startswith("tests/"):
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(REPO / path, tmp_path / path)
+    outputs = {}
+    for command in commands:
+        done = _jubex(tmp_path, *shlex.split(command)[1:])
+        allowed = (0, 1) if command.startswith("jubex compare") else (0,)  # 1: a real regression
+        assert done.returncode in allowed, f"{command}\n{done.stdout}\n{done.stderr}"
+        outputs[command] = done.stdout
+    assert "run runs/000001: 13 done" in outputs["jubex run ior.yaml"]  # the second run
+    assert outputs["jubex result -f markdown"].startswith("### bandwidth\n")
+    verdict = outputs["jubex compare 0 1 --outpath runs"].splitlines()[-1]
+    assert verdict.startswith(("PASSED: ", "FAILED: ")) and "8 compared" in verdict
+    assert "#SBATCH" in outputs["jubex run ior.yaml -t real -P slurm --dry-run"]
+    assert (tmp_path / "hello.yaml").is_file()
