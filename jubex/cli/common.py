@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from jubex.errors import UsageError
-from jubex.store.rundir import Run, open_run, resolve_run
+from jubex.store.rundir import Run, open_run, resolve_run, resolve_runs
 
 FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 #: the formats of commands that print a report rather than a table
@@ -107,6 +107,37 @@ def add_run_selector(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
     parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
+
+
+def add_runs_selector(parser: argparse.ArgumentParser, what: str = "") -> None:
+    """RUN... as result, plot, report and export take them: several runs are one set."""
+    parser.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run directories, ids, 'last', -N or 'all' (default: this directory's latest "
+        f"run){what}",
+    )
+    parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
+    parser.add_argument(
+        "-i",
+        "--id",
+        dest="run_id",
+        type=comma_list,
+        action="extend",
+        default=[],
+        metavar="ID[,ID...]",
+        help="run ids within the outpath, or 'all' (JUBE's -i)",
+    )
+    parser.add_argument(
+        "-n", "--num", type=int, metavar="N", help="the N latest runs of the outpath (JUBE's -n)"
+    )
+
+
+def selected_runs(args: argparse.Namespace) -> list[Run]:
+    """The runs RUN..., -i and -n name, each opened."""
+    specs = [*args.runs, *args.run_id]
+    return [open_run(path) for path in resolve_runs(specs, args.outpath, args.num)]
 
 
 def selected_run(args: argparse.Namespace) -> Run:

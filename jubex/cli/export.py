@@ -6,19 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jubex.cli.common import shown
+from jubex.cli.common import add_runs_selector, selected_runs, shown
 from jubex.store.bundle import export_runs
-from jubex.store.rundir import open_run, resolve_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN",
-        help="run directories, ids, 'last' or -N (default: the latest run)",
-    )
-    parser.add_argument("--outpath", help="where runs named by id live")
+    add_runs_selector(parser)
     parser.add_argument(
         "-o", "--output", required=True, help="the bundle to write (a .tar.gz file)"
     )
@@ -30,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = [open_run(resolve_run(spec, args.outpath)) for spec in args.runs or [None]]
+    runs = selected_runs(args)
     target = Path(args.output)
     counts = export_runs(runs, target, outputs=not args.no_outputs)
     left = counts["links_left_out"]

@@ -8,22 +8,16 @@ import sys
 from pathlib import Path
 
 from jubex.api import analyse_runs
-from jubex.cli.common import shown
+from jubex.cli.common import add_runs_selector, selected_runs, shown
 from jubex.definition.model import PLOT_ERRORS, PLOT_KINDS, PLOT_STATS, Plot
 from jubex.errors import UsageError
-from jubex.store.rundir import Run, open_run, resolve_run
+from jubex.store.rundir import Run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN",
-        help="run directories, ids, 'last' or -N (default: the latest run); several runs are "
-        "one result set (group by run or site to tell them apart)",
+    add_runs_selector(
+        parser, "; several runs are one result set (group by run or site to tell them apart)"
     )
-    parser.add_argument("--outpath", help="where runs live (default: where the latest run is)")
-    parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
     parser.add_argument("-x", metavar="PARAM", help="the parameter along the horizontal axis")
     parser.add_argument("-y", metavar="VALUE", help="the measured value drawn (its statistic)")
     parser.add_argument(
@@ -84,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = [open_run(resolve_run(spec, args.outpath)) for spec in args.runs or [args.run_id]]
+    runs = selected_runs(args)
     if not args.no_analyse:
         analyse_runs(runs)
     written = [_ad_hoc(runs, args)] if args.x or args.y else _declared(runs, args)

@@ -6,21 +6,12 @@ import argparse
 from pathlib import Path
 
 from jubex.api import analyse_runs
-from jubex.cli.common import shown
+from jubex.cli.common import add_runs_selector, selected_runs, shown
 from jubex.errors import UsageError
-from jubex.store.rundir import open_run, resolve_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN",
-        help="run directories, ids, 'last' or -N (default: the latest run); several runs are "
-        "one result set",
-    )
-    parser.add_argument("--outpath", help="where runs live (default: where the latest run is)")
-    parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
+    add_runs_selector(parser, "; several runs are one result set")
     parser.add_argument(
         "-o",
         "--output",
@@ -38,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     from jubex.results.report_html import write_report
 
-    runs = [open_run(resolve_run(spec, args.outpath)) for spec in args.runs or [args.run_id]]
+    runs = selected_runs(args)
     if not args.no_analyse:
         analyse_runs(runs)
     path = Path(args.output) if args.output else runs[-1].dir / "report.html"

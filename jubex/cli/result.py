@@ -5,20 +5,12 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import analyse_runs
-from jubex.cli.common import FORMATS, add_format, write_output
+from jubex.cli.common import FORMATS, add_format, add_runs_selector, selected_runs, write_output
 from jubex.results.deliver import report
-from jubex.store.rundir import open_run, resolve_run
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "runs",
-        nargs="*",
-        metavar="RUN",
-        help="run directories, ids, 'last' or -N (default: this directory's latest run)",
-    )
-    parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
-    parser.add_argument("-i", "--id", dest="run_id", help="run id within the outpath (JUBE's -i)")
+    add_runs_selector(parser, "; several runs are one table")
     parser.add_argument(
         "-T", "--table", action="append", default=[], help="only this table (repeatable)"
     )
@@ -40,8 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    specs = args.runs or [args.run_id]
-    runs = [open_run(resolve_run(spec, args.outpath)) for spec in specs]
+    runs = selected_runs(args)
     if not args.no_analyse:
         analyse_runs(runs)
     text = report(

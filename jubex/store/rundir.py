@@ -15,7 +15,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -232,6 +232,26 @@ def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
     raise UsageError(
         f"no run '{spec}' in '{base}'", hint=f"known: {', '.join(r.name for r in runs[-5:])}"
     )
+
+
+def resolve_runs(
+    specs: Sequence[str], outpath: str | None = None, last: int | None = None
+) -> list[Path]:
+    """Several runs as ``resolve_run`` finds each; ``all`` stands for every run of the
+    outpath and ``last`` (JUBE's ``-n N``) for its N latest, oldest first."""
+    if last is not None or "all" in specs:
+        base = Path(outpath) if outpath else outpath_here()
+        every = list_runs(base)
+        if not every:
+            raise UsageError(f"no runs found in '{base}'", hint="give --outpath")
+        if last is not None and last < 1:
+            raise UsageError(f"-n {last}: expected a number of runs of at least 1")
+        chosen = every[-last:] if last is not None else every
+        named = [resolve_run(s, outpath) for s in specs if s != "all"]
+        return list(dict.fromkeys([*named, *chosen]))
+    if not specs:
+        return [resolve_run(None, outpath)]
+    return [resolve_run(spec, outpath) for spec in specs]
 
 
 def outpath_here() -> Path:

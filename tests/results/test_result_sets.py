@@ -59,7 +59,7 @@ def table(text: str) -> list[dict[str, str]]:
 
 
 def test_rows_of_two_sites_carry_site_and_platform(study: Path) -> None:
-    out = jubex(study, "result", "alpha/000000", "beta/000000", "-t", "bysite", "-f", "csv")
+    out = jubex(study, "result", "alpha/000000", "beta/000000", "-T", "bysite", "-f", "csv")
     assert table(out.stdout) == [
         {"site": "Alpha", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "1.5"},
         {"site": "Alpha", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "2.5"},
@@ -69,7 +69,7 @@ def test_rows_of_two_sites_carry_site_and_platform(study: Path) -> None:
 
 
 def test_a_pivoted_table_puts_the_sites_side_by_side(study: Path) -> None:
-    out = jubex(study, "result", "alpha/000000", "beta/000000", "-t", "turned", "-f", "csv")
+    out = jubex(study, "result", "alpha/000000", "beta/000000", "-T", "turned", "-f", "csv")
     assert table(out.stdout) == [
         {"n": "1", "Alpha: bw_mean [MiB/s]": "1.5", "beta-local: bw_mean [MiB/s]": "1.5"},
         {"n": "2", "Alpha: bw_mean [MiB/s]": "2.5", "beta-local: bw_mean [MiB/s]": "2.5"},
@@ -82,7 +82,7 @@ def test_the_command_line_pivots_any_table_by_a_column(study: Path) -> None:
         "result",
         "alpha/000000",
         "beta/000000",
-        "-t",
+        "-T",
         "bysite",
         "--pivot",
         "site",
@@ -96,7 +96,7 @@ def test_the_command_line_pivots_any_table_by_a_column(study: Path) -> None:
         "beta-local: bw_n",
         "beta-local: bw_mean [MiB/s]",
     ]
-    wrong = jubex(study, "result", "alpha/000000", "-t", "bysite", "--pivot", "sit", check=False)
+    wrong = jubex(study, "result", "alpha/000000", "-T", "bysite", "--pivot", "sit", check=False)
     assert wrong.returncode == 2
     assert "cannot be pivoted by 'sit'" in wrong.stderr and "site" in wrong.stderr
     assert "Traceback" not in wrong.stderr
@@ -134,3 +134,20 @@ def test_a_pivot_key_outside_group_by_is_refused_by_validate(tmp_path: Path) -> 
     assert done.returncode == 1
     assert "pivots by 'n2', which is not one of its group_by keys" in done.stdout
     assert "b.yaml:" in done.stdout
+
+
+def test_all_and_the_latest_n_runs_of_an_outpath_are_one_set(study: Path) -> None:
+    (study / "many").mkdir()
+    for _ in range(3):
+        jubex(study, "run", "b.yaml", "-P", "alpha.yaml", "--outpath", "many", "-q", "--no-result")
+
+    def counts(*args: str) -> list[str]:
+        out = jubex(study, "result", "--outpath", "many", "-T", "bysite", "-f", "csv", *args)
+        return [row["bw_n"] for row in table(out.stdout)]
+
+    assert counts("-i", "all") == ["6", "6"]
+    assert counts("-n", "2") == ["4", "4"]
+    assert counts("-i", "0,2") == ["4", "4"]
+    assert counts() == ["2", "2"]
+    wrong = jubex(study, "result", "--outpath", "many", "-n", "0", check=False)
+    assert wrong.returncode == 2 and "expected a number of runs of at least 1" in wrong.stderr
