@@ -12,6 +12,8 @@ from jubex.definition.model import Benchmark
 from jubex.errors import DefinitionError, Loc
 
 Test = Callable[[frozenset[str]], bool]
+#: '(' and '!' a tag expression may nest: deeper would exhaust the parser's stack
+MAX_DEPTH = 100
 _TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_.\-]+)|(.))")
 
 
@@ -26,8 +28,9 @@ def _compile(expr: str, loc: Loc | None) -> Test:
     pos = 0
 
     def error(what: str) -> DefinitionError:
+        shown = expr if len(expr) <= 80 else expr[:80] + "..."
         return DefinitionError(
-            f"tag expression '{expr}': {what}",
+            f"tag expression '{shown}': {what}",
             loc,
             hint="write tags as a, !a, a+b (and), a|b (or), a^b (xor) with parentheses",
         )
@@ -35,19 +38,21 @@ def _compile(expr: str, loc: Loc | None) -> Test:
     def peek() -> str | None:
         return tokens[pos][1] if pos < len(tokens) else None
 
-    def atom() -> Test:
+    def atom(depth: int = 0) -> Test:
         nonlocal pos
         if pos >= len(tokens):
             raise error("ends too early")
+        if depth > MAX_DEPTH:
+            raise error(f"nests deeper than {MAX_DEPTH} levels of '(' and '!'")
         name, op = tokens[pos]
         pos += 1
         if name:
             return lambda t: name in t
         if op == "!":
-            inner = atom()
+            inner = atom(depth + 1)
             return lambda t: not inner(t)
         if op == "(":
-            inner = disjunction()
+            inner = disjunction(depth + 1)
             if peek() != ")":
                 raise error("a '(' is not closed")
             pos += 1
@@ -55,23 +60,25 @@ def _compile(expr: str, loc: Loc | None) -> Test:
         raise error(f"unexpected '{op}'")
 
     def binary(
-        sub: Callable[[], Test], ops: set[str], combine: Callable[[Test, Test], Test]
-    ) -> Callable[[], Test]:
-        def parse() -> Test:
+        sub: Callable[[int], Test], ops: set[str], combine: Callable[[list[Test]], Test]
+    ) -> Callable[[int], Test]:
+        """A chain of ``sub`` joined by ``ops``, combined at once: a long chain must not
+        become as many nested calls."""
+
+        def parse(depth: int) -> Test:
             nonlocal pos
-            left = sub()
+            parts = [sub(depth)]
             while peek() in ops:
                 pos += 1
-                right = sub()
-                left = combine(left, right)
-            return left
+                parts.append(sub(depth))
+            return parts[0] if len(parts) == 1 else combine(parts)
 
         return parse
 
-    conjunction = binary(atom, {"+", "&"}, lambda a, b: lambda t: a(t) and b(t))
-    exclusive = binary(conjunction, {"^"}, lambda a, b: lambda t: a(t) != b(t))
-    disjunction = binary(exclusive, {"|", ","}, lambda a, b: lambda t: a(t) or b(t))
-    result = disjunction()
+    conjunction = binary(atom, {"+", "&"}, lambda ps: lambda t: all(p(t) for p in ps))
+    exclusive = binary(conjunction, {"^"}, lambda ps: lambda t: sum(p(t) for p in ps) % 2 == 1)
+    disjunction = binary(exclusive, {"|", ","}, lambda ps: lambda t: any(p(t) for p in ps))
+    result = disjunction(0)
     if pos != len(tokens):
         raise error(f"unexpected '{tokens[pos][0] or tokens[pos][1]}'")
     return result

@@ -86,7 +86,7 @@ def _platform_overrides(
         p.name
         for s in benchmark.parametersets.values()
         for p in s.parameters.values()
-        if not p.tag or tag_matches(p.tag, tags)
+        if not p.tag or tag_matches(p.tag, tags, p.loc)
     }
     mine = {k: v for k, v in rest.items() if k in platform.parameters and k not in own}
     for name, values in mine.items():
