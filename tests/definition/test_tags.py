@@ -62,3 +62,17 @@ def test_a_bad_step_tag_is_one_error_at_the_step(
     shown = out.out + out.err
     assert shown.count("error: tag expression") == 1
     assert f"{path}:3:3: error: tag expression 'a+(': ends too early" in shown
+
+
+def test_a_bad_parameter_tag_is_one_error_at_the_parameter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "d.yaml"
+    path.write_text(
+        "name: t\nparameters:\n  p: {values: [1], tag: 'a+('}\nsteps:\n  s: {do: echo}\n"
+    )
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr()
+    shown = out.out + out.err
+    assert shown.count("error: tag expression") == 1
+    assert f"{path}:3:3: error: tag expression 'a+(': ends too early" in shown
