@@ -14,7 +14,9 @@ in a child forked from a process that has imported jubex once, so an input costs
 work and not Python's start-up. The child is killed when it passes ``--timeout`` seconds;
 its CPU time and peak resident memory (``ru_maxrss``, the whole process, imported modules
 included) come from ``wait4``, so nothing slows the code being measured. ``--jobs`` children
-run at once. Prints per target: inputs, valid, clean errors, timeouts, tracebacks (must be
+run at once; the targets take turns, input by input, and SIGTERM or SIGINT ends the campaign
+after the round it is in, with as many inputs done of each target and the ``--start`` of the
+rest. Prints per target: inputs, valid, clean errors, timeouts, tracebacks (must be
 0), inputs over the limits (2 s, 500 MB), slowest input and peak memory; progress goes to
 standard error. With ``--keep DIR`` inputs that raised, timed out or passed a limit are
 written there. Exit status 1 when an input raised, timed out or passed a limit.
@@ -136,6 +138,7 @@ class Running:
     path: Path
     report: int
     started: float
+    target: str
     killed: bool = False
 
 
@@ -193,7 +196,7 @@ def _start(target: str, number: int, slot: int, args: argparse.Namespace, tmp: P
         os.chdir(work)
         _child(target, path, writable)
     os.close(writable)
-    return Running(pid, slot, number, source, how, path, readable, time.monotonic())
+    return Running(pid, slot, number, source, how, path, readable, time.monotonic(), target)
 
 
 def _reap(running: dict[int, Running], timeout: float) -> tuple[Running, str, float, int, float]:
@@ -218,36 +221,54 @@ def _reap(running: dict[int, Running], timeout: float) -> tuple[Running, str, fl
     return child, outcome, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, wall
 
 
-def campaign(target: str, args: argparse.Namespace, tmp: Path) -> Tally:
-    """Run inputs ``args.start`` to ``args.start + args.count`` of ``target``."""
-    tally = Tally()
+def campaign(targets: list[str], args: argparse.Namespace, tmp: Path) -> dict[str, Tally]:
+    """Run inputs ``args.start`` to ``args.start + args.count`` of each target, taking the
+    targets in turn, so that a campaign stopped early (SIGTERM, SIGINT) has looked at as many
+    inputs of each: it finishes the round it is in, and says where to start again."""
+    tallies = {target: Tally() for target in targets}
+    stop: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda signum, frame: stop.append(signum))
     running: dict[int, Running] = {}
     free = list(range(args.jobs))
-    numbers = iter(range(args.start, args.start + args.count))
-    number = next(numbers, None)
-    while number is not None or running:
-        while number is not None and free:
+    order = iter(
+        enumerate(
+            (target, number)
+            for number in range(args.start, args.start + args.count)
+            for target in targets
+        )
+    )
+    step = next(order, None)
+    while step is not None or running:
+        while step is not None and free:
+            position, (target, number) = step
+            if stop and position % len(targets) == 0:
+                print(f"stopped: run the rest with --start {number}", file=sys.stderr, flush=True)
+                step = None
+                break
             child = _start(target, number, free.pop(), args, tmp)
             running[child.pid] = child
-            number = next(numbers, None)
+            step = next(order, None)
+        if not running:
+            break
         child, outcome, cpu, peak, wall = _reap(running, args.timeout)
         free.append(child.slot)
         which = f"#{child.number} {child.source.name}: {child.how}"
-        if tally.add(outcome, cpu, wall, peak, which):
+        if tallies[child.target].add(outcome, cpu, wall, peak, which):
             print(
-                f"<!-- {target} {which}: {outcome}, {cpu:.2f} s CPU, {wall:.2f} s wall, "
+                f"<!-- {child.target} {which}: {outcome}, {cpu:.2f} s CPU, {wall:.2f} s wall, "
                 f"{peak / 2**20:.0f} MiB -->",
                 file=sys.stderr,
                 flush=True,
             )
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
-                name = f"{target}-{child.number}{child.source.suffix}"
+                name = f"{child.target}-{child.number}{child.source.suffix}"
                 shutil.copyfile(child.path, args.keep / name)
-        done = sum(tally.counts.values())
-        if done % 500 == 0:
-            print(f"{target}: {done} of {args.count}", file=sys.stderr, flush=True)
-    return tally
+        done = sum(sum(t.counts.values()) for t in tallies.values())
+        if done % 1000 == 0:
+            print(f"{done:,} inputs of {args.count * len(targets):,}", file=sys.stderr, flush=True)
+    return tallies
 
 
 def main_() -> int:
@@ -269,23 +290,25 @@ def main_() -> int:
         "| over 500 MB | slowest (CPU) | longest (wall) | peak memory (RSS) |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
-    failures = 0
+    targets = args.targets or list(seeds)
     with TemporaryDirectory() as tmp:
-        for target in args.targets or list(seeds):
-            work = Path(tmp) / "warm-up"
-            work.mkdir(exist_ok=True)
+        work = Path(tmp) / "warm-up"
+        work.mkdir()
+        os.chdir(work)
+        for target in targets:
             shutil.copyfile(seeds[target][0], work / seeds[target][0].name)
-            os.chdir(work)
             with _quiet():
                 for command in _commands(target, work / seeds[target][0].name):
                     main(command)  # imports what the target needs once, before the forks
-            gc.collect()
-            gc.freeze()  # the children leave the parent's objects shared
-            tally = campaign(target, args, Path(tmp))
-            failures += sum((tally.counts["traceback"], tally.counts["timeout"], tally.slow))
-            failures += tally.large
-            print(tally.row(target), flush=True)
-            print(tally.which(target), file=sys.stderr, flush=True)
+        gc.collect()
+        gc.freeze()  # the children leave the parent's objects shared
+        tallies = campaign(targets, args, Path(tmp))
+    failures = 0
+    for target, tally in tallies.items():
+        failures += sum((tally.counts["traceback"], tally.counts["timeout"], tally.slow))
+        failures += tally.large
+        print(tally.row(target), flush=True)
+        print(tally.which(target), file=sys.stderr, flush=True)
     return 1 if failures else 0
 
 
