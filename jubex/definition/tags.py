@@ -14,7 +14,7 @@ from jubex.errors import DefinitionError, Loc
 Test = Callable[[frozenset[str]], bool]
 #: '(' and '!' a tag expression may nest: deeper would exhaust the parser's stack
 MAX_DEPTH = 100
-_TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_.\-]+)|(.))")
+_TOKEN = re.compile(r"([A-Za-z0-9_.\-]+)|(\S)")
 
 
 def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
@@ -24,7 +24,7 @@ def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
 
 @lru_cache(maxsize=1024)
 def _compile(expr: str, loc: Loc | None) -> Test:
-    tokens = [(m.group(1), m.group(2)) for m in _TOKEN.finditer(expr) if m.group(0).strip()]
+    tokens: list[tuple[str, str]] = _TOKEN.findall(expr)  # (name, ""), ("", operator)
     pos = 0
 
     def error(what: str) -> DefinitionError:
