@@ -24,8 +24,14 @@ def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
 
 @lru_cache(maxsize=1024)
 def _compile(expr: str, loc: Loc | None) -> Test:
-    tokens: list[tuple[str, str]] = _TOKEN.findall(expr)  # (name, ""), ("", operator)
-    pos = 0
+    # read token by token: a long expression wrong near its start costs nothing more
+    stream = _TOKEN.finditer(expr)
+    current: tuple[str, str] | None = None  # (name, ""), ("", operator), None at the end
+
+    def advance() -> None:
+        nonlocal current
+        found = next(stream, None)
+        current = (found.group(1) or "", found.group(2) or "") if found else None
 
     def error(what: str) -> DefinitionError:
         shown = expr if len(expr) <= 80 else expr[:80] + "..."
@@ -36,16 +42,15 @@ def _compile(expr: str, loc: Loc | None) -> Test:
         )
 
     def peek() -> str | None:
-        return tokens[pos][1] if pos < len(tokens) else None
+        return current[1] if current else None
 
     def atom(depth: int = 0) -> Test:
-        nonlocal pos
-        if pos >= len(tokens):
+        if current is None:
             raise error("ends too early")
         if depth > MAX_DEPTH:
             raise error(f"nests deeper than {MAX_DEPTH} levels of '(' and '!'")
-        name, op = tokens[pos]
-        pos += 1
+        name, op = current
+        advance()
         if name:
             return lambda t: name in t
         if op == "!":
@@ -55,7 +60,7 @@ def _compile(expr: str, loc: Loc | None) -> Test:
             inner = disjunction(depth + 1)
             if peek() != ")":
                 raise error("a '(' is not closed")
-            pos += 1
+            advance()
             return inner
         raise error(f"unexpected '{op}'")
 
@@ -66,10 +71,9 @@ def _compile(expr: str, loc: Loc | None) -> Test:
         become as many nested calls."""
 
         def parse(depth: int) -> Test:
-            nonlocal pos
             parts = [sub(depth)]
             while peek() in ops:
-                pos += 1
+                advance()
                 parts.append(sub(depth))
             return parts[0] if len(parts) == 1 else combine(parts)
 
@@ -78,9 +82,10 @@ def _compile(expr: str, loc: Loc | None) -> Test:
     conjunction = binary(atom, {"+", "&"}, lambda ps: lambda t: all(p(t) for p in ps))
     exclusive = binary(conjunction, {"^"}, lambda ps: lambda t: sum(p(t) for p in ps) % 2 == 1)
     disjunction = binary(exclusive, {"|", ","}, lambda ps: lambda t: any(p(t) for p in ps))
+    advance()
     result = disjunction(0)
-    if pos != len(tokens):
-        raise error(f"unexpected '{tokens[pos][0] or tokens[pos][1]}'")
+    if current is not None:
+        raise error(f"unexpected '{current[0] or current[1]}'")
     return result
 
 
