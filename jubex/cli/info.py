@@ -71,7 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE|RUN",
         help="a definition file, or a run (default: the latest run)",
     )
-    parser.add_argument("--all", action="store_true", help="list every point, not the first 10")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every point (of the first {WALK:,} combinations), not the first 10",
+    )
     parser.add_argument("-f", "--format", choices=("pretty", "csv", "json"), default="pretty")
     parser.add_argument(
         "-P",
