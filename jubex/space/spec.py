@@ -14,7 +14,8 @@ from pathlib import Path
 
 from jubex.definition.model import Benchmark
 from jubex.definition.tags import apply_tags, tag_matches
-from jubex.errors import UsageError
+from jubex.errors import DefinitionError, UsageError
+from jubex.language.confine import too_long
 from jubex.platform.model import Platform
 from jubex.space.check import check_cycle_updates
 from jubex.space.plan import check_overrides
@@ -57,6 +58,7 @@ def resolve_spec(
     definition = Path(benchmark.file).resolve() if benchmark.file else None
     home = definition.parent if definition else Path.cwd()
     out = Path(outpath) if outpath is not None else home / benchmark.outpath
+    _check_length(out.absolute(), given=outpath is not None, benchmark=benchmark)
     return RunSpec(
         benchmark=dataclasses.replace(benchmark, file=str(definition or "")),
         platform=platform,
@@ -67,6 +69,17 @@ def resolve_spec(
         overrides={k: tuple(v) for k, v in rest.items()},
         include_path=tuple(str(Path(p).resolve()) for p in include_path),
     )
+
+
+def _check_length(out: Path, *, given: bool, benchmark: Benchmark) -> None:
+    """Refuse an outpath the system cannot take before anything resolves it, part by part."""
+    reason = too_long(out)
+    if reason is None:
+        return
+    message = f"the outpath {str(out)[:60]}... {reason}"
+    if given:
+        raise UsageError(message, hint="give a shorter --outpath")
+    raise DefinitionError(message, benchmark.loc, "give a shorter outpath")
 
 
 def _platform_overrides(

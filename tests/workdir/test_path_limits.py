@@ -77,3 +77,16 @@ def test_a_path_within_the_limits_still_runs(tmp_path: Path) -> None:
     )
     assert main(["run", str(path), "--outpath", str(tmp_path / "runs"), "-q"]) == 0
     assert (tmp_path / deep / "copy.txt").read_text() == "in\n"
+
+
+def test_an_outpath_longer_than_the_system_takes_is_refused_before_it_is_resolved(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "d.yaml"
+    path.write_text(f"name: t\noutpath: {DEEP}runs\nsteps:\n  s: {{do: 'true'}}\n")
+    started = time.process_time()
+    assert main(["run", "--dry-run", str(path)]) == 1
+    assert time.process_time() - started < 2  # 6 s of CPU when it was resolved part by part
+    assert f"{path}:1:1: error: the outpath " in capsys.readouterr().err
+    assert main(["run", "--dry-run", str(path), "--outpath", "x/" * 3000]) == 2
+    assert "the outpath" in capsys.readouterr().err
