@@ -72,8 +72,10 @@ def validate(
             continue
         problems += later_checks(benchmark)
         if benchmark.dialect == "jubex" and all(isinstance(p, DefinitionWarning) for p in found):
-            problems += check_spaces(benchmark, tags)
-            problems += _work_problems(benchmark, tags, max_workpackages)
+            spaces = check_spaces(benchmark, tags)
+            problems += spaces
+            if all(isinstance(p, DefinitionWarning) for p in spaces):  # else counted in vain
+                problems += _work_problems(benchmark, tags, max_workpackages)
             problems += _with_platform(benchmark, tags)
     return problems
 

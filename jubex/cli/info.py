@@ -10,6 +10,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
@@ -24,8 +25,46 @@ from jubex.store.jobs import job_records
 from jubex.store.rundir import Run, open_run, resolve_run
 
 SHOWN = 10
-#: a space with constraints is listed for its exact count up to this many points
+#: the most combinations info walks: a constrained space for its count, any for --all
 WALK = 100_000
+#: about how long info may walk them; a slow constraint makes it walk fewer
+SECONDS = 1.0
+#: up to this many workpackages, a constrained space's steps are planned for exact counts
+PLANNED = 10_000
+
+
+@dataclass
+class Walked:
+    """What a bounded walk of a space found: the rows to show, the points among the
+    combinations tried, and how many combinations that was."""
+
+    rows: list[list[str]]
+    found: int
+    tried: int
+
+
+def walk(space: Space, names: Sequence[str], every: bool) -> Walked:
+    """The points among the first combinations, 1,000 then ten times more each round up to
+    :data:`WALK`, as long as the round before says the next ends within :data:`SECONDS` of
+    CPU time (wall time would make the answer depend on the load of the machine).
+
+    Rows are every point found when ``every``, else the first :data:`SHOWN`. An
+    unconstrained space is not walked for its count (it is its size)."""
+    bound = space.upper_bound()
+    if not space.constrained and not every:
+        points = space.points(SHOWN)
+        return Walked([[str(p[n]) for n in names] for p in points], bound, bound)
+    deadline = time.process_time() + SECONDS
+    tried, done = 1_000, Walked([], 0, 0)
+    while True:
+        started = time.process_time()
+        points = space.points(None if tried >= bound else tried)  # None: an empty space is an error
+        rows = [[str(p[n]) for n in names] for p in (points if every else islice(points, SHOWN))]
+        done = Walked(rows, len(rows) + sum(1 for _ in points), min(tried, bound))
+        spent = time.process_time() - started
+        if done.tried == bound or tried >= WALK or started + spent * 11 > deadline:
+            return done
+        tried = min(tried * 10, WALK)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +74,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE|RUN",
         help="a definition file, or a run (default: the latest run)",
     )
-    parser.add_argument("--all", action="store_true", help="list every point, not the first 10")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"list every point (of the first {WALK:,} combinations), not the first 10",
+    )
     add_format(parser, ("pretty", "csv", "json"), "pretty")
     parser.add_argument(
         "--parametrisation",
@@ -60,7 +103,8 @@ def handle(args: argparse.Namespace) -> int:
 
 def _definition_info(args: argparse.Namespace) -> int:
     """The space and each step's workpackages, counted without listing them: any size
-    answers at once (a constrained space is listed for its exact count up to WALK)."""
+    answers in about a second (a constrained space is walked for its exact count up to
+    WALK combinations, and so is any for --all)."""
     spec = resolve(
         args.target, tags=args.tag, overrides=overrides(args), include_path=args.include_path
     )
@@ -74,14 +118,15 @@ def _definition_info(args: argparse.Namespace) -> int:
     )
     names = list(space.names)
     bound = space.upper_bound()
-    points = space.points(None if args.all or not space.constrained else WALK)
-    rows = [[str(p[n]) for n in names] for p in (points if args.all else islice(points, SHOWN))]
-    exact = args.all or not space.constrained or bound <= WALK
-    total = len(rows) + sum(1 for _ in points) if space.constrained and exact else bound
+    walked = walk(space, names, args.all)
+    rows = walked.rows
+    complete = walked.tried == bound  # every combination was looked at
+    exact = complete or not space.constrained
+    total = walked.found if complete else bound
     work = count_work(benchmark, overrides=spec.overrides, tags=spec.tags)
     steps_bound = not all(s.exact for s in work)
     per_step = {s.step: s.points * s.per_point for s in work}  # a shared operation is none
-    if steps_bound and sum(per_step.values()) <= WALK:
+    if steps_bound and sum(per_step.values()) <= PLANNED:
         listed = plan(benchmark, overrides=spec.overrides, tags=spec.tags)
         per_step = dict(Counter(wp.step for wp in listed if wp.kind != SHARED))
         steps_bound = False
@@ -96,6 +141,7 @@ def _definition_info(args: argparse.Namespace) -> int:
                 "name": benchmark.name,
                 "points": _json_count(total),
                 "points_exact": exact,
+                "rows_complete": complete and len(rows) == walked.found,
                 "varying": list(space.varying),
                 "workpackages": {k: _json_count(v) for k, v in per_step.items()},
                 "over_limit": over,
@@ -115,9 +161,12 @@ def _definition_info(args: argparse.Namespace) -> int:
             "(--max-workpackages N or max_workpackages: N raises the limit)"
         )
     _print_table(names, rows)
-    if not exact:
-        print(f"(points listed from the first {WALK:,} combinations; --all lists every point)")
-    if not args.all and exact and total > len(rows):
+    if not complete and (args.all or not exact):
+        print(
+            f"(points listed from the first {walked.tried:,} of {count_text(bound)} "
+            f"combinations: info looks at no more than {WALK:,}, for about {SECONDS:.0f} s)"
+        )
+    elif not args.all and total > len(rows):
         print(f"... {count_text(total - len(rows))} more (--all lists them)")
     return 0
 

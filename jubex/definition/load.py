@@ -181,7 +181,11 @@ class _Reader:
         """The file's tree with includes merged and sets initialised; None if it has errors."""
         before = len(self.errors)
         self.errors += source.errors
-        self.errors += check_tree(source.tree, fragment=fragment)
+        # a value the reader refused (an unknown tag) was read as nothing: said once
+        refused = {e.loc for e in source.errors}
+        self.errors += [
+            e for e in check_tree(source.tree, fragment=fragment) if e.loc not in refused
+        ]
         if len(self.errors) > before:
             return None  # includes and sets of a malformed tree cannot be trusted
         stack = (*stack, source.path.resolve())

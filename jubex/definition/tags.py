@@ -12,7 +12,9 @@ from jubex.definition.model import Benchmark
 from jubex.errors import DefinitionError, Loc
 
 Test = Callable[[frozenset[str]], bool]
-_TOKEN = re.compile(r"\s*(?:([A-Za-z0-9_.\-]+)|(.))")
+#: '(' and '!' a tag expression may nest: deeper would exhaust the parser's stack
+MAX_DEPTH = 100
+_TOKEN = re.compile(r"([A-Za-z0-9_.\-]+)|(\S)")
 
 
 def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
@@ -22,58 +24,68 @@ def tag_matches(expr: str, tags: Iterable[str], loc: Loc | None = None) -> bool:
 
 @lru_cache(maxsize=1024)
 def _compile(expr: str, loc: Loc | None) -> Test:
-    tokens = [(m.group(1), m.group(2)) for m in _TOKEN.finditer(expr) if m.group(0).strip()]
-    pos = 0
+    # read token by token: a long expression wrong near its start costs nothing more
+    stream = _TOKEN.finditer(expr)
+    current: tuple[str, str] | None = None  # (name, ""), ("", operator), None at the end
+
+    def advance() -> None:
+        nonlocal current
+        found = next(stream, None)
+        current = (found.group(1) or "", found.group(2) or "") if found else None
 
     def error(what: str) -> DefinitionError:
+        shown = expr if len(expr) <= 80 else expr[:80] + "..."
         return DefinitionError(
-            f"tag expression '{expr}': {what}",
+            f"tag expression '{shown}': {what}",
             loc,
             hint="write tags as a, !a, a+b (and), a|b (or), a^b (xor) with parentheses",
         )
 
     def peek() -> str | None:
-        return tokens[pos][1] if pos < len(tokens) else None
+        return current[1] if current else None
 
-    def atom() -> Test:
-        nonlocal pos
-        if pos >= len(tokens):
+    def atom(depth: int = 0) -> Test:
+        if current is None:
             raise error("ends too early")
-        name, op = tokens[pos]
-        pos += 1
+        if depth > MAX_DEPTH:
+            raise error(f"nests deeper than {MAX_DEPTH} levels of '(' and '!'")
+        name, op = current
+        advance()
         if name:
             return lambda t: name in t
         if op == "!":
-            inner = atom()
+            inner = atom(depth + 1)
             return lambda t: not inner(t)
         if op == "(":
-            inner = disjunction()
+            inner = disjunction(depth + 1)
             if peek() != ")":
                 raise error("a '(' is not closed")
-            pos += 1
+            advance()
             return inner
         raise error(f"unexpected '{op}'")
 
     def binary(
-        sub: Callable[[], Test], ops: set[str], combine: Callable[[Test, Test], Test]
-    ) -> Callable[[], Test]:
-        def parse() -> Test:
-            nonlocal pos
-            left = sub()
+        sub: Callable[[int], Test], ops: set[str], combine: Callable[[list[Test]], Test]
+    ) -> Callable[[int], Test]:
+        """A chain of ``sub`` joined by ``ops``, combined at once: a long chain must not
+        become as many nested calls."""
+
+        def parse(depth: int) -> Test:
+            parts = [sub(depth)]
             while peek() in ops:
-                pos += 1
-                right = sub()
-                left = combine(left, right)
-            return left
+                advance()
+                parts.append(sub(depth))
+            return parts[0] if len(parts) == 1 else combine(parts)
 
         return parse
 
-    conjunction = binary(atom, {"+", "&"}, lambda a, b: lambda t: a(t) and b(t))
-    exclusive = binary(conjunction, {"^"}, lambda a, b: lambda t: a(t) != b(t))
-    disjunction = binary(exclusive, {"|", ","}, lambda a, b: lambda t: a(t) or b(t))
-    result = disjunction()
-    if pos != len(tokens):
-        raise error(f"unexpected '{tokens[pos][0] or tokens[pos][1]}'")
+    conjunction = binary(atom, {"+", "&"}, lambda ps: lambda t: all(p(t) for p in ps))
+    exclusive = binary(conjunction, {"^"}, lambda ps: lambda t: sum(p(t) for p in ps) % 2 == 1)
+    disjunction = binary(exclusive, {"|", ","}, lambda ps: lambda t: any(p(t) for p in ps))
+    advance()
+    result = disjunction(0)
+    if current is not None:
+        raise error(f"unexpected '{current[0] or current[1]}'")
     return result
 
 

@@ -51,13 +51,9 @@ def _compile(text: str) -> jinja2.Template:
 def render(platform: Platform, key: str, text: str, context: Mapping[str, object]) -> str:
     """Render one of the platform's texts, naming the platform file and line on error."""
     where = platform.where(key)
+    template = _compiled(platform, key, text)
     try:
-        return _compile(text).render(context)
-    except jinja2.TemplateSyntaxError as exc:
-        raise DefinitionError(
-            f"{key} of platform '{platform.name}' is not a valid Jinja2 template: {exc.message}",
-            _line_in(where, exc.lineno),
-        ) from None
+        return template.render(context)
     except jinja2.UndefinedError as exc:
         known = ", ".join(sorted(k for k in context if not k.startswith("_")))
         raise DefinitionError(
@@ -75,8 +71,13 @@ def render(platform: Platform, key: str, text: str, context: Mapping[str, object
 
 def check(platform: Platform, key: str, text: str) -> None:
     """Compile a text now, so that a syntax error shows when the platform is loaded."""
+    _compiled(platform, key, text)
+
+
+def _compiled(platform: Platform, key: str, text: str) -> jinja2.Template:
+    """The compiled text, or an error naming the platform file and line."""
     try:
-        _compile(text)
+        return _compile(text)
     except jinja2.TemplateSyntaxError as exc:
         raise DefinitionError(
             f"{key} of platform '{platform.name}' is not a valid Jinja2 template: {exc.message}",
@@ -84,6 +85,12 @@ def check(platform: Platform, key: str, text: str) -> None:
         ) from None
     except (RecursionError, SyntaxError):  # SyntaxError: Python's nesting limits
         raise _too_deep(platform, key, platform.where(key)) from None
+    except ValueError:  # Jinja2 reads an integer literal with int(), limited to 4,300 digits
+        raise DefinitionError(
+            f"{key} of platform '{platform.name}' holds a number of more than 4,300 digits",
+            platform.where(key),
+            "write a shorter number",
+        ) from None
 
 
 def _too_deep(platform: Platform, key: str, where: Loc | None) -> DefinitionError:

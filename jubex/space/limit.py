@@ -86,7 +86,7 @@ def count_work(
     per_key: dict[str, int] = {}
     found: list[StepWork] = []
     for step in step_order(benchmark):
-        if step.tag and not tag_matches(step.tag, tags):
+        if step.tag and not tag_matches(step.tag, tags, step.loc):
             continue
         if any(p not in per_key for p in step.depend):
             continue

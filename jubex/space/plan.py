@@ -203,7 +203,7 @@ def plan(
     has_children = {p for s in benchmark.steps.values() for p in s.depend}
     next_id = 0
     for step in step_order(benchmark):
-        if step.tag and not tag_matches(step.tag, tags):
+        if step.tag and not tag_matches(step.tag, tags, step.loc):
             continue
         points = step_points(benchmark, step, overrides=overrides, tags=tags, constants=constants)
         space = step_space(benchmark, step, overrides=overrides, tags=tags, constants=constants)

@@ -15,7 +15,8 @@ from pathlib import Path
 from jubex.definition.model import Benchmark
 from jubex.definition.shell_names import check_shell_names
 from jubex.definition.tags import apply_tags, tag_matches
-from jubex.errors import DefinitionWarning, ErrorList, UsageError
+from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, UsageError
+from jubex.language.confine import too_long
 from jubex.platform.model import Platform
 from jubex.space.check import check_cycle_updates
 from jubex.space.plan import check_overrides
@@ -59,6 +60,7 @@ def resolve_spec(
     definition = Path(benchmark.file).resolve() if benchmark.file else None
     home = definition.parent if definition else Path.cwd()
     out = Path(outpath) if outpath is not None else home / benchmark.outpath
+    _check_length(out.absolute(), given=outpath is not None, benchmark=benchmark)
     return RunSpec(
         benchmark=dataclasses.replace(benchmark, file=str(definition or "")),
         platform=platform,
@@ -83,6 +85,17 @@ def _check_shell_names(benchmark: Benchmark, platform: Platform) -> None:
         raise errors[0] if len(errors) == 1 else ErrorList(errors)
 
 
+def _check_length(out: Path, *, given: bool, benchmark: Benchmark) -> None:
+    """Refuse an outpath the system cannot take before anything resolves it, part by part."""
+    reason = too_long(out)
+    if reason is None:
+        return
+    message = f"the outpath {str(out)[:60]}... {reason}"
+    if given:
+        raise UsageError(message, hint="give a shorter --outpath")
+    raise DefinitionError(message, benchmark.loc, "give a shorter outpath")
+
+
 def _platform_overrides(
     platform: Platform,
     overrides: Mapping[str, Sequence[str]] | None,
@@ -100,7 +113,7 @@ def _platform_overrides(
         p.name
         for s in benchmark.parametersets.values()
         for p in s.parameters.values()
-        if not p.tag or tag_matches(p.tag, tags)
+        if not p.tag or tag_matches(p.tag, tags, p.loc)
     }
     mine = {k: v for k, v in rest.items() if k in platform.parameters and k not in own}
     for name, values in mine.items():

@@ -17,7 +17,7 @@ from pathlib import Path
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.definition.order import set_names
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, warn
-from jubex.language.confine import escapes
+from jubex.language.confine import escapes, too_long
 from jubex.language.template import Template, template
 from jubex.space.conditions import Condition, condition
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
@@ -122,7 +122,9 @@ class StepPreparer:
         workdir = wp_dir / "work"
         if self.work_dir is not None:
             # as JUBE: relative to the definition's directory
-            workdir = (self.home / self.work_dir.render(env)).resolve()
+            workdir = self.home / self.work_dir.render(env)
+            _fits(workdir, "work_dir", self.step.loc)
+            workdir = workdir.resolve()
         if self.shared and shared_dir is not None:
             workdir = shared_dir
         admin = admin_dir(wp_dir)
@@ -205,6 +207,7 @@ class StepPreparer:
             if not active.holds(env):
                 continue
             where = workdir / template(do.work_dir, do.loc).render(env) if do.work_dir else workdir
+            _fits(where, "work_dir of a command", do.loc)
             marker = partial(_marker, where=where, env=env, loc=do.loc)
             found.append(
                 Command(
@@ -233,6 +236,8 @@ class StepPreparer:
                 _output(name, default, workdir, env, op.loc)
                 for name, default in ((op.stdout, "stdout"), (op.stderr, "stderr"))
             )
+            for path, what in ((where, "work_dir"), (out, "stdout"), (err, "stderr")):
+                _fits(path, what, op.loc)
             writer.run_prepare(source, where, out, err, op)
             return
         base = workdir if op.rel_path_ref in ("internal", "workdir") else self.home
@@ -241,6 +246,7 @@ class StepPreparer:
         if source_dir:
             base = base / template(source_dir, op.loc).render(env)
         pattern = source if os.path.isabs(source) else str(base / source)
+        _fits(pattern, f"{op.kind} source", op.loc)
         matches = sorted(glob.glob(pattern)) or ([pattern] if op.kind == "link" else [])
         if not matches:
             writer.missing(DefinitionError(f"{op.kind}: no file matches '{pattern}'", op.loc))
@@ -260,6 +266,7 @@ class StepPreparer:
         writer.make_dirs(target_dir, within=confines[0])
         for match, name, within in zip(matches, names, confines, strict=True):
             target = target_dir / name
+            _fits(target, f"{op.kind} target", op.loc)
             if op.kind == "link":
                 writer.symlink(Path(match).resolve(), target, within=within)
             else:
@@ -275,6 +282,8 @@ class StepPreparer:
         for iofile in subset.iofiles:
             source = workdir / template(iofile.source, iofile.loc).render(env)
             name = template(iofile.target, iofile.loc).render(env)
+            _fits(source, "substitution source", iofile.loc)
+            _fits(workdir / name, "substitution target", iofile.loc)
             within = self._confine(name, workdir, iofile.loc, "substitution", iofile.outside)
             try:
                 writer.substitute(source, workdir / name, replace, iofile.out_mode, within=within)
@@ -314,6 +323,18 @@ def _updated_per_cycle(benchmark: Benchmark, step: Step) -> bool:
         for name in set_names(benchmark, step)
         for p in benchmark.parametersets[name].parameters.values()
     )
+
+
+def _fits(path: str | Path, what: str, loc: Loc | None) -> None:
+    """Refuse a path the system cannot take: one of 100,000 parts would be resolved part by
+    part for minutes, only to fail with ENAMETOOLONG."""
+    reason = too_long(path)
+    if reason is not None:
+        raise DefinitionError(
+            f"the {what} {str(path)[:60]}... {reason}",
+            loc,
+            "a path this long cannot be made or opened; a parameter may have made it",
+        )
 
 
 def _marker(

@@ -159,3 +159,18 @@ def test_validate_files_lists_every_problem_of_every_file(write: Write) -> None:
 def test_validate_files_reports_an_unreadable_file(tmp_path: Path) -> None:
     (problem,) = validate([tmp_path / "missing.yaml"])
     assert "cannot read" in str(problem) and "missing.yaml" in str(problem)
+
+
+def test_a_value_with_an_unknown_yaml_tag_is_one_error(write: Write) -> None:
+    path = write(
+        "m.yaml",
+        "name: m\nparameters:\n  p: !foo [1, 2]\n  q: {values: !bar [1]}\n  r: [1, !baz x]\n"
+        "steps:\n  s: {do: !cmd echo}\n",
+    )
+    problems = validate([path])
+    assert [(p.loc.line, p.loc.column, p.message) for p in problems if p.loc] == [
+        (3, 6, "unknown YAML tag '!foo'"),
+        (4, 15, "unknown YAML tag '!bar'"),
+        (5, 10, "unknown YAML tag '!baz'"),
+        (7, 11, "unknown YAML tag '!cmd'"),
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jubex.language.confine import control_character, escapes, inside, is_shell_name
+from jubex.language.confine import control_character, escapes, inside, is_shell_name, too_long
 
 PARTS = st.lists(st.sampled_from(["a", "b", "..", ".", "", "c.d", "..x"]), min_size=1, max_size=8)
 
@@ -58,3 +58,13 @@ def test_inside_follows_symbolic_links(tmp_path: Path) -> None:
     assert not inside(work / "out" / "file", work)
     assert not inside(work / "out", work)
     assert not inside(tmp_path / "workshop", work)
+
+
+def test_too_long_asks_the_system_for_its_limits() -> None:
+    path_max = os.pathconf("/", "PC_PATH_MAX")
+    name_max = os.pathconf("/", "PC_NAME_MAX")
+    assert too_long("a/" * ((path_max - 2) // 2)) is None
+    assert "PATH_MAX" in (too_long("a" * path_max) or "")
+    assert too_long("/tmp/" + "n" * name_max) is None
+    assert "NAME_MAX" in (too_long("/tmp/" + "n" * (name_max + 1)) or "")
+    assert "NAME_MAX" in (too_long("é" * (name_max // 2 + 1)) or "")  # bytes, not characters

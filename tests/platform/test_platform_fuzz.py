@@ -39,6 +39,17 @@ def test_a_template_nested_past_the_stack_is_refused(tmp_path: Path, body: str) 
     assert "Traceback" not in done.stderr
 
 
+def test_a_template_holding_a_number_too_long_to_read_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "long.yaml"
+    path.write_text("name: long\nextends: slurm\ntemplate: |\n  {{ " + "9" * 5000 + " }}\n")
+    with pytest.raises(JubexError) as raised:
+        load_platform(str(path))
+    assert "template of platform 'long' holds a number of more than 4,300 digits" in str(
+        raised.value
+    )
+    assert raised.value.loc is not None and raised.value.loc.line == 4
+
+
 @st.composite
 def mutated(draw: st.DrawFn) -> bytes:
     data = bytearray(draw(st.sampled_from(SHIPPED)).read_bytes())
