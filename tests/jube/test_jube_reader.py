@@ -336,3 +336,28 @@ def test_a_computed_number_jube_cannot_compute_shows_nan(
     assert main(["result", str(runs / "000000"), "-t", "t", "-f", "csv"]) == 0
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln and ln[0] != "#"]
     assert lines == ["v,gone,py,sh,text,given", "3,,nan,nan,,7"]
+
+
+def test_a_yaml_attribute_given_as_a_list_is_what_jubes_yaml_makes_of_it() -> None:
+    # JUBE 2.7.1's YAML converter: an element with children of its own sets the attribute
+    # once per item (the last stays, an empty list sets none); any other element gets the
+    # list's Python text.
+    from jubex.definition.jube.yaml_reader import read_yaml
+
+    text = """name: b
+outpath: [first, runs]
+parameterset:
+  name: p
+  parameter: {name: n, separator: [";", ","], _: "1;2"}
+step:
+  name: c
+  depend: [a, x]
+  tag: []
+  do: echo
+"""
+    benchmark = read_yaml(text, "b.yaml").children[0]
+    assert benchmark.attrs["outpath"] == "runs"
+    parameter = benchmark.children[0].children[0]
+    assert parameter.attrs["separator"] == "[';', ',']"
+    step = benchmark.children[1]
+    assert step.attrs == {"name": "c", "depend": "x"}
