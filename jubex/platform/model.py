@@ -59,6 +59,8 @@ class Platform:
     hardware: dict[str, object] = field(default_factory=dict)
     scheduler_options: dict[str, object] = field(default_factory=dict)
     template: str = ""
+    #: whether JUBE files' python snippets may run as real Python on this platform
+    python: bool = True
     extends: str | None = None
     file: str = ""
     loc: Loc | None = None
