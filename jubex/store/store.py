@@ -425,10 +425,9 @@ _PLAIN = frozenset({float, int, str, type(None)})
 
 
 def _sql_value(value: object) -> object:
-    """SQLite keeps ints, floats and text; a bool keeps its word (``True``), not 1, and a
-    NaN its word (``nan``, as JUBE shows it), where SQLite would keep nothing (NULL)."""
+    """SQLite keeps ints, floats and text; a bool keeps its word (``True``), not 1."""
     if type(value) in _PLAIN:  # the common case, first (hundreds of thousands per analysis)
-        return value if value == value else "nan"
+        return value
     if isinstance(value, bool):
         return str(value)
     if value is None or isinstance(value, (int, float, str)):

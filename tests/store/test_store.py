@@ -79,9 +79,3 @@ def test_a_store_from_a_newer_jubex_is_refused(tmp_path: Path) -> None:
 def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(JubexError, match="no run store"):
         Store(tmp_path / "none.sqlite")
-
-
-def test_a_nan_is_kept_as_its_word_where_sqlite_would_keep_nothing(tmp_path: Path) -> None:
-    store = make(tmp_path)
-    store.store_analysis([(1, True, "", "sig", [Measurement("x", float("nan"), "")])])
-    assert store.measurements()[1] == [Measurement("x", "nan", "")]
