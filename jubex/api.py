@@ -23,6 +23,7 @@ from jubex.store.rundir import Run, open_run, resolve_run
 if TYPE_CHECKING:
     from jubex.definition.model import Benchmark
     from jubex.engine.driver import Options
+    from jubex.platform.model import Platform
     from jubex.space.spec import RunSpec
     from jubex.workdir.render import Rendered
 
@@ -163,16 +164,34 @@ def resolve(
     outpath: str | Path | None = None,
 ) -> RunSpec:
     """The one way from a definition file (and the command line's choices) to a run."""
+    from jubex.language import python
     from jubex.platform.load import load_platform
     from jubex.space.spec import resolve_spec
 
     tags = tuple(tags)
     paths = [Path(p) for p in include_path]
+    # A JUBE file's platform is the given one (else local): known before reading, so that
+    # its python: false refuses the snippets reading works out.
+    first = load_platform(platform) if platform else _local_platform()
+    python.refuse_for_platform(None if first is None or first.python else first.name)
     benchmark = load(definition, tags=tags, include_path=paths)
-    chosen = load_platform(platform or benchmark.platform)
+    chosen = first if first and (platform or not benchmark.platform) else None
+    chosen = chosen or load_platform(platform or benchmark.platform)
+    python.refuse_for_platform(None if chosen.python else chosen.name)
     return resolve_spec(
         benchmark, chosen, tags=tags, overrides=overrides, include_path=paths, outpath=outpath
     )
+
+
+def _local_platform() -> Platform | None:
+    """The platform of a definition that names none, if it loads (else it is not needed
+    before the definition names its own)."""
+    from jubex.platform.load import load_platform
+
+    try:
+        return load_platform(None)
+    except JubexError:
+        return None
 
 
 def run(

@@ -20,7 +20,7 @@ from .endtoend import EndToEnd, round_trip, run_example
 from .env import Namespace
 from .jube import Jube
 from .jubex import Jubex
-from .plans import compare
+from .plans import compare, without_ids
 
 EXAMPLES = "JUBE/examples"
 
@@ -37,6 +37,8 @@ class Outcome:
     dry_run: str = ""  # "ok", or the dry run's first error line
     steps: dict[str, tuple[int, int]] = dataclasses.field(default_factory=dict)
     differences: list[str] = dataclasses.field(default_factory=list)
+    # the values compared without their ids (agreeing only so: which point got which id)
+    ids_ignored: list[str] = dataclasses.field(default_factory=list)
     end_to_end: EndToEnd = dataclasses.field(default_factory=EndToEnd)
 
     @property
@@ -74,6 +76,12 @@ def check(case: Case, sources: Path, jube: Jube, jubex: Jubex, end_to_end: bool)
     outcome.dry_run = "ok"
     outcome.steps, outcome.differences = compare(theirs.plan, ours.plan)
     if outcome.differences:
+        names = jubex.id_names(case, sources)
+        _, differences = compare(without_ids(theirs.plan, names), without_ids(ours.plan, names))
+        if not differences:
+            outcome.differences = []
+            outcome.ids_ignored = sorted(n for n in names if not n.startswith("jube_"))
+    if outcome.differences:
         outcome.status = "differs"
     if end_to_end:
         outcome.end_to_end.convert = round_trip(case, sources, jubex)
@@ -88,6 +96,8 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
         detail = o.jube_error or o.jubex_error or (o.differences[0] if o.differences else "")
         valid = "" if o.status == "jube-refuses" else ("ok" if o.validate == "valid" else "ERR")
         lines.append(f"{o.status:<14} {valid:<9} {steps[:44]:<44} {o.case.name}")
+        if o.ids_ignored:
+            lines.append(f"{'':<25}-> alike but for ids in {', '.join(o.ids_ignored)}")
         if detail and o.status != "agrees":
             lines.append(f"{'':<25}-> {detail[:160]}")
         if not o.validate_agrees and o.status != "jube-refuses":
@@ -107,7 +117,8 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
     lines.append(
         f"{len(outcomes)} cases; JUBE accepts {len(counted)}; jubex validate accepts {accepted}, "
         f"jubex dry run plans {planned} (validate and dry run agree on {agreeing}); "
-        f"agree {tally['agrees']}, differ {tally['differs']}, "
+        f"agree {tally['agrees']} ({sum(1 for o in counted if o.ids_ignored)} of them only "
+        f"in which point got which id), differ {tally['differs']}, "
         f"jubex refuses {tally['jubex-refuses']}"
     )
     ran = [o.end_to_end for o in counted if o.end_to_end.tables]

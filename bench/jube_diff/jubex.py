@@ -14,6 +14,28 @@ from .env import Namespace, first_error, run
 from .jube import JUBE_BUILTIN_PREFIX, KEPT_BUILTINS, placeholders
 from .plans import Answer, Plan
 
+# Prints the names whose values hold a workpackage's id: those that read an id (or a path
+# holding one) and, in turn, those that read them. Run in the case's namespace.
+ID_NAMES = """\
+import json, re, sys
+from jubex.definition.load import load
+from pathlib import Path
+include = [Path(p) for p in json.loads(sys.argv[3])]
+b = load(sys.argv[1], tags=json.loads(sys.argv[2]), include_path=include)
+reads = {}
+for pset in b.parametersets.values():
+    for name, p in pset.parameters.items():
+        found = {m for v in p.values for m in re.findall(r"\\$\\{?([A-Za-z_]\\w*)", v)}
+        reads.setdefault(name, set()).update(found)
+names = {"jube_wp_id", "jube_wp_padid", "jube_wp_abspath", "jube_wp_relpath"}
+while True:
+    more = {n for n, found in reads.items() if found & names} - names
+    if not more:
+        break
+    names |= more
+print(json.dumps(sorted(names)))
+"""
+
 
 class Jubex:
     """jubex run the way a user would, in the same namespace as JUBE.
@@ -61,6 +83,19 @@ class Jubex:
                 return Answer(False, error=f"dry run printed no JSON: {exc}")
             return Answer(True, _jubex_plan(data, out))
 
+    def id_names(self, case: Case, sources: Path) -> set[str]:
+        """The parameters whose values hold workpackage ids (none where loading fails)."""
+        path = sources / case.file
+        include = [str(sources / p) for p in case.include_path]
+        argv = [self.python, "-c", ID_NAMES, str(path), json.dumps(case.tags), json.dumps(include)]
+        done = run(
+            self.ns.command(case.system, argv), env=self.ns.env(case.system), cwd=path.parent
+        )
+        try:
+            return set(json.loads(done.stdout)) if done.returncode == 0 else set()
+        except json.JSONDecodeError:
+            return set()
+
     def options(self, case: Case, sources: Path, *, tags: bool = True) -> list[str]:
         """The include path and (with TAGS) the tags, as ``run`` and ``convert`` take them."""
         argv = []
@@ -84,8 +119,10 @@ def _jubex_plan(data: dict[str, Any], out: Path) -> Plan:
         work_dir = str(wp.get("work_dir", ""))
         run = _run_dir(work_dir, out)
         marks = [(work_dir, "<WP>"), (str(Path(work_dir).parent), "<WP>"), (run, "<RUN>")]
+        # JUBE's info shows the values read back from its store, which strips their ends;
+        # its run uses them unstripped, as jubex's does (so the ends are no difference).
         values = {
-            str(name): placeholders(str(value).replace("\n", " "), marks)
+            str(name): placeholders(str(value).replace("\n", " ").strip(), marks)
             for name, value in (wp.get("parameters") or {}).items()
             if not str(name).startswith(JUBE_BUILTIN_PREFIX) or name in KEPT_BUILTINS
         }

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
+from collections.abc import Collection
 
 # A parameter dictionary, frozen so that a multiset of them can be counted.
 Row = tuple[tuple[str, str], ...]
@@ -54,6 +56,20 @@ def compare(jube: Plan, jubex: Plan) -> tuple[dict[str, tuple[int, int]], list[s
             extra = (only_jube or only_jubex)[0]
             differences.append(f"step {step}: only {side} plans {dict(extra)}")
     return counts, differences
+
+
+def without_ids(plan: Plan, names: Collection[str]) -> Plan:
+    """The plan with the digits of the values of NAMES (those holding workpackage ids) as
+    ``#``. Which point gets which id is no promise: JUBE orders a step's sets by Python's
+    hash seed (it changes from run to run), and jubex numbers a step's shared operation
+    as a workpackage of its own. Every other value, and the points, are compared whole."""
+    return {
+        step: [
+            {k: re.sub(r"[0-9]+", "#", v) if k in names else v for k, v in row.items()}
+            for row in rows
+        ]
+        for step, rows in plan.items()
+    }
 
 
 def _row(values: dict[str, str], names: set[str]) -> Row:

@@ -67,7 +67,12 @@ def as_pattern_type(pattern: Pattern, value: object, default: object) -> object:
 
 
 def typed_default(pattern: Pattern, convert: Callable[[object], Value], loc: Loc) -> Value:
-    """A pattern's default as its type, checked once: a bad default is a definition error."""
+    """A pattern's default as its type, checked once: a bad default is a definition error.
+
+    ``nan`` is a number's default of either type, as in JUBE, kept as the word JUBE shows
+    (a float NaN would be stored as no value at all)."""
+    if pattern.type in ("int", "float") and pattern.default == "nan":
+        return "nan"
     try:
         return convert(pattern.default)
     except (ValueError, OverflowError, JubexError):

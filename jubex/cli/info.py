@@ -6,19 +6,21 @@ import argparse
 import csv
 import io
 import json
+import re
 import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
 
 from jubex.api import resolve
 from jubex.cli.common import add_definition_options, add_format, add_limit_option, overrides
 from jubex.cli.provenance import JOB_COLUMNS, job_columns, provenance_lines
+from jubex.definition.model import ParameterSet
 from jubex.engine import provenance
-from jubex.space.expand import Space
+from jubex.space.expand import STEP_NAME, Space
 from jubex.space.limit import count_text, count_work, limit_of
 from jubex.space.plan import SHARED, plan
 from jubex.store.jobs import job_records
@@ -109,8 +111,9 @@ def _definition_info(args: argparse.Namespace) -> int:
         args.target, tags=args.tag, overrides=overrides(args), include_path=args.include_path
     )
     benchmark = spec.benchmark
+    own = step_own(benchmark.parametersets.values())
     space = Space(
-        list(benchmark.parametersets.values()),
+        [_without(pset, own) for pset in benchmark.parametersets.values()],
         benchmark.where,
         overrides=spec.overrides,
         tags=spec.tags,
@@ -143,6 +146,7 @@ def _definition_info(args: argparse.Namespace) -> int:
                 "points_exact": exact,
                 "rows_complete": complete and len(rows) == walked.found,
                 "varying": list(space.varying),
+                "per_step": sorted(own),
                 "workpackages": {k: _json_count(v) for k, v in per_step.items()},
                 "over_limit": over,
             },
@@ -152,6 +156,8 @@ def _definition_info(args: argparse.Namespace) -> int:
     counted = count_text(total) if exact else f"at most {count_text(bound)}"
     print(f"parameter space: {counted} point(s) of {count_text(bound)} before constraints")
     print(f"varying: {', '.join(space.varying) or 'nothing'}")
+    if own:
+        print(f"each step's own (they read $jube_step_name): {', '.join(sorted(own))}")
     for name in benchmark.steps:
         few = "at most " if steps_bound else ""
         print(f"step {name}: {few}{count_text(per_step.get(name, 0))} workpackage(s)")
@@ -169,6 +175,30 @@ def _definition_info(args: argparse.Namespace) -> int:
     elif not args.all and total > len(rows):
         print(f"... {count_text(total - len(rows))} more (--all lists them)")
     return 0
+
+
+def step_own(psets: Iterable[ParameterSet]) -> set[str]:
+    """Parameters whose value is each step's own: they read ``jube_step_name``, or read one
+    that does. They have no value outside a step, so the space without steps leaves them out."""
+    texts = {n: " ".join(p.values) for ps in psets for n, p in ps.parameters.items()}
+    found = {STEP_NAME}
+    while True:
+        more = {
+            n
+            for n, text in texts.items()
+            if n not in found and any(re.search(rf"\b{name}\b", text) for name in found)
+        }
+        if not more:
+            return found - {STEP_NAME}
+        found |= more
+
+
+def _without(pset: ParameterSet, names: set[str]) -> ParameterSet:
+    if not names & pset.parameters.keys():
+        return pset
+    kept = {n: p for n, p in pset.parameters.items() if n not in names}
+    zips = [z for z in (tuple(n for n in zip_ if n in kept) for zip_ in pset.zips) if len(z) > 1]
+    return replace(pset, parameters=kept, zips=zips)
 
 
 def _json_count(n: int) -> int | str:

@@ -10,9 +10,11 @@ The interpreter is started once and reused, so a sweep of thousands of points do
 start thousands of processes; each evaluation has a time limit, and an interpreter that
 hangs or crashes is killed and the snippet named.
 
-The switch that refuses any real Python: ``--no-python`` on the command line, else the
-environment variable ``JUBEX_NO_PYTHON`` (``1``, ``true``, ``yes``). Only JUBE files reach
-this module; jubex's own definitions use the safe language alone.
+What refuses any real Python, each on its own: ``--no-python`` on the command line, the
+environment variable ``JUBEX_NO_PYTHON`` (``1``, ``true``, ``yes``), ``python: false`` in
+the chosen platform file, or ``python: false`` in the user's ``config.yaml`` (platformdirs'
+user config dir, ``~/.config/jubex/config.yaml``). Only JUBE files reach this module;
+jubex's own definitions use the safe language alone.
 """
 
 from __future__ import annotations
@@ -27,8 +29,13 @@ import symtable
 import sys
 import threading
 from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
 
-from jubex.errors import ExpressionError, Loc
+import platformdirs
+import yaml
+
+from jubex.errors import ExpressionError, Loc, UsageError
 from jubex.language.values import Float, Int
 
 #: seconds one evaluation may take, unless JUBEX_PYTHON_TIMEOUT says otherwise
@@ -63,20 +70,63 @@ for line in sys.stdin:
 """
 
 _allowed: bool | None = None
+_platform: str | None = None
 _announced: set[tuple[str, Loc | None]] = set()
 
 
 def set_allowed(value: bool | None) -> None:
-    """The command line's choice (``--no-python`` gives False); None leaves it to the env."""
+    """The command line's choice (``--no-python`` gives False); None leaves it to the rest."""
     global _allowed
     _allowed = value
 
 
+def refuse_for_platform(name: str | None) -> None:
+    """The chosen platform refuses real Python (``python: false`` in platform NAME), or,
+    with None, leaves it to the rest."""
+    global _platform
+    _platform = name
+
+
+def refused_by() -> str | None:
+    """What refuses real Python, said for a message; None when nothing does."""
+    if _allowed is not None:  # the command line (or a library's caller) decides first
+        return None if _allowed else "--no-python"
+    if os.environ.get(_ENV_SWITCH, "").strip().lower() in ("1", "true", "yes", "on"):
+        return _ENV_SWITCH
+    if _platform is not None:
+        return f"platform '{_platform}' (python: false)"
+    config = user_config_file()
+    if not config_allows(config):
+        return f"{config} (python: false)"
+    return None
+
+
 def allowed() -> bool:
-    """Whether real Python may run: the command line first, then ``JUBEX_NO_PYTHON``."""
-    if _allowed is not None:
-        return _allowed
-    return os.environ.get(_ENV_SWITCH, "").strip().lower() not in ("1", "true", "yes", "on")
+    """Whether real Python may run: nothing of :func:`refused_by` refuses it."""
+    return refused_by() is None
+
+
+def user_config_file() -> Path:
+    """The user's jubex configuration (platformdirs' user config dir, ``config.yaml``)."""
+    return platformdirs.user_config_path("jubex") / "config.yaml"
+
+
+@lru_cache(maxsize=4)
+def config_allows(path: Path) -> bool:
+    """``python`` of the user's config.yaml, read once per process; no file: True."""
+    if not path.is_file():
+        return True
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UsageError(f"{path}: cannot read the jubex configuration: {exc}") from None
+    value = data.get("python", True) if isinstance(data, dict) else None
+    if not isinstance(value, bool):
+        raise UsageError(
+            f"{path}: expected a mapping with python: true or python: false",
+            hint="the only key jubex reads there is python",
+        )
+    return value
 
 
 def _timeout() -> float:
@@ -219,8 +269,7 @@ class PythonExpr:
 
 def refused(text: str, loc: Loc | None) -> ExpressionError:
     return ExpressionError(
-        f"the python snippet '{text.strip()}' needs real Python, which --no-python "
-        f"(or {_ENV_SWITCH}) refuses",
+        f"the python snippet '{text.strip()}' needs real Python, which {refused_by()} refuses",
         loc,
         "rewrite it in jubex's safe expression language (docs/expressions.md), or run "
         "without the switch",

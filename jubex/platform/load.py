@@ -257,6 +257,7 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
         peaks={k: str(v) for k, v in (data.get("peaks") or {}).items()},
         scheduler_options=dict(data.get("scheduler_options") or {}),
         template=str(data["template"]),
+        python=bool(data.get("python", True)),
         extends=data.get("extends"),
         file=str(path),
         loc=locs.get("") or Loc(str(path)),

@@ -63,6 +63,8 @@ class Platform:
     peaks: dict[str, str] = field(default_factory=dict)
     scheduler_options: dict[str, object] = field(default_factory=dict)
     template: str = ""
+    #: whether JUBE files' python snippets may run as real Python on this platform
+    python: bool = True
     extends: str | None = None
     file: str = ""
     loc: Loc | None = None

@@ -63,9 +63,10 @@ def result_rows(
         "platform": run.platform.name,
         "site": run.platform.site or run.platform.name,
     }
+    stored_as_jube = run.benchmark.dialect == "jube"
     for group, reduced in groups:
         wp = group[0]
-        row: dict[str, object] = dict(wp.point)
+        row: dict[str, object] = _as_stored(wp.point) if stored_as_jube else dict(wp.point)
         found = merge(group, row) if len(group) > 1 else values.get(wp.id, ())
         ok, reason = _verdict(group, analysed)
         row.update(
@@ -82,6 +83,14 @@ def result_rows(
         for name, record, value in found:
             row.setdefault(name if record == 0 else f"{name}_{record}", value)
         yield row
+
+
+def _as_stored(point: Mapping[str, object]) -> dict[str, object]:
+    """A JUBE file's parameters as JUBE's tables show them: JUBE's run uses a value as it
+    was worked out, but its tables read the values back from the run's store, and reading
+    strips white space from the ends of each (``#SBATCH --exclude=\\n`` shows without the
+    line break)."""
+    return {k: v.strip() if isinstance(v, str) else v for k, v in point.items()}
 
 
 def reducing_steps(benchmark: Benchmark) -> set[str]:

@@ -255,6 +255,17 @@ def test_derived_from_a_missing_value_is_missing_or_its_default():
     assert measured(patterns, "bw=4", {"zero": 0})["ratio"] == [-1.0]  # division by zero
 
 
+def test_nan_is_a_default_of_either_number_type_as_in_jube():
+    patterns = [
+        Pattern("bw", r"bw=$jube_pat_fp", type="float"),
+        Pattern("twice", "bw * 2", mode="expr", type="int", default="nan"),
+    ]
+    assert measured(patterns, "no bw", {})["twice"] == ["nan"]  # the word, as JUBE shows it
+    assert measured(patterns, "bw=4", {})["twice"] == [8]
+    with pytest.raises(DefinitionError, match="not a int"):
+        PatternEngine([Pattern("s", "1", mode="expr", type="int", default="nanx")])
+
+
 def test_derived_cycle_is_a_definition_error():
     with pytest.raises(DefinitionError, match="cycle: a -> b -> a"):
         PatternEngine([Pattern("a", "b + 1", mode="expr"), Pattern("b", "a + 1", mode="expr")])

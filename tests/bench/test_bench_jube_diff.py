@@ -68,3 +68,24 @@ def test_without_a_jube_the_harness_says_so_in_one_line(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("skipped: no JUBE") and done.stdout.count("\n") == 1
+
+
+def test_ids_are_masked_only_in_the_values_that_hold_them() -> None:
+    from jube_diff.plans import compare, without_ids
+
+    jube = {"run": [{"job": "b_1", "n": "1"}, {"job": "b_2", "n": "2"}]}
+    swapped = {"run": [{"job": "b_2", "n": "1"}, {"job": "b_3", "n": "2"}]}
+    assert compare(jube, swapped)[1]
+    assert not compare(without_ids(jube, {"job"}), without_ids(swapped, {"job"}))[1]
+    other = {"run": [{"job": "b_2", "n": "1"}, {"job": "b_3", "n": "3"}]}
+    assert compare(without_ids(jube, {"job"}), without_ids(other, {"job"}))[1]
+    renamed = {"run": [{"job": "c_2", "n": "1"}, {"job": "c_3", "n": "2"}]}
+    assert compare(without_ids(jube, {"job"}), without_ids(renamed, {"job"}))[1]
+
+
+def test_jubex_values_compare_without_white_space_at_their_ends() -> None:
+    from jube_diff.jubex import _jubex_plan
+
+    data = {"workpackages": [{"step": "s", "parameters": {"x": "a \n", "y": " b c"}}]}
+    plan = _jubex_plan(data, Path("/nowhere"))
+    assert plan == {"s": [{"x": "a", "y": "b c", "jube_wp_iteration": "0"}]}

@@ -95,7 +95,8 @@ def test_what_cannot_be_said_is_flagged_where_it_happened(tmp_path: Path) -> Non
     analysis = yaml.safe_load(convert_file(CORPUS / "analysis.xml", out))
     assert analysis["results"]["results"]["database"] == "all_results.dat"
     assert analysis["results"]["results"]["primekeys"] == ["number", "number_pat"]
-    assert analysis["patterns"]["pattern"]["double"] == {"expr": "number_pat * 2", "type": "int"}
+    double = {"expr": "number_pat * 2", "type": "int", "default": "nan"}  # as JUBE shows it
+    assert analysis["patterns"]["pattern"]["double"] == double
 
 
 def test_relative_paths_are_rebased_onto_the_output_folder(tmp_path: Path) -> None:
@@ -150,3 +151,40 @@ def test_names_the_concise_spelling_refuses_are_renamed_and_flagged(tmp_path: Pa
     assert data["steps"]["after"]["depend"] == ["run_it"]
     assert "# jubex: called '2nd set' in the JUBE file" in text
     assert [p for p in validate([out]) if not isinstance(p, DefinitionWarning)] == []
+
+
+NAMES_NOTHING = """<jube><benchmark name="b" outpath="runs">
+  <parameterset name="p"><parameter name="n">2,1,3</parameter></parameterset>
+  <step name="s"><use>p</use><do>echo v=$n</do></step>
+  <patternset name="pat"><pattern name="v" type="int">v=$jube_pat_int</pattern></patternset>
+  <analyser name="a"><use>pat</use><analyse step="s"><file>stdout</file></analyse></analyser>
+  <result><use>a</use>
+    <table name="t" style="csv" sort="gone,n"><column>n</column><column>gone</column>
+      <column>v</column></table>
+    <table name="u" style="csv" sort="n,gone,v"><column>n</column></table>
+  </result>
+</benchmark></jube>"""
+
+
+def test_a_table_naming_nothing_shows_as_in_jube_before_and_after_convert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # JUBE 2.7.1 shows t as n,gone,v / 2,,2 / 1,,1 / 3,,3: the column naming nothing empty,
+    # and the rows in their order, since its first sort key names nothing.
+    source = tmp_path / "t.xml"
+    source.write_text(NAMES_NOTHING)
+    converted = tmp_path / "t.yaml"
+    text = convert_file(source, converted)
+    converted.write_text(text)
+    assert "# jubex: column 'gone' names nothing" in text
+    assert "# jubex: sort key 'gone' names nothing" in text
+    assert validate([converted]) == []
+    tables = yaml.safe_load(text)["results"]
+    assert "sort" not in tables["t"] and tables["u"]["sort"] == ["n"]
+    for definition in (source, converted):
+        runs = tmp_path / f"runs-{definition.suffix[1:]}"
+        assert main(["run", str(definition), "--outpath", str(runs), "-q", "--no-result"]) == 0
+        capsys.readouterr()
+        assert main(["result", str(runs / "000000"), "-t", "t", "-f", "csv"]) == 0
+        lines = [ln for ln in capsys.readouterr().out.splitlines() if ln and ln[0] != "#"]
+        assert lines == ["n,gone,v", "2,,2", "1,,1", "3,,3"]

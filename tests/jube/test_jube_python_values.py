@@ -14,6 +14,7 @@ import pytest
 from jubex.api import load
 from jubex.cli.main import main
 from jubex.errors import DefinitionError, JubexError
+from jubex.language import python
 from jubex.space.plan import plan
 
 LISTS = """<jube><benchmark name="lists" outpath="runs">
@@ -143,7 +144,14 @@ def test_python_patterns_are_evaluated_at_analysis_time(
 
 
 @pytest.mark.parametrize(
-    ("switch", "env"), [(["--no-python"], None), ([], "1")], ids=["flag", "environment"]
+    ("switch", "env", "said"),
+    [
+        (["--no-python"], None, "--no-python"),
+        ([], "1", "JUBEX_NO_PYTHON"),
+        (["--platform", "strict.yaml"], None, "platform 'strict' (python: false)"),
+        ([], None, "config.yaml (python: false)"),
+    ],
+    ids=["flag", "environment", "platform", "user config"],
 )
 def test_the_switch_refuses_real_python_naming_file_and_line(
     tmp_path: Path,
@@ -151,15 +159,24 @@ def test_the_switch_refuses_real_python_naming_file_and_line(
     monkeypatch: pytest.MonkeyPatch,
     switch: list[str],
     env: str | None,
+    said: str,
 ) -> None:
     if env:
         monkeypatch.setenv("JUBEX_NO_PYTHON", env)
+    (tmp_path / "strict.yaml").write_text("extends: local\npython: false\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    if not switch and not env:
+        (tmp_path / "config" / "jubex").mkdir(parents=True)
+        (tmp_path / "config" / "jubex" / "config.yaml").write_text("python: false\n")
+    python.config_allows.cache_clear()
+    monkeypatch.chdir(tmp_path)
     path = tmp_path / "bench.xml"
     path.write_text(IMPORTS)
     assert main(["run", "--dry-run", *switch, str(path)]) != 0
+    python.config_allows.cache_clear()
     error = capsys.readouterr().err
     assert "bench.xml:4: error: parameter 'half'" in error
-    assert "--no-python" in error and "Traceback" not in error
+    assert f"{said} refuses real Python" in error and "Traceback" not in error
 
 
 def test_the_switch_leaves_what_the_safe_language_expresses(

@@ -296,3 +296,68 @@ def test_use_from_loads_sets_of_several_files_by_name(tmp_path: Path) -> None:
     assert b.parametersets["s1"].parameters["local"].values == ("yes",)
     assert sorted(str(wp.point["a"]) + str(wp.point["b"]) for wp in plan(b)) == ["1x", "2x"]
     assert ("sets", "s2", "from two.yaml (<use from>)") in loaded.notes
+
+
+def test_a_computed_number_jube_cannot_compute_shows_nan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # JUBE 2.7.1 shows nan for a python, shell or perl pattern of a number type whose
+    # evaluation fails (here: it reads a pattern that matched nothing, or its command
+    # fails), "" for a string, and the default where there is one.
+    path = write(
+        tmp_path,
+        """<jube><benchmark name="b" outpath="runs">
+          <step name="s"><do>echo v=3</do></step>
+          <patternset name="p">
+            <pattern name="v" type="int">v=$jube_pat_int</pattern>
+            <pattern name="gone" type="int">w=$jube_pat_int</pattern>
+            <pattern name="py" type="int" mode="python">$gone*$v</pattern>
+            <pattern name="sh" type="float" mode="shell">exit 1</pattern>
+            <pattern name="text" mode="python">$gone*$v</pattern>
+            <pattern name="given" type="int" mode="python" default="7">$v/0</pattern>
+          </patternset>
+          <analyser name="a"><use>p</use><analyse step="s"><file>stdout</file></analyse></analyser>
+          <result><use>a</use><table name="t" style="csv">
+            <column>v</column><column>gone</column><column>py</column><column>sh</column>
+            <column>text</column><column>given</column></table></result>
+        </benchmark></jube>""",
+    )
+    patterns = load(path).patternsets["p"].patterns
+    assert [patterns[n].default for n in ("gone", "py", "sh", "text", "given")] == [
+        None,
+        "nan",
+        "nan",
+        None,
+        "7",
+    ]
+    runs = tmp_path / "runs"
+    assert main(["run", str(path), "--outpath", str(runs), "-q", "--no-result"]) == 0
+    capsys.readouterr()
+    assert main(["result", str(runs / "000000"), "-t", "t", "-f", "csv"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln and ln[0] != "#"]
+    assert lines == ["v,gone,py,sh,text,given", "3,,nan,nan,,7"]
+
+
+def test_a_yaml_attribute_given_as_a_list_is_what_jubes_yaml_makes_of_it() -> None:
+    # JUBE 2.7.1's YAML converter: an element with children of its own sets the attribute
+    # once per item (the last stays, an empty list sets none); any other element gets the
+    # list's Python text.
+    from jubex.definition.jube.yaml_reader import read_yaml
+
+    text = """name: b
+outpath: [first, runs]
+parameterset:
+  name: p
+  parameter: {name: n, separator: [";", ","], _: "1;2"}
+step:
+  name: c
+  depend: [a, x]
+  tag: []
+  do: echo
+"""
+    benchmark = read_yaml(text, "b.yaml").children[0]
+    assert benchmark.attrs["outpath"] == "runs"
+    parameter = benchmark.children[0].children[0]
+    assert parameter.attrs["separator"] == "[';', ',']"
+    step = benchmark.children[1]
+    assert step.attrs == {"name": "c", "depend": "x"}

@@ -1,10 +1,11 @@
 """The separate Python interpreter for JUBE snippets: real subprocess, time limit, switch."""
 
 import time
+from pathlib import Path
 
 import pytest
 
-from jubex.errors import ExpressionError, Loc
+from jubex.errors import ExpressionError, Loc, UsageError
 from jubex.language import python
 from jubex.language.python import INTERPRETER, PythonExpr
 from jubex.language.values import parse_value
@@ -91,7 +92,7 @@ def test_the_environment_switch_refuses_real_python(
     monkeypatch.setenv("JUBEX_NO_PYTHON", setting)
     with pytest.raises(ExpressionError) as caught:
         PythonExpr("1 + 1", LOC).evaluate({})
-    assert "--no-python" in caught.value.message and caught.value.loc == LOC
+    assert "which JUBEX_NO_PYTHON refuses" in caught.value.message and caught.value.loc == LOC
 
 
 def test_the_command_line_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,3 +110,28 @@ def test_a_syntax_error_is_refused_when_compiled() -> None:
     with pytest.raises(ExpressionError) as caught:
         PythonExpr("1 +", LOC)
     assert "not a valid Python expression" in caught.value.message
+
+
+def test_the_user_config_refuses_real_python(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    config = tmp_path / "jubex" / "config.yaml"
+    config.parent.mkdir()
+    python.config_allows.cache_clear()
+    assert python.allowed()
+    config.write_text("python: false\n")
+    python.config_allows.cache_clear()
+    assert python.refused_by() == f"{config} (python: false)"
+    config.write_text("python: maybe\n")
+    python.config_allows.cache_clear()
+    with pytest.raises(UsageError, match="python: true or python: false"):
+        python.allowed()
+    python.config_allows.cache_clear()
+
+
+def test_a_platform_refuses_until_another_is_chosen() -> None:
+    python.refuse_for_platform("strict")
+    assert python.refused_by() == "platform 'strict' (python: false)"
+    python.refuse_for_platform(None)
+    assert python.allowed()

@@ -319,7 +319,7 @@ def do(item: Do) -> object:
 
 
 def column(c: Column) -> object:
-    options = _present(title=c.title, format=c.format)
+    options = _present(title=c.title, format=c.format, expr=c.expr)
     return {"name": c.name, **options} if options else c.name
 
 

@@ -60,8 +60,7 @@ def compile_snippet(
         hint = _ESCAPES_HINT if re.search(r"\b(os|subprocess|sys)\.|open\(", text) else refusal.hint
         raise DefinitionError(
             f"{what}: the python snippet '{text.strip()}' is outside jubex's safe expression "
-            f"language ({refusal.message}), and --no-python (or JUBEX_NO_PYTHON) refuses real "
-            "Python",
+            f"language ({refusal.message}), and {python.refused_by()} refuses real Python",
             refusal.loc or loc,
             hint,
         ) from None

@@ -8,6 +8,7 @@ and the tables that use it use all of them. A ``<database>`` is a table with a d
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node, split_list
@@ -15,7 +16,7 @@ from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.sets import condition, expanded
 from jubex.definition.jube.steps import uses
 from jubex.definition.jube.syslog import column, syslog
-from jubex.definition.model import AnalyseFile, Analyser, Table
+from jubex.definition.model import AnalyseFile, Analyser, Column, Table
 
 STYLES = ("csv", "pretty", "aligned")
 
@@ -95,9 +96,9 @@ def _table(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> Tab
             )
     return Table(
         name,
-        columns=columns,
+        columns=_shown(ctx, name, columns, known),
         use=used,
-        sort=tuple(split_list(node.get("sort"))),
+        sort=_sorting(ctx, name, split_list(node.get("sort")), known),
         filter=_filter(node, known),
         style=style,
         transpose=ctx.flag(node, "transpose"),
@@ -123,7 +124,7 @@ def _database(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> 
             ctx.fail(f"database '{name}': primekey '{key_name}' is not one of its keys", node.loc)
     return Table(
         name,
-        columns=columns,
+        columns=_shown(ctx, name, columns, known),
         use=used,
         filter=_filter(node, known),
         style="csv",
@@ -131,6 +132,34 @@ def _database(ctx: Context, node: Node, known: Known, used: tuple[str, ...]) -> 
         primekeys=tuple(keys),
         loc=node.loc,
     )
+
+
+def _shown(ctx: Context, table: str, columns: list[Column], known: Known) -> list[Column]:
+    """The columns, those naming nothing as JUBE shows them: empty (an expression of no
+    value; jubex's own format refuses a column naming nothing)."""
+    shown = []
+    for item in columns:
+        if item.expr is None and not known(item.name):
+            ctx.note("results", table, f"column '{item.name}' names nothing: empty, as in JUBE")
+            item = replace(item, expr="None")
+        shown.append(item)
+    return shown
+
+
+def _sorting(ctx: Context, table: str, keys: list[str], known: Known) -> tuple[str, ...]:
+    """The sort keys JUBE sorts by: those before the first naming nothing. JUBE compares
+    rows by the keys in turn, and a value nobody has compares neither less nor equal, so
+    from that key on the rows keep their order."""
+    for index, key in enumerate(keys):
+        if not known(key):
+            ctx.note(
+                "results",
+                table,
+                f"sort key '{key}' names nothing: it and the keys after it leave the rows "
+                "in their order, as in JUBE",
+            )
+            return tuple(keys[:index])
+    return tuple(keys)
 
 
 def _filter(node: Node, known: Known) -> str | None:

@@ -170,6 +170,7 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
     ctx.check(node)
     name = ctx.required(node, "name")
     mode = node.get("mode", "pattern") or "pattern"
+    scripted = mode in ("python", "perl", "shell")
     kind = node.get("type", "string") or "string"
     kind = known_type(ctx, kind, f"pattern '{name}'", node.where("type"))
     text, what = node.value, f"pattern '{name}'"
@@ -191,12 +192,16 @@ def _pattern(ctx: Context, node: Node, known: Known) -> Pattern | None:
             "JUBE knows pattern, text, python, perl and shell",
         )
         return None
+    type_ = "str" if TYPES.get(kind, "auto") == "auto" else TYPES[kind]
+    default = node.get("default")
+    if default is None and scripted and type_ in ("int", "float"):
+        default = "nan"  # JUBE's value of a computed number it cannot compute
     return Pattern(
         name,
         text,
-        type="str" if TYPES.get(kind, "auto") == "auto" else TYPES[kind],
+        type=type_,
         unit=node.get("unit", "") or "",
-        default=node.get("default"),
+        default=default,
         mode={"pattern": "pattern", "perl": "shell", "shell": "shell", "python": "python"}.get(
             mode, "expr"
         ),

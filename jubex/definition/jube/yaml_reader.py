@@ -210,9 +210,22 @@ def _element(tag: str, pairs: list[Entry], loc: Loc) -> Node:
                 for inner in _items(item):
                     result.children += _elements(key, inner)
         else:
-            result.attrs[key] = _text(value, joined=True)
-            result.attr_locs[key] = key_loc
+            text = _attribute(tag, value)
+            if text is not None:
+                result.attrs[key] = text
+                result.attr_locs[key] = key_loc
     return result
+
+
+def _attribute(tag: str, located: Located) -> str | None:
+    """An attribute as JUBE's YAML sets it: an element with children of its own sets it
+    once per item of a list (the last stays; an empty list sets none), any other element
+    sets the list's Python text (``['a', 'b']``)."""
+    value, _ = located
+    if isinstance(value, Seq) and tag in CHILDREN:
+        items = _items(located)
+        return _text(items[-1], joined=True) if items else None
+    return _text(located, joined=True)
 
 
 def _items(located: Located) -> list[Located]:
@@ -228,19 +241,11 @@ def _pairs(value: Map) -> list[Entry]:
 
 def _text(located: Located, *, joined: bool = False) -> str:
     value, loc = located
-    if joined and _nested(value):  # an attribute JUBE's YAML gives str(value), e.g. analyzer:
+    if joined and isinstance(value, Map | Seq):  # JUBE's YAML gives str(value), e.g. analyzer:
         return str(_plain(value))
-    if isinstance(value, Seq) and joined:
-        return ",".join(_text(item) for item in _items(located))
     if isinstance(value, Map | Seq):
         raise DefinitionError("expected a text here, not a list or mapping", loc)
     return value
-
-
-def _nested(value: object) -> bool:
-    return isinstance(value, Map) or (
-        isinstance(value, Seq) and any(isinstance(item, Map | Seq) for item in value)
-    )
 
 
 def _plain(value: object) -> object:
