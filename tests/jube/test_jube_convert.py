@@ -185,6 +185,6 @@ def test_a_table_naming_nothing_shows_as_in_jube_before_and_after_convert(
         runs = tmp_path / f"runs-{definition.suffix[1:]}"
         assert main(["run", str(definition), "--outpath", str(runs), "-q", "--no-result"]) == 0
         capsys.readouterr()
-        assert main(["result", str(runs / "000000"), "-t", "t", "-f", "csv"]) == 0
+        assert main(["result", str(runs / "000000"), "-T", "t", "-f", "csv"]) == 0
         lines = [ln for ln in capsys.readouterr().out.splitlines() if ln and ln[0] != "#"]
         assert lines == ["n,gone,v", "2,,2", "1,,1", "3,,3"]

@@ -333,7 +333,7 @@ def test_a_computed_number_jube_cannot_compute_shows_nan(
     runs = tmp_path / "runs"
     assert main(["run", str(path), "--outpath", str(runs), "-q", "--no-result"]) == 0
     capsys.readouterr()
-    assert main(["result", str(runs / "000000"), "-t", "t", "-f", "csv"]) == 0
+    assert main(["result", str(runs / "000000"), "-T", "t", "-f", "csv"]) == 0
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln and ln[0] != "#"]
     assert lines == ["v,gone,py,sh,text,given", "3,,nan,nan,,7"]
 
