@@ -28,8 +28,8 @@ class Packed(NamedTuple):
     """What the store keeps of one workpackage's values."""
 
     data: str
-    #: how many records the values span (record numbers run from 0)
-    records: int
+    #: the keys of ``data`` (name and record), in order
+    keys: tuple[str, ...]
     #: how many values there are
     found: int
     #: the unit of each name that has one (the first seen)
@@ -41,6 +41,12 @@ def key(name: str, record: int) -> str:
     return name if record == 0 else f"{name}@{record}"
 
 
+def name_record(key: str) -> tuple[str, int]:
+    """The name and record of a key."""
+    name, _, record = key.partition("@")
+    return name, int(record) if record else 0
+
+
 def pack(measurements: Sequence[Measurement]) -> Packed:
     """The values of one workpackage, in the order found, grouped by name and record.
 
@@ -49,21 +55,18 @@ def pack(measurements: Sequence[Measurement]) -> Packed:
     """
     grouped: dict[str, list[object]] = {}
     units: dict[str, str] = {}
-    records = 0
     for name, value, unit, record in measurements:
         found = grouped.get(f"{name}@{record}" if record else name)
         if found is None:
             found = grouped[f"{name}@{record}" if record else name] = [unit]
             if unit and name not in units:
                 units[name] = unit
-            if record >= records:
-                records = record + 1
         found.append(value if type(value) in _PLAIN else _stored(value))
     try:
         data = json.dumps(grouped, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError:
         data = _dumps_non_finite(grouped)
-    return Packed(data, records, len(measurements), units)
+    return Packed(data, tuple(grouped), len(measurements), units)
 
 
 def unpack(data: str) -> Iterator[Measurement]:

@@ -21,13 +21,14 @@ from jubex.errors import JubexError
 from jubex.language.values import parse_value
 from jubex.space.plan import Workpackage
 from jubex.store.measurement import Measurement, Value
-from jubex.store.packed import Packed, first_values, key, pack, unpack
+from jubex.store.packed import Packed, first_values, name_record, pack, unpack
 
 #: 2: a workpackage's values in one row (``packed``); 1 kept a row per value (``measurement``)
 SCHEMA_VERSION = 2
 
-_PACKED = """CREATE TABLE IF NOT EXISTS packed (
-    wp INTEGER PRIMARY KEY, records INTEGER NOT NULL, data TEXT NOT NULL
+_PACKED = """CREATE TABLE IF NOT EXISTS packed (wp INTEGER PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS stored_key (
+    seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, name TEXT NOT NULL, record INTEGER NOT NULL
 )"""
 
 SCHEMA = f"""
@@ -142,7 +143,8 @@ class Store:
         """Bring a store of schema 1 (a row per value) to schema 2 (a row per workpackage),
         in one transaction: a store is either still as it was or wholly migrated."""
         with self.transaction() as db:
-            db.execute(_PACKED)
+            for statement in _PACKED.split(";"):
+                db.execute(statement)
             old = db.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'measurement'"
             ).fetchone()
@@ -150,14 +152,11 @@ class Store:
                 rows = db.execute(
                     "SELECT wp, name, record, value, unit FROM measurement ORDER BY wp, seq"
                 )
-                db.executemany(
-                    "INSERT OR REPLACE INTO packed (wp, records, data) VALUES (?, ?, ?)",
-                    (
-                        (wp, found.records, found.data)
-                        for wp, group in groupby(rows, itemgetter(0))
-                        for found in [pack([Measurement(r[1], r[3], r[4], r[2]) for r in group])]
-                    ),
+                found = (
+                    (wp, pack([Measurement(r[1], r[3], r[4], r[2]) for r in group]))
+                    for wp, group in groupby(rows, itemgetter(0))
                 )
+                self._store_packed(db, list(found))
                 db.execute("DROP TABLE measurement")
             db.execute(
                 "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
@@ -354,25 +353,41 @@ class Store:
         """Replace the values of each (wp, ok, reason, signature, values), in one
         transaction; values are given as measurements or already packed (see packed.py)."""
         now = time.time()
-        rows: list[tuple[int, int, str]] = []
+        packed: list[tuple[int, Packed]] = []
         done: list[tuple] = []
-        units: dict[str, str] = {}
         for wp, ok, reason, signature, values in results:
             found = values if isinstance(values, Packed) else pack(values)
-            if found.found:
-                rows.append((wp, found.records, found.data))
-            for name, unit in found.units.items():
-                units.setdefault(name, unit)
+            packed.append((wp, found))
             done.append((wp, now, int(ok), reason, signature, found.found))
         with self.transaction() as db:
             db.executemany("DELETE FROM packed WHERE wp = ?", ((d[0],) for d in done))
-            db.executemany("INSERT INTO packed (wp, records, data) VALUES (?, ?, ?)", rows)
+            self._store_packed(db, packed)
             db.executemany(
                 "INSERT OR REPLACE INTO analysed (wp, time, ok, reason, signature, found)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 done,
             )
-            db.executemany("INSERT OR IGNORE INTO unit (name, unit) VALUES (?, ?)", units.items())
+
+    def _store_packed(self, db: sqlite3.Connection, packed: Sequence[tuple[int, Packed]]) -> None:
+        """Insert packed values, and register their keys and units where new."""
+        db.executemany(
+            "INSERT OR REPLACE INTO packed (wp, data) VALUES (?, ?)",
+            ((wp, found.data) for wp, found in packed if found.found),
+        )
+        units: dict[str, str] = {}
+        keys: dict[str, None] = {}
+        seen: set[tuple[str, ...]] = set()
+        for _, found in packed:
+            if found.keys not in seen:  # most outputs of a step have the same keys
+                seen.add(found.keys)
+                keys.update(dict.fromkeys(found.keys))
+            for name, unit in found.units.items():
+                units.setdefault(name, unit)
+        db.executemany(
+            "INSERT OR IGNORE INTO stored_key (key, name, record) VALUES (?, ?, ?)",
+            ((k, *name_record(k)) for k in keys),
+        )
+        db.executemany("INSERT OR IGNORE INTO unit (name, unit) VALUES (?, ?)", units.items())
 
     def measurements(self) -> dict[int, list[Measurement]]:
         """Every value of every workpackage (all matches, all statistics), grouped by name
@@ -402,14 +417,13 @@ class Store:
         found: dict[int, list[tuple[str, int, Value, str]]] = {}
         for wp, data in self.db.execute(sql):
             values: list[tuple[str, int, Value, str]] = []
-            for name_record, group in json.loads(data).items():
-                name, _, record = name_record.partition("@")
+            for stored, group in json.loads(data).items():
+                name, record = name_record(stored)
                 if every is not None and name not in every:
                     if name not in first:
                         continue
                     group = group[:2]
-                unit, number = group[0], int(record) if record else 0
-                values.extend((name, number, value, unit) for value in group[1:])
+                values.extend((name, record, value, group[0]) for value in group[1:])
             found[wp] = values
         return found
 
@@ -417,33 +431,37 @@ class Store:
         self, names: Collection[str] | None = None
     ) -> dict[int, list[tuple[str, int, Value]]]:
         """(name, record, value) of the first value of each name, per workpackage, in the
-        order found.
+        order the run first stored each name and record (the order an output gives them).
 
-        With ``names``, SQLite reads just those out of each row's packed values, so a table
-        over 10,000 workpackages reads its few columns, not millions of values.
+        With ``names``, SQLite reads just those out of each row's packed values (the run's
+        keys say which records exist), so a table over 10,000 workpackages reads its few
+        columns, not millions of values.
         """
         if names is not None and not names:
             return {}
-        records = self.db.execute("SELECT max(records) FROM packed").fetchone()[0] or 0
         wanted = sorted(names) if names is not None else None
-        if wanted is None or len(wanted) * records > _MAX_EXTRACTED:
+        if wanted is None or len(wanted) > _MAX_EXTRACTED:
             return first_values(self.db.execute("SELECT wp, data FROM packed ORDER BY wp"), wanted)
-        keys = [(name, record) for name in wanted for record in range(records)]
-        columns = ", ".join(["json_extract(data, ?), instr(data, ?)"] * len(keys))
-        args = [
-            text
-            for name, record in keys
-            for text in (f'$."{key(name, record)}"[1]', f'"{key(name, record)}":[')
-        ]
+        keys = self.db.execute(
+            "SELECT key, name, record FROM stored_key"
+            f" WHERE name IN ({','.join('?' * len(wanted))}) ORDER BY seq",
+            wanted,
+        ).fetchall()
+        if not keys:
+            return {}
+        if len(keys) > _MAX_EXTRACTED:
+            return first_values(self.db.execute("SELECT wp, data FROM packed ORDER BY wp"), wanted)
+        columns = ", ".join(["json_extract(data, ?), json_type(data, ?)"] * len(keys))
+        args = [path for k, _, _ in keys for path in (f'$."{k}"[1]', f'$."{k}"')]
         found: dict[int, list[tuple[str, int, Value]]] = {}
         for row in self.db.execute(f"SELECT wp, {columns} FROM packed ORDER BY wp", args):
-            present = sorted(
-                (row[2 + 2 * i], name, record, row[1 + 2 * i])
-                for i, (name, record) in enumerate(keys)
-                if row[2 + 2 * i]
-            )
+            present = [
+                (name, record, row[1 + 2 * i])
+                for i, (_, name, record) in enumerate(keys)
+                if row[2 + 2 * i] is not None
+            ]
             if present:
-                found[row[0]] = [(name, record, value) for _, name, record, value in present]
+                found[row[0]] = present
         return found
 
     def units(self) -> dict[str, str]:
@@ -454,5 +472,5 @@ class Store:
         return dict(self.db.execute("SELECT wp, found FROM analysed"))
 
 
-#: more first values per row than SQLite should pick out one by one: decode in Python
+#: more keys per row than SQLite should pick out one by one: decode in Python
 _MAX_EXTRACTED = 400

@@ -38,7 +38,9 @@ def test_values_come_back_grouped_in_order(measurements: list[Measurement]) -> N
     found = pack(measurements)
     assert list(unpack(found.data)) == grouped(measurements)
     assert found.found == len(measurements)
-    assert found.records == 1 + max((m.record for m in measurements), default=-1)
+    assert found.keys == tuple(
+        dict.fromkeys(m.name if m.record == 0 else f"{m.name}@{m.record}" for m in measurements)
+    )
 
 
 def test_nan_is_missing_infinities_stay_and_a_bool_keeps_its_word() -> None:
