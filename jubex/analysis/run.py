@@ -11,11 +11,9 @@ workpackages -- so the store ends as a serial analysis leaves it.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
@@ -104,6 +102,9 @@ class RunAnalysis:
         if processes < 2 or len(todo) < PARALLEL_FROM:
             yield from map(self.harvest, batches)
             return
+        import multiprocessing  # here: tables and small analyses need not import them
+        from concurrent.futures import ProcessPoolExecutor
+
         for step in {wp.step for wp, _ in todo}:
             self.harvester(step)  # compiled once, before the workers inherit it
         global _forked
