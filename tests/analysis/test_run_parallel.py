@@ -102,3 +102,29 @@ def test_incremental_analysis_reads_only_new_outputs(
     (run.dir / wp_dir_name(7, "ior") / "exit").write_text("0\n\n")
     assert analysis_run.analyse_run(run) == 1
     assert read == [7]
+
+
+def test_a_crash_keeps_the_batches_stored_before_it_and_nothing_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(analysis_run, "BATCH", 4)
+    run = make_run(tmp_path / "run")
+    harvest = analysis_run.RunAnalysis.harvest
+    calls: list[int] = []
+
+    def crashing(
+        self: analysis_run.RunAnalysis, batch: Sequence[tuple[Workpackage, str]]
+    ) -> list[analysis_run.Analysed]:
+        calls.append(len(batch))
+        found = harvest(self, batch)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return found
+
+    monkeypatch.setattr(analysis_run.RunAnalysis, "harvest", crashing)
+    with pytest.raises(KeyboardInterrupt):
+        analysis_run.analyse_run(run)
+    assert sorted(run.store.analysed()) == [0, 1, 2, 3]
+    assert sorted(run.store.measurements()) == [0, 1, 2, 3]
+    monkeypatch.setattr(analysis_run.RunAnalysis, "harvest", harvest)
+    assert analysis_run.analyse_run(run) == 20
