@@ -9,6 +9,7 @@ most the batch that was not yet committed, and that batch was recorded as intent
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -137,11 +138,21 @@ class Store:
                 hint="upgrade jubex to read it",
             )
         if version < SCHEMA_VERSION:
+            if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+                self._in_memory()
             self._migrate()
+
+    def _in_memory(self) -> None:
+        """Read a store that cannot be written from a copy in memory (to migrate it there)."""
+        copy = sqlite3.connect(":memory:", isolation_level=None)
+        self.db.backup(copy)
+        self.db.close()
+        self.db = copy
 
     def _migrate(self) -> None:
         """Bring a store of schema 1 (a row per value) to schema 2 (a row per workpackage),
-        in one transaction: a store is either still as it was or wholly migrated."""
+        in one transaction: a store is either still as it was or wholly migrated. A store
+        that cannot be written is migrated in a copy in memory: it reads all the same."""
         with self.transaction() as db:
             for statement in _PACKED.split(";"):
                 db.execute(statement)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from jubex.space.plan import Workpackage
 from jubex.store.measurement import Measurement
@@ -100,3 +103,15 @@ def test_analysing_again_replaces_the_values(tmp_path: Path) -> None:
     store.store_analysis([(1, True, "", "a", FOUND[1])])
     store.store_analysis([(1, True, "", "b", [Measurement("bw", 3.0, "MiB/s")])])
     assert store.representatives({"bw", "api"}) == {1: [("bw", 0, 3.0)]}
+
+
+def test_a_schema_1_store_that_cannot_be_written_is_read_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema_1(tmp_path / "old.sqlite")
+    before = (tmp_path / "old.sqlite").read_bytes()
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    old = Store(tmp_path / "old.sqlite")
+    assert old.representatives({"bw"}) == {1: [("bw", 0, 10.0), ("bw", 1, 20.0)], 2: [("bw", 0, 7)]}
+    old.close()
+    assert (tmp_path / "old.sqlite").read_bytes() == before
