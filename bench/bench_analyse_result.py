@@ -3,10 +3,12 @@
 The run is made by jubex's own planner; instead of executing N copies of IOR, each work
 directory gets a real IOR 4 output (~5 kB: two captured runs of IOR in one file, 6 iterations)
 and its workpackage is marked done with an exit-status file, as the wrapper would leave it.
-Then, each in a fresh process: `jubex analyse --force` (read everything) and `jubex result`
-(a grouped table with mean, std, min, max of two values). Median of RUNS.
+Then, each in a fresh process: `jubex analyse --force` (read everything), `jubex analyse`
+(nothing changed: incremental), `jubex result` (a grouped table with mean, std, min, max of
+two values over N rows) and `jubex result --format pretty` of a table of 1,000 groups
+(at N = 10,000). Median of RUNS, wall and CPU (user + system of the child).
 
-    python bench/bench_analyse_result.py --n 10000 --runs 3 [--analyser bw] [--reduce 2]
+    python bench/bench_analyse_result.py --n 10000 --runs 5 [--analyser bw] [--reduce 2]
 
 ``--reduce K`` runs the step K iterations and merges them into one row per point (JUBE's
 analyser ``reduce``): the rows of ``jubex result`` are then merged from every match stored.
@@ -21,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timing import JUBEX, timed
+from timing import JUBEX, timed_cpu
 
 from jubex.api import load
 from jubex.engine.driver import new_run
@@ -38,6 +40,7 @@ parameters:
   transfer: [4KiB, 64KiB, 1MiB, 4MiB]
   tasks: [1, 2, 4, 8, 16]
   rep: {{range: {{start: 1, stop: {reps}, step: 1}}}}
+  block: {{expr: "rep % 50"}}
 patterns:
   bw:
     write_bw: {{regex: "^write +$jube_pat_fp", type: float, unit: MiB/s}}
@@ -55,13 +58,16 @@ results:
     group_by: [transfer, tasks]
     columns: [transfer, tasks, {{name: write_bw, stats: [n, mean, std, min, max]}},
               {{name: read_bw, stats: [mean, std]}}]
+  groups:
+    group_by: [transfer, tasks, block]
+    columns: [transfer, tasks, block, {{name: write_bw, stats: [n, mean, min, max]}}]
 """
 
 
 def make_run(work: Path, n: int, analyser: str, iterations: int, extra: str = "") -> Path:
     """A run of N done workpackages; ``extra`` is appended to the definition (plots:)."""
     definition = work / "ior.yaml"
-    reps = n // 20 // iterations
+    reps = n // 20 // iterations + 1
     text = DEFINITION.format(reps=reps, analyser=analyser, iterations=iterations)
     definition.write_text(text + extra)
     run = new_run(resolve_spec(load(definition), load_platform("local"), outpath=work / "runs"))
@@ -95,18 +101,27 @@ def main() -> None:
     )
     args = parser.parse_args()
     analyser = "merged" if args.reduce else args.analyser
-    jubex = JUBEX
-    analyse, result = [], []
+    run = [*JUBEX]
+    commands = {
+        "analyse --force": ["analyse", "--force"],
+        "analyse (incremental)": ["analyse"],
+        "result": ["result", "--no-analyse", "-t", "bandwidth"],
+        "result -t groups --format pretty": [
+            *("result", "--no-analyse", "-t", "groups", "--format", "pretty")
+        ],
+    }
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = make_run(Path(tmp), args.n, analyser, max(1, args.reduce))
         for _ in range(args.runs):
-            analyse.append(timed([*jubex, "analyse", str(run_dir), "--force"], Path(tmp)))
-            result.append(timed([*jubex, "result", str(run_dir), "--no-analyse"], Path(tmp)))
+            for name, cmd in commands.items():
+                times[name].append(timed_cpu([*run, cmd[0], str(run_dir), *cmd[1:]], Path(tmp)))
     print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
-    print(
-        f"N = {args.n}, {analyser}: jubex analyse {statistics.median(analyse):.2f} s, "
-        f"jubex result {statistics.median(result):.2f} s (median of {args.runs})"
-    )
+    print(f"N = {args.n}, {analyser}, median of {args.runs}:")
+    for name, found in times.items():
+        wall = statistics.median(w for w, _ in found)
+        cpu = statistics.median(c for _, c in found)
+        print(f"  jubex {name:34} {wall:7.2f} s wall {cpu:7.2f} s CPU")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import time
@@ -15,3 +16,16 @@ def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
     subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
+
+
+def timed_cpu(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system of the child) of one command, output discarded.
+
+    On a shared machine the CPU time is the steadier number: waiting for a core inflates
+    the wall time, hardly the CPU time.
+    """
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(cmd, cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu

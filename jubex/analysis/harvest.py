@@ -14,9 +14,11 @@ iterations of one parameter point the same way, from what each iteration stored.
 from __future__ import annotations
 
 import glob
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from jubex.analysis import builtin
 from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
@@ -29,6 +31,8 @@ from jubex.store.measurement import Measurement, Value
 _STDOUT = "stdout"
 _STDERR = "stderr"
 _REPEATED: dict[str, frozenset[str]] = {}
+_STATISTIC_UNITS: dict[tuple[str, str], list[tuple[str, str]]] = {}
+_NUMBERS = frozenset({int, float})
 
 
 @dataclass
@@ -254,14 +258,37 @@ def statistics(analyser: BuiltinAnalyser, measurements: list[Measurement]) -> li
             repeated.setdefault((m.record, m.name), []).append(m.value)
     out: list[Measurement] = []
     for (record, name), values in repeated.items():
-        unit = analyser.metrics[name].unit
-        stats = reductions(name, values, numeric=True)
-        out.extend(
-            Measurement(key, value, "" if key.endswith("_cnt") else unit, record)
-            for key, value in stats.items()
-            if key != name
-        )
+        keys = _statistic_units(analyser, name)
+        if set(map(type, values)) <= _NUMBERS:
+            stats = _numeric_statistics(values)
+        else:
+            found = reductions(name, values, numeric=True)
+            stats = [found[key] for key, _ in keys]
+        out += [
+            Measurement(key, value, unit, record)
+            for (key, unit), value in zip(keys, stats, strict=True)
+        ]
     return out
+
+
+def _numeric_statistics(values: list[Value]) -> list[Value]:
+    """The :data:`STATISTICS` of numbers, in order, as :func:`reductions` gives them."""
+    numbers = cast(list[float], values)
+    n = len(numbers)
+    total = math.fsum(numbers) if float in set(map(type, numbers)) else sum(numbers)
+    mean = total / n
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in numbers) / (n - 1)) if n > 1 else 0.0
+    return [numbers[0], numbers[-1], min(numbers), max(numbers), mean, total, n, std]
+
+
+def _statistic_units(analyser: BuiltinAnalyser, name: str) -> list[tuple[str, str]]:
+    """The statistics of a repeated value in order, with their units (a count has none)."""
+    found = _STATISTIC_UNITS.get((analyser.name, name))
+    if found is None:
+        unit = analyser.metrics[name].unit
+        found = [(f"{name}_{stat}", "" if stat == "cnt" else unit) for stat in STATISTICS]
+        _STATISTIC_UNITS[analyser.name, name] = found
+    return found
 
 
 def with_statistics(

@@ -3,23 +3,38 @@
 A workpackage is read again only when its outputs changed since the last reading (the
 signature is its exit-status file's size and modification time, and the state), so
 ``jubex analyse`` twice in a row does nothing the second time.
+
+Many workpackages are read in parallel, by forked worker processes (one per core), in
+batches; the parent alone writes the store, a batch per transaction, in the order of the
+workpackages -- so the store ends as a serial analysis leaves it.
 """
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from jubex.analysis.harvest import Harvester
 from jubex.analysis.measurement import ParseResult
 from jubex.definition.model import Benchmark
 from jubex.space.plan import SHARED, Workpackage
+from jubex.store.packed import Packed, pack
 from jubex.store.rundir import Run, wp_dir_of
 from jubex.store.store import DONE, FAILED
 from jubex.workdir.script import EXIT, admin_dir
 
 ANALYSABLE = (DONE, FAILED)
+#: workpackages per batch a worker reads, and per transaction of the parent
+BATCH = 250
+#: at least this many workpackages to read before worker processes are worth their start
+PARALLEL_FROM = 2 * BATCH
+
+Analysed = tuple[int, bool, str, str, Packed]
+
+#: the analysis worker processes inherit when they are forked
+_forked: RunAnalysis | None = None
 
 
 def _signature(run_dir: Path, wp: Workpackage) -> str:
@@ -58,20 +73,62 @@ class RunAnalysis:
             if wp.state in ANALYSABLE and wp.kind != SHARED and wp.step in self.steps
         ]
         known = {} if force else self.run.store.analysed([wp.id for wp in wps])
-        results = []
+        todo = []
         for wp in wps:
             signature = _signature(self.run.dir, wp)
-            if not force and known.get(wp.id, (None, None, None))[2] == signature:
-                continue
-            params = wp.point
+            if force or known.get(wp.id, (None, None, None))[2] != signature:
+                todo.append((wp, signature))
+        for results in self._harvested(todo, processes=_cores()):
+            self.run.store.store_analysis(results)
+        return len(todo)
+
+    def harvest(self, batch: Sequence[tuple[Workpackage, str]]) -> list[Analysed]:
+        """What the analysers find of each (workpackage, signature), packed for the store."""
+        results = []
+        for wp, signature in batch:
             workdir = wp_dir_of(self.run.dir, wp) / "work"
-            found: ParseResult = self.harvester(wp.step).harvest(workdir, params)
+            found: ParseResult = self.harvester(wp.step).harvest(workdir, wp.point)
             ok = found.ok and wp.state == DONE
             reason = found.reason if wp.state == DONE else (wp.reason or "failed")
-            results.append((wp.id, ok, reason, signature, found.measurements))
-        if results:
-            self.run.store.store_analysis(results)
-        return len(results)
+            results.append((wp.id, ok, reason, signature, pack(found.measurements)))
+        return results
+
+    def _harvested(
+        self, todo: Sequence[tuple[Workpackage, str]], processes: int
+    ) -> Iterator[list[Analysed]]:
+        """The results of ``todo`` in batches, in order: read here, or by ``processes``
+        forked workers when there are enough to share."""
+        batches = [todo[i : i + BATCH] for i in range(0, len(todo), BATCH)]
+        if processes < 2 or len(todo) < PARALLEL_FROM:
+            yield from map(self.harvest, batches)
+            return
+        import multiprocessing  # here: tables and small analyses need not import them
+        from concurrent.futures import ProcessPoolExecutor
+
+        for step in {wp.step for wp, _ in todo}:
+            self.harvester(step)  # compiled once, before the workers inherit it
+        global _forked
+        _forked = self
+        try:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(processes, mp_context=context) as pool:
+                yield from pool.map(_harvest_forked, batches)
+        finally:
+            _forked = None
+
+
+def _harvest_forked(batch: Sequence[tuple[Workpackage, str]]) -> list[Analysed]:
+    """A worker's share: the analysis it inherited, applied to one batch."""
+    assert _forked is not None, "analysis workers are forked from an analysing process"
+    return _forked.harvest(batch)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def analyse_run(run: Run, *, force: bool = False) -> int:

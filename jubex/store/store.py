@@ -9,6 +9,7 @@ most the batch that was not yet committed, and that batch was recorded as intent
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -21,10 +22,17 @@ from jubex.errors import JubexError
 from jubex.language.values import parse_value
 from jubex.space.plan import Workpackage
 from jubex.store.measurement import Measurement, Value
+from jubex.store.packed import Packed, first_values, name_record, pack, unpack
 
-SCHEMA_VERSION = 1
+#: 2: a workpackage's values in one row (``packed``); 1 kept a row per value (``measurement``)
+SCHEMA_VERSION = 2
 
-SCHEMA = """
+_PACKED = """CREATE TABLE IF NOT EXISTS packed (wp INTEGER PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS stored_key (
+    seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, name TEXT NOT NULL, record INTEGER NOT NULL
+)"""
+
+SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS workpackage (
     id INTEGER PRIMARY KEY,
@@ -48,12 +56,7 @@ CREATE TABLE IF NOT EXISTS event (
     state TEXT NOT NULL, detail TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS event_wp ON event(wp);
-CREATE TABLE IF NOT EXISTS measurement (
-    wp INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, record INTEGER NOT NULL,
-    value, unit TEXT NOT NULL DEFAULT '', first INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (wp, seq)
-);
-CREATE INDEX IF NOT EXISTS measurement_first ON measurement(name, first);
+{_PACKED};
 CREATE TABLE IF NOT EXISTS unit (name TEXT PRIMARY KEY, unit TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS analysed (
     wp INTEGER PRIMARY KEY, time REAL NOT NULL, ok INTEGER NOT NULL,
@@ -126,13 +129,49 @@ class Store:
             if create:
                 self.db.executescript(SCHEMA)
                 self.set_meta({"schema_version": str(SCHEMA_VERSION)})
+            version = int(self.meta().get("schema_version", "0"))
         except sqlite3.Error as exc:
             raise JubexError(f"cannot open the run store {path}: {exc}") from None
-        version = int(self.meta().get("schema_version", "0"))
         if version > SCHEMA_VERSION:
             raise JubexError(
                 f"the run store {path} was written by a newer jubex (schema {version})",
                 hint="upgrade jubex to read it",
+            )
+        if version < SCHEMA_VERSION:
+            if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+                self._in_memory()
+            self._migrate()
+
+    def _in_memory(self) -> None:
+        """Read a store that cannot be written from a copy in memory (to migrate it there)."""
+        copy = sqlite3.connect(":memory:", isolation_level=None)
+        self.db.backup(copy)
+        self.db.close()
+        self.db = copy
+
+    def _migrate(self) -> None:
+        """Bring a store of schema 1 (a row per value) to schema 2 (a row per workpackage),
+        in one transaction: a store is either still as it was or wholly migrated. A store
+        that cannot be written is migrated in a copy in memory: it reads all the same."""
+        with self.transaction() as db:
+            for statement in _PACKED.split(";"):
+                db.execute(statement)
+            old = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'measurement'"
+            ).fetchone()
+            if old:
+                rows = db.execute(
+                    "SELECT wp, name, record, value, unit FROM measurement ORDER BY wp, seq"
+                )
+                found = (
+                    (wp, pack([Measurement(r[1], r[3], r[4], r[2]) for r in group]))
+                    for wp, group in groupby(rows, itemgetter(0))
+                )
+                self._store_packed(db, list(found))
+                db.execute("DROP TABLE measurement")
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(SCHEMA_VERSION),),
             )
 
     def close(self) -> None:
@@ -301,7 +340,7 @@ class Store:
             for table, column in (
                 ("workpackage", "id"),
                 ("event", "wp"),
-                ("measurement", "wp"),
+                ("packed", "wp"),
                 ("analysed", "wp"),
                 ("parent", "child"),
                 ("parent", "parent"),
@@ -320,50 +359,54 @@ class Store:
         return {wp: (bool(ok), reason, sig) for wp, ok, reason, sig in self.db.execute(sql)}
 
     def store_analysis(
-        self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement]]]
+        self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement] | Packed]]
     ) -> None:
-        """Replace the measurements of each (wp, ok, reason, signature, measurements).
-
-        The first value of each name in each record is flagged: it is what tables show
-        (JUBE's representative value), and what they read without touching the rest.
-        """
+        """Replace the values of each (wp, ok, reason, signature, values), in one
+        transaction; values are given as measurements or already packed (see packed.py)."""
         now = time.time()
-        rows: list[tuple] = []
+        packed: list[tuple[int, Packed]] = []
         done: list[tuple] = []
-        units: dict[str, str] = {}
-        for wp, ok, reason, signature, measurements in results:
-            seen: set[tuple[str, int]] = set()
-            for seq, m in enumerate(measurements):
-                key = (m.name, m.record)
-                rows.append(
-                    (wp, seq, m.name, m.record, _sql_value(m.value), m.unit, key not in seen)
-                )
-                seen.add(key)
-                if m.unit:
-                    units.setdefault(m.name, m.unit)
-            done.append((wp, now, int(ok), reason, signature, len(measurements)))
+        for wp, ok, reason, signature, values in results:
+            found = values if isinstance(values, Packed) else pack(values)
+            packed.append((wp, found))
+            done.append((wp, now, int(ok), reason, signature, found.found))
         with self.transaction() as db:
-            db.executemany("DELETE FROM measurement WHERE wp = ?", ((d[0],) for d in done))
-            db.executemany(
-                "INSERT INTO measurement (wp, seq, name, record, value, unit, first)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
+            db.executemany("DELETE FROM packed WHERE wp = ?", ((d[0],) for d in done))
+            self._store_packed(db, packed)
             db.executemany(
                 "INSERT OR REPLACE INTO analysed (wp, time, ok, reason, signature, found)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 done,
             )
-            db.executemany("INSERT OR IGNORE INTO unit (name, unit) VALUES (?, ?)", units.items())
+
+    def _store_packed(self, db: sqlite3.Connection, packed: Sequence[tuple[int, Packed]]) -> None:
+        """Insert packed values, and register their keys and units where new."""
+        db.executemany(
+            "INSERT OR REPLACE INTO packed (wp, data) VALUES (?, ?)",
+            ((wp, found.data) for wp, found in packed if found.found),
+        )
+        units: dict[str, str] = {}
+        keys: dict[str, None] = {}
+        seen: set[tuple[str, ...]] = set()
+        for _, found in packed:
+            if found.keys not in seen:  # most outputs of a step have the same keys
+                seen.add(found.keys)
+                keys.update(dict.fromkeys(found.keys))
+            for name, unit in found.units.items():
+                units.setdefault(name, unit)
+        db.executemany(
+            "INSERT OR IGNORE INTO stored_key (key, name, record) VALUES (?, ?, ?)",
+            ((k, *name_record(k)) for k in keys),
+        )
+        db.executemany("INSERT OR IGNORE INTO unit (name, unit) VALUES (?, ?)", units.items())
 
     def measurements(self) -> dict[int, list[Measurement]]:
-        """Every value of every workpackage, in order (all matches, all statistics)."""
-        found: dict[int, list[Measurement]] = {}
-        for wp, name, record, value, unit in self.db.execute(
-            "SELECT wp, name, record, value, unit FROM measurement ORDER BY wp, seq"
-        ):
-            found.setdefault(wp, []).append(Measurement(name, value, unit, record))
-        return found
+        """Every value of every workpackage (all matches, all statistics), grouped by name
+        and record in the order found."""
+        return {
+            wp: list(unpack(data))
+            for wp, data in self.db.execute("SELECT wp, data FROM packed ORDER BY wp")
+        }
 
     def values_of(
         self,
@@ -372,45 +415,64 @@ class Store:
         firsts: Collection[str] = (),
     ) -> dict[int, list[tuple[str, int, Value, str]]]:
         """(name, record, value, unit) of every stored value (all matches, all statistics) of
-        these workpackages, in order; with ``names``, only those names, and of ``firsts``
-        only the first value per record."""
+        these workpackages, grouped by name and record in the order found; with ``names``,
+        only those names, and of ``firsts`` only the first value per record."""
         if not ids:
             return {}
         sql = (
-            "SELECT wp, name, record, value, unit FROM measurement"
-            f" WHERE wp IN ({','.join(str(int(i)) for i in ids)})"
+            "SELECT wp, data FROM packed"
+            f" WHERE wp IN ({','.join(str(int(i)) for i in ids)}) ORDER BY wp"
         )
-        args: list[str] = []
-        if names is not None:
-            args = [*sorted(names), *sorted(firsts)]
-            sql += (
-                f" AND (name IN ({','.join('?' * len(names))})"
-                f" OR (name IN ({','.join('?' * len(firsts))}) AND first = 1))"
-            )
-        rows = self.db.execute(sql + " ORDER BY wp, seq", args)
-        return {wp: [row[1:] for row in group] for wp, group in groupby(rows, itemgetter(0))}
+        every = None if names is None else set(names)
+        first = set(firsts)
+        found: dict[int, list[tuple[str, int, Value, str]]] = {}
+        for wp, data in self.db.execute(sql):
+            values: list[tuple[str, int, Value, str]] = []
+            for stored, group in json.loads(data).items():
+                name, record = name_record(stored)
+                if every is not None and name not in every:
+                    if name not in first:
+                        continue
+                    group = group[:2]
+                values.extend((name, record, value, group[0]) for value in group[1:])
+            found[wp] = values
+        return found
 
     def representatives(
         self, names: Collection[str] | None = None
-    ) -> dict[int, list[tuple[str, int, object]]]:
-        """(name, record, value) of the first value of each name, per workpackage.
+    ) -> dict[int, list[tuple[str, int, Value]]]:
+        """(name, record, value) of the first value of each name, per workpackage, in the
+        order the run first stored each name and record (the order an output gives them).
 
-        With ``names``, only those are read (through an index), so a table over 10,000
-        workpackages reads its few columns, not millions of values.
+        With ``names``, SQLite reads just those out of each row's packed values (the run's
+        keys say which records exist), so a table over 10,000 workpackages reads its few
+        columns, not millions of values.
         """
-        sql = "SELECT wp, name, record, value FROM measurement WHERE first = 1"
-        args: list[str] = []
-        if names is not None:
-            if not names:
-                return {}
-            args = sorted(names)
-            sql = (
-                "SELECT wp, name, record, value FROM measurement"
-                f" WHERE name IN ({','.join('?' * len(args))}) AND first = 1"
-            )
-        found: dict[int, list[tuple[str, int, object]]] = {}
-        for wp, name, record, value in self.db.execute(sql + " ORDER BY wp, seq", args):
-            found.setdefault(wp, []).append((name, record, value))
+        if names is not None and not names:
+            return {}
+        wanted = sorted(names) if names is not None else None
+        if wanted is None or len(wanted) > _MAX_EXTRACTED:
+            return first_values(self.db.execute("SELECT wp, data FROM packed ORDER BY wp"), wanted)
+        keys = self.db.execute(
+            "SELECT key, name, record FROM stored_key"
+            f" WHERE name IN ({','.join('?' * len(wanted))}) ORDER BY seq",
+            wanted,
+        ).fetchall()
+        if not keys:
+            return {}
+        if len(keys) > _MAX_EXTRACTED:
+            return first_values(self.db.execute("SELECT wp, data FROM packed ORDER BY wp"), wanted)
+        columns = ", ".join(["json_extract(data, ?), json_type(data, ?)"] * len(keys))
+        args = [path for k, _, _ in keys for path in (f'$."{k}"[1]', f'$."{k}"')]
+        found: dict[int, list[tuple[str, int, Value]]] = {}
+        for row in self.db.execute(f"SELECT wp, {columns} FROM packed ORDER BY wp", args):
+            present = [
+                (name, record, row[1 + 2 * i])
+                for i, (_, name, record) in enumerate(keys)
+                if row[2 + 2 * i] is not None
+            ]
+            if present:
+                found[row[0]] = present
         return found
 
     def units(self) -> dict[str, str]:
@@ -421,15 +483,5 @@ class Store:
         return dict(self.db.execute("SELECT wp, found FROM analysed"))
 
 
-_PLAIN = frozenset({float, int, str, type(None)})
-
-
-def _sql_value(value: object) -> object:
-    """SQLite keeps ints, floats and text; a bool keeps its word (``True``), not 1."""
-    if type(value) in _PLAIN:  # the common case, first (hundreds of thousands per analysis)
-        return value
-    if isinstance(value, bool):
-        return str(value)
-    if value is None or isinstance(value, (int, float, str)):
-        return value
-    return str(value)
+#: more keys per row than SQLite should pick out one by one: decode in Python
+_MAX_EXTRACTED = 400

@@ -401,7 +401,9 @@ def test_kill_minus_nine_while_submitting_then_continue_submits_each_job_once(
     assert len(calls(tmp_path, "sbatch")) == 11
     assert executions(tmp_path) == sorted(f"{s}{n}" for s in ("many", "single") for n in range(10))
     with store(tmp_path) as db:
-        values = db.execute("SELECT wp, value FROM measurement WHERE name = 'value'").fetchall()
+        values = db.execute(
+            """SELECT wp, json_extract(data, '$."value"[1]') FROM packed"""
+        ).fetchall()
     assert sorted(values) == [(i, i % 10) for i in range(20)]
 
 

@@ -76,6 +76,11 @@ def number(raw: object) -> int | float | None:
         return raw
     if not isinstance(raw, str):
         return None
+    return _text_number(raw)
+
+
+def _text_number(raw: str) -> int | float | None:
+    """:func:`number` of a text."""
     try:
         return int(raw)
     except ValueError:
@@ -143,6 +148,15 @@ class Collector:
     ) -> None:
         """Add ``raw`` (printed text or a JSON value) as a number, times ``scale``; a rate is
         a float however it was printed (IOR prints ``3785`` when it drops the decimals)."""
+        metric = self.metrics.get(name)
+        if metric is not None and scale == 1 and type(raw) is str:  # the common case, fast
+            value = _text_number(raw)
+            if value is not None and 0 <= value <= LIMIT:
+                if "/s" in metric.unit:
+                    value = float(value)
+                unit = metric.unit if unit is None else unit
+                self.measurements.append(Measurement(name, value, unit, record))
+                return
         value = self.value(name, raw, line)
         if value is not None and name in self.metrics and "/s" in self.metrics[name].unit:
             value = float(value)
