@@ -264,6 +264,8 @@ def _unit(
     source = units.get(name, "")
     if not column.unit or column.unit == source:
         return source, 1.0
+    if not units:  # nothing was measured (every workpackage failed): nothing to convert
+        return column.unit, 1.0
     if not source:
         raise UnitError(
             f"column '{column.name}' asks for unit '{column.unit}', but no unit is known "

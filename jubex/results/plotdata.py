@@ -16,7 +16,7 @@ from jubex.definition.model import Column, Plot, Table
 from jubex.errors import UsageError, did_you_mean
 from jubex.language.values import Size
 from jubex.results.rows import META
-from jubex.results.table import ResultTable, Row, build_table
+from jubex.results.table import ResultTable, Row, build_table, filtered
 from jubex.results.tabulate import WHERE, directions_of, rows_for, rows_of, run_labels, units_of
 from jubex.store.rundir import Run
 
@@ -75,7 +75,7 @@ def plot_data(
         include_failed=include_failed,
     )
     data = _series(plot, result)
-    data.notes = [*result.notes, *_pooled(plot, rows, runs), *_few(data)]
+    data.notes = [*result.notes, *_pooled(plot, filtered(rows, table), runs), *_few(data)]
     unit = units.get(plot.y, "")
     spread = "" if plot.error == "none" or data.kind == "heatmap" else f" ± {plot.error}"
     data.y_label = f"{plot.y} ({plot.stat}{spread})" + (f" [{unit}]" if unit else "")

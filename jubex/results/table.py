@@ -168,6 +168,14 @@ def _flags(groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float) -> di
     return {id(members[0]): flag(members, fields, cv_limit) for members in groups}
 
 
+def filtered(rows: Sequence[Row], table: Table) -> Sequence[Row]:
+    """The rows a table's filter keeps (all without a filter)."""
+    known: dict[str, None] = {}
+    for row in rows:
+        known.update(dict.fromkeys(row))
+    return _filter(rows, table, known, [])
+
+
 def _filter(
     rows: Sequence[Row], table: Table, known: Mapping[str, None], notes: list[str]
 ) -> Sequence[Row]:

@@ -8,6 +8,7 @@ carrying units and better directions. It only reads: where a table is also writt
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from jubex.analysis import builtin
@@ -190,23 +191,46 @@ def tables_with_definitions(
     peaks = platform_peaks(runs[0].platform)
     built = []
     for table in tables:
+        if pivot_by:
+            table = grouped_by(table, pivot_by)
         own = rows_for(table, rows, runs[0].benchmark)
         result = build_table(
             own, table, units, directions, include_failed=include_failed, peaks=peaks
         )
         if not result.rows:
-            result.notes.append(why_empty(table, rows, own, include_failed=include_failed))
+            result.notes.append(
+                why_empty(table, rows, own, include_failed=include_failed, runs=runs)
+            )
         key = pivot_by or table.pivot
         built.append((table, pivot(result, key, table.group_by) if key else result))
     return built
 
 
+def grouped_by(table: Table, key: str) -> Table:
+    """A grouped table that also groups by ``key`` (``site``, ``run``, ...), its first
+    column: so that ``--pivot KEY`` turns any grouped table, whether it names KEY or not."""
+    if not table.group_by or key in table.group_by:
+        return table
+    columns = [c for c in table.columns if c.name != key]
+    return dataclasses.replace(
+        table, group_by=(key, *table.group_by), columns=[Column(key), *columns]
+    )
+
+
 def why_empty(
-    table: Table, rows: Sequence[Row], own: Sequence[Row], *, include_failed: bool
+    table: Table,
+    rows: Sequence[Row],
+    own: Sequence[Row],
+    *,
+    include_failed: bool,
+    runs: Sequence[Run] = (),
 ) -> str:
     """Why a table has no row: nothing finished, everything failed, the analysers found
     none of its values, or its filter kept nothing."""
     if not rows:
+        states = {state for run in runs for (_, state), n in run.store.counts().items() if n}
+        if states and states <= {"failed", "skipped", "cancelled"}:
+            return "empty: every workpackage failed or was skipped (jubex status shows why)"
         return "empty: no workpackage has finished yet (jubex status shows the run)"
     usable = [r for r in own if include_failed or r.get("ok", True) is not False]
     if own and not usable:

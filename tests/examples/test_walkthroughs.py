@@ -111,6 +111,9 @@ def test_cori_reads_follow_their_writes(clone: Path) -> None:
     ]
     for _, phase, write, read in rows:
         assert (write != "—", read != "—") == (phase == "w", phase == "r")
+    report = (clone / "runs" / "cori" / "acceptance.html").read_text()
+    assert "acceptance" in report and "provenance" in report.lower()
+    assert "wrote runs/cori/acceptance.tar.gz: 1 run(s)" in out
 
 
 @needs_cc
@@ -187,3 +190,25 @@ def test_p_names_the_program_where_the_definition_defines_it_too(clone: Path) ->
     runs = re.findall(r"^  \$ srun .*$", out, re.MULTILINE)
     assert len(runs) == 4
     assert all(" /opt/ior/bin/ior -" in line for line in runs)
+
+
+@needs_cc
+@pytest.mark.slurm
+@pytest.mark.usefixtures("slurm")
+def test_two_sites_side_by_side_on_the_local_machine_and_slurm(clone: Path) -> None:
+    out = walk(clone, "ska-sites.md")
+    assert "run runs/sites/laptop/000000: 13 done" in out
+    assert "run runs/sites/cluster/000000: 13 done" in out
+    header = next(line for line in out.splitlines() if line.startswith("| api |"))
+    assert (
+        "| laptop: write mean [MiB/s] |" in header and "| cluster: write mean [MiB/s] |" in header
+    )
+    rows = [line for line in out.splitlines() if line.startswith("| POSIX |")]
+    assert len(rows) == 12 and not any("| — | — | — |" in row for row in rows)
+    sites = clone / "runs" / "sites"
+    assert "<svg" in (sites / "write.svg").read_text()
+    report = (sites / "report.html").read_text()
+    assert "laptop" in report and "cluster" in report and "<table" in report
+    assert "wrote runs/sites/ska-sites.tar.gz: 2 run(s)" in out
+    info = shell(clone, "jubex info runs/sites/cluster/000000 --parametrisation")
+    assert re.search(r"^1 +kernels +0 +done +\d+ +n\d ", info, re.MULTILINE), info
