@@ -23,7 +23,7 @@ from rich.text import Text
 
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header, PlusMinus
-from jubex.results.table import ResultTable
+from jubex.results.table import FLAGS, ResultTable
 
 #: format name -> what it is for (shown in help texts)
 FORMATS = {
@@ -186,9 +186,11 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     lays out 1 cell per column instead of thousands: about 3x faster on large tables.
     """
     head, body, right = grid
-    natural = 4 + sum(
-        max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head)
-    )
+    natural = _natural_width(grid)
+    if width and natural > width and FLAGS in head and not table.transpose:
+        table, grid = _flags_as_footnotes(table, grid)
+        head, body, right = grid
+        natural = _natural_width(grid)
     if width and natural > width:
         return _blocks(table, grid, width)
     out = RichTable(
@@ -213,6 +215,28 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     return "".join(line.rstrip() + "\n" for line in printed)
 
 
+def _natural_width(grid: Grid) -> int:
+    """The width of a pretty table whose cells do not wrap."""
+    head, body, _ = grid
+    return 4 + sum(max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head))
+
+
+def _flags_as_footnotes(table: ResultTable, grid: Grid) -> tuple[ResultTable, Grid]:
+    """The flags column as footnote marks (``[1]``) with the flags under the table: the
+    flags are long texts, and a table should not lose its layout for them."""
+    head, body, right = grid
+    at = head.index(FLAGS)
+    notes = list(table.notes)
+    marked = []
+    for row in body:
+        cell = row[at]
+        if cell.strip() and cell.strip() != "—":
+            notes.append(f"[{len(notes) - len(table.notes) + 1}] {cell}")
+            cell = f"[{len(notes) - len(table.notes)}]"
+        marked.append([*row[:at], cell, *row[at + 1 :]])
+    return replace(table, notes=notes), (head, marked, right)
+
+
 def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
     """One block of ``label  value`` lines per row: a table too wide for the terminal."""
     head, body, _ = grid
@@ -225,7 +249,8 @@ def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
             wrapped = textwrap.wrap(cell.replace("\n", " "), room) or [""]
             lines.append(f"{label:<{label_width}}  {wrapped[0]}".rstrip())
             lines += [" " * (label_width + 2) + more for more in wrapped[1:]]
-    return "".join(f"{line}\n" for line in [*lines, *_notes(table)])
+    notes = [part for note in _notes(table) for part in textwrap.wrap(note, width) or [""]]
+    return "".join(f"{line}\n" for line in [*lines, *notes])
 
 
 def _aligned(table: ResultTable, grid: Grid) -> str:

@@ -28,6 +28,9 @@ from jubex.results.flags import CV_LIMIT, Flags, flag, flag_note
 from jubex.results.peaks import above_peak, plan_peaks, share
 from jubex.results.stats import COUNTS
 
+#: the last column of a grouped table whose points deserve a second look
+FLAGS = "flags"
+
 __all__ = ["Header", "PlusMinus", "ResultTable", "Row", "build_table"]
 
 
@@ -116,7 +119,7 @@ def build_table(
     headers = _count_missing(cells, plan, notes)
     headers += _shares(body, table, plan, peaks or {}, marks, notes)
     if any(mark.text() for mark in marks.values()):
-        headers.append(Header("flags", "flags"))
+        headers.append(Header(FLAGS, FLAGS))
         for line, first in body:
             line.append(marks.get(id(first), Flags()).text())
         noisy = sum(bool(m.noisy) for m in marks.values())

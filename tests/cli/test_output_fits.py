@@ -81,7 +81,9 @@ def test_csv_and_json_keep_mean_and_std_apart(home: Path) -> None:
         "bw_std [MiB/s]",
         "bw_min [MiB/s]",
         "bw_max [MiB/s]",
+        "flags",  # 7 in 107 is a cv of 6.5 %: noisy
     ]
+    assert rows[1][-1] == "noisy: bw cv 6.5%"
     assert rows[1][:4] == ["1", "3", "107.123", "7"]
     document = json.loads(jubex(home, "result", "runs/000000", "-T", "speed", "-f", "json").stdout)
     pair = document["rows"][0]["bw_mean±std"]
