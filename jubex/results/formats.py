@@ -36,6 +36,8 @@ FORMATS = {
 }
 
 Grid = tuple[list[str], list[list[str]], list[bool]]
+#: columns of remarks a pretty table too wide for the terminal shows as footnotes
+FOOTNOTED = {FLAGS, "note"}
 
 
 def terminal_width() -> int | None:
@@ -187,8 +189,8 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     """
     head, body, right = grid
     natural = _natural_width(grid)
-    if width and natural > width and FLAGS in head and not table.transpose:
-        table, grid = _flags_as_footnotes(table, grid)
+    if width and natural > width and FOOTNOTED & set(head) and not table.transpose:
+        table, grid = _text_as_footnotes(table, grid)
         head, body, right = grid
         natural = _natural_width(grid)
     if width and natural > width:
@@ -221,19 +223,23 @@ def _natural_width(grid: Grid) -> int:
     return 4 + sum(max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head))
 
 
-def _flags_as_footnotes(table: ResultTable, grid: Grid) -> tuple[ResultTable, Grid]:
-    """The flags column as footnote marks (``[1]``) with the flags under the table: the
-    flags are long texts, and a table should not lose its layout for them."""
+def _text_as_footnotes(table: ResultTable, grid: Grid) -> tuple[ResultTable, Grid]:
+    """The columns of remarks (a table's flags, a comparison's notes) as footnote marks
+    (``[1]``) with their texts right under the table, before its notes (a comparison's
+    verdict stays the last line): long texts should not cost a table its layout."""
     head, body, right = grid
-    at = head.index(FLAGS)
-    notes = list(table.notes)
+    at = [i for i, label in enumerate(head) if label in FOOTNOTED]
+    texts: list[str] = []
     marked = []
     for row in body:
-        cell = row[at]
-        if cell.strip() and cell.strip() != "—":
-            notes.append(f"[{len(notes) - len(table.notes) + 1}] {cell}")
-            cell = f"[{len(notes) - len(table.notes)}]"
-        marked.append([*row[:at], cell, *row[at + 1 :]])
+        cells = list(row)
+        for i in at:
+            text = cells[i].strip()
+            if text and text != "—":
+                texts.append(text)
+                cells[i] = f"[{len(texts)}]"
+        marked.append(cells)
+    notes = [*(f"[{n}] {text}" for n, text in enumerate(texts, 1)), *table.notes]
     return replace(table, notes=notes), (head, marked, right)
 
 
@@ -249,8 +255,9 @@ def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
             wrapped = textwrap.wrap(cell.replace("\n", " "), room) or [""]
             lines.append(f"{label:<{label_width}}  {wrapped[0]}".rstrip())
             lines += [" " * (label_width + 2) + more for more in wrapped[1:]]
-    notes = [part for note in _notes(table) for part in textwrap.wrap(note, width) or [""]]
-    return "".join(f"{line}\n" for line in [*lines, *notes])
+    # notes stay whole lines (the terminal wraps them): a script reads a comparison's
+    # verdict from the last line
+    return "".join(f"{line}\n" for line in [*lines, *_notes(table)])
 
 
 def _aligned(table: ResultTable, grid: Grid) -> str:

@@ -67,7 +67,8 @@ def test_a_wide_table_fits_the_terminal_as_blocks(home: Path) -> None:
     assert "-[ 1 ]" not in wide and "bw_mean±std [MiB/s]" in wide
     narrow = jubex(home, "result", "runs/000000", "-T", "speed", columns=40).stdout
     lines = narrow.splitlines()
-    assert all(len(line) <= 40 for line in lines)
+    blocks = [line for line in lines if not line.startswith(("flags:", "[", "#"))]
+    assert all(len(line) <= 40 for line in blocks)  # notes are lines the terminal wraps
     assert lines[1].startswith("-[ 1 ]") and "bw_mean±std [MiB/s]  107.1 ± 7.0" in lines
 
 
