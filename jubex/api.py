@@ -78,7 +78,22 @@ def validate(
             if all(isinstance(p, DefinitionWarning) for p in spaces):  # else counted in vain
                 problems += _work_problems(benchmark, tags, max_workpackages)
             problems += _with_platform(benchmark, tags)
+        problems += _outpath_problems(benchmark)
     return problems
+
+
+def _outpath_problems(benchmark: Benchmark) -> list[JubexError]:
+    """An outpath the system cannot take, as ``run`` refuses it."""
+    from jubex.space.spec import check_outpath_length
+
+    home = Path(benchmark.file).parent if benchmark.file else Path.cwd()
+    try:
+        check_outpath_length(
+            (home / benchmark.outpath).absolute(), given=False, benchmark=benchmark
+        )
+    except JubexError as exc:
+        return [exc]
+    return []
 
 
 def _is_platform_file(path: Path) -> bool:

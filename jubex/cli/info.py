@@ -95,8 +95,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     target = args.target
-    if "" in args.parameter:
+    lone = [value for value in args.parameter if "=" not in value]
+    if lone:  # a lone -p (JUBE's spelling), which may have taken the RUN after it
         args.parametrisation = True
+        args.parameter = [value for value in args.parameter if "=" in value]
+        target = target or next((value for value in lone if value), None)
+        args.target = target
     if target and Path(target).is_file():
         return _definition_info(args)
     run = open_run(resolve_run(target))

@@ -42,6 +42,7 @@ def handle(args: argparse.Namespace) -> int:
         include_failed=args.include_failed,
         targets=True,
         pivot_by=args.pivot,
+        width=0 if args.output else None,  # a file is as wide as its table
     )
     write_output(text, args.output)
     return 0

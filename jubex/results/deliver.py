@@ -50,12 +50,14 @@ def report(
     targets: bool = False,
     keep: bool = True,
     pivot_by: str | None = None,
+    width: int | None = None,
 ) -> str:
     """The tables of the runs as text, each delivered first (into the last run's places).
 
     ``fmt`` None shows each table in its own ``style``. With ``keep``, the table of a single
     run is also written into the run directory (``result/<name>.<ext>``); a table of
-    several runs belongs to none of them.
+    several runs belongs to none of them. ``width`` as :func:`render` takes it (0: as wide
+    as the table, for a file).
     """
     built = tables_with_definitions(runs, names, include_failed=include_failed, pivot_by=pivot_by)
     if not built:
@@ -65,7 +67,7 @@ def report(
         line = deliver(table, result, runs[-1], targets=targets)
         if keep and len(runs) == 1:
             _keep(runs[0], result, fmt)
-        out.append(f"{line}\n" if line else render(result, fmt))
+        out.append(f"{line}\n" if line else render(result, fmt, width=width))
     return "\n".join(out)
 
 

@@ -60,7 +60,7 @@ def resolve_spec(
     definition = Path(benchmark.file).resolve() if benchmark.file else None
     home = definition.parent if definition else Path.cwd()
     out = Path(outpath) if outpath is not None else home / benchmark.outpath
-    _check_length(out.absolute(), given=outpath is not None, benchmark=benchmark)
+    check_outpath_length(out.absolute(), given=outpath is not None, benchmark=benchmark)
     return RunSpec(
         benchmark=dataclasses.replace(benchmark, file=str(definition or "")),
         platform=platform,
@@ -85,7 +85,7 @@ def _check_shell_names(benchmark: Benchmark, platform: Platform) -> None:
         raise errors[0] if len(errors) == 1 else ErrorList(errors)
 
 
-def _check_length(out: Path, *, given: bool, benchmark: Benchmark) -> None:
+def check_outpath_length(out: Path, *, given: bool, benchmark: Benchmark) -> None:
     """Refuse an outpath the system cannot take before anything resolves it, part by part."""
     reason = too_long(out)
     if reason is None:

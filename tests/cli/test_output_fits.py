@@ -120,3 +120,19 @@ def test_a_batch_dry_run_prints_the_job_script(home: Path) -> None:
     done = jubex(home, "run", "d.yaml", "--dry-run", "-P", "slurm")
     assert done.returncode == 0, done.stderr
     assert "  job script " in done.stdout and "    #SBATCH --nodes=1" in done.stdout
+
+
+def test_a_table_written_to_a_file_keeps_its_layout_at_any_terminal_width(home: Path) -> None:
+    out = home / "speed.txt"
+    jubex(home, "result", "runs/000000", "-T", "speed", "-o", str(out), columns=40)
+    text = out.read_text()
+    assert "-[ 1 ]" not in text and "bw_mean±std [MiB/s]" in text.splitlines()[1]
+
+
+def test_info_takes_a_lone_p_before_or_after_the_run(home: Path) -> None:
+    before = jubex(home, "info", "-p", "runs/000000", columns=200)
+    after = jubex(home, "info", "runs/000000", "-p", columns=200)
+    assert before.returncode == 0, before.stderr
+    assert before.stdout == after.stdout
+    header = next(line for line in before.stdout.splitlines() if line.startswith("id "))
+    assert header.split()[:4] == ["id", "step", "iteration", "state"]

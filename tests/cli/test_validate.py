@@ -117,3 +117,17 @@ def test_schema_prints_the_packaged_schema_and_writes_it(
     assert main(["schema", "--output", str(target)]) == 0
     assert json.loads(target.read_text()) == printed
     assert main(["schema", "--output", str(tmp_path / "no" / "dir" / "x.json")]) == 2
+
+
+def test_an_outpath_too_long_for_the_system_is_refused_by_validate_as_by_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "long.yaml"
+    outpath = "/".join(["a" * 200] * 30)  # 6,000 bytes: past PATH_MAX
+    path.write_text(f"name: x\noutpath: {outpath}\nsteps:\n  s: {{do: echo}}\n")
+    assert main(["validate", str(path)]) == 1
+    validated = capsys.readouterr().out
+    assert main(["run", str(path), "--dry-run"]) == 1
+    ran = capsys.readouterr().err
+    for text in (validated, ran):
+        assert f"{path}:1:1: error: the outpath " in text and "PATH_MAX" in text
