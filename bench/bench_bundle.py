@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from bench_analyse_result import make_run
-from timing import JUBEX, timed
+from timing import JUBEX, timed_cpu
 
 
 def main() -> None:
@@ -26,28 +26,36 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10000)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    times: dict[str, list[float]] = {"export": [], "export --no-outputs": [], "import": []}
+    times: dict[str, list[tuple[float, float]]] = {
+        "export": [],
+        "export --no-outputs": [],
+        "import": [],
+    }
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
         work = Path(tmp)
         run_dir = make_run(work, args.n, "bw", 1)
-        timed([*JUBEX, "analyse", str(run_dir)], work)
+        timed_cpu([*JUBEX, "analyse", str(run_dir)], work)
         bundle = work / "b.tar.gz"
         for i in range(args.runs):
-            times["export"].append(timed([*JUBEX, "export", str(run_dir), "-o", str(bundle)], work))
+            times["export"].append(
+                timed_cpu([*JUBEX, "export", str(run_dir), "-o", str(bundle)], work)
+            )
             small = work / "small.tar.gz"
             times["export --no-outputs"].append(
-                timed([*JUBEX, "export", str(run_dir), "--no-outputs", "-o", str(small)], work)
+                timed_cpu([*JUBEX, "export", str(run_dir), "--no-outputs", "-o", str(small)], work)
             )
             target = work / f"imported-{i}"
             times["import"].append(
-                timed([*JUBEX, "import", str(bundle), "--outpath", str(target)], work)
+                timed_cpu([*JUBEX, "import", str(bundle), "--outpath", str(target)], work)
             )
         sizes = bundle.stat().st_size, small.stat().st_size
     print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
     full, small_mib = (size / 2**20 for size in sizes)
     print(f"N = {args.n}: bundle {full:.1f} MiB, without outputs {small_mib:.1f} MiB")
     for what, values in times.items():
-        print(f"jubex {what}: {statistics.median(values):.2f} s (median of {args.runs})")
+        wall = statistics.median(t for t, _ in values)
+        cpu = statistics.median(c for _, c in values)
+        print(f"jubex {what}: {wall:.2f} s wall, {cpu:.2f} s CPU (median of {args.runs})")
 
 
 if __name__ == "__main__":
