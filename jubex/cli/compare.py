@@ -35,22 +35,31 @@ def fraction(text: str, *, name: str, upper: float) -> float:
     return value
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    run_help = "a run directory, an outpath (its latest run), a run id, 'last' or -N"
-    parser.add_argument("baseline", metavar="BASELINE", help=f"the reference run: {run_help}")
-    parser.add_argument("candidate", metavar="CANDIDATE", help=f"the run judged: {run_help}")
-    parser.add_argument("--outpath", help="where runs given by id live")
+def add_noise_options(parser: argparse.ArgumentParser, *, tolerance: str, alpha: str) -> None:
+    """``--tolerance`` and ``--alpha``, as compare and history take them."""
     parser.add_argument(
         "--tolerance",
         type=lambda t: fraction(t, name="tolerance", upper=1),
         default=0.05,
-        help="loss accepted when it is beyond the noise (default: 5%%)",
+        help=f"{tolerance} (default: 5%%)",
     )
     parser.add_argument(
         "--alpha",
         type=lambda t: fraction(t, name="significance level alpha", upper=1),
         default=0.05,
-        help="chance of a false alarm over all points and metrics together (default: 0.05)",
+        help=f"{alpha} (default: 0.05)",
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    run_help = "a run directory, an outpath (its latest run), a run id, 'last' or -N"
+    parser.add_argument("baseline", metavar="BASELINE", help=f"the reference run: {run_help}")
+    parser.add_argument("candidate", metavar="CANDIDATE", help=f"the run judged: {run_help}")
+    parser.add_argument("--outpath", help="where runs given by id live")
+    add_noise_options(
+        parser,
+        tolerance="loss accepted when it is beyond the noise",
+        alpha="chance of a false alarm over all points and metrics together",
     )
     parser.add_argument(
         "--test",

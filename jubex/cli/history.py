@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jubex.api import analyse_runs, resolve
 from jubex.cli.common import add_format, comma_list
-from jubex.cli.compare import fraction
+from jubex.cli.compare import add_noise_options
 from jubex.results.formats import render
 from jubex.results.history import history_of_runs
 from jubex.store.rundir import STORE, Run, list_runs, open_run, resolve_run
@@ -47,17 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--all", dest="all_metrics", action="store_true", help="follow every measured value"
     )
-    parser.add_argument(
-        "--tolerance",
-        type=lambda t: fraction(t, name="tolerance", upper=1),
-        default=0.05,
-        help="smallest change marked as a change point (default: 5%%)",
-    )
-    parser.add_argument(
-        "--alpha",
-        type=lambda t: fraction(t, name="significance level alpha", upper=1),
-        default=0.05,
-        help="chance of a false change point over the whole history (default: 0.05)",
+    add_noise_options(
+        parser,
+        tolerance="smallest change marked as a change point",
+        alpha="chance of a false change point over the whole history",
     )
     add_format(parser, ("pretty", "json"), "pretty")
 

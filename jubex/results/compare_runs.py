@@ -12,12 +12,12 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from jubex.definition.model import STATISTICS as REDUCTIONS
-from jubex.definition.model import Benchmark, Table
+from jubex.definition.model import Table
 from jubex.errors import UsageError
 from jubex.results.compare import Comparison, compare
 from jubex.results.rows import META
 from jubex.results.table import Row
-from jubex.results.tabulate import directions_of, rows_of, tables_of, units_of
+from jubex.results.tabulate import directions_of, rows_of, rows_of_steps, tables_of, units_of
 from jubex.results.units import direction_of_unit
 from jubex.store.rundir import Run
 
@@ -46,7 +46,7 @@ def compare_runs(
     chosen = tables_of(benchmark, [table])[0] if table else None
     rows = [rows_of([run], per_iteration=True) for run in runs]
     if chosen is not None:
-        rows = [_rows_of_table(chosen, side, benchmark) for side in rows]
+        rows = [rows_of_steps(chosen, side, benchmark) for side in rows]
     units = units_of([baseline])
     directions, inferred = completed_directions(
         directions_of(runs), {**units_of([candidate]), **units}
@@ -92,18 +92,6 @@ def completed_directions(
             directions[name] = found
             inferred.add(name)
     return directions, inferred
-
-
-def _rows_of_table(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
-    """The rows of the steps a table is about (its ``use``, else the steps with its values)."""
-    steps: set[object]
-    if table.use:
-        analysers = {a.name: a.step for a in benchmark.analysers.values()}
-        steps = {analysers.get(n) or n for n in table.use}
-    else:
-        wanted = [c.name for c in table.columns if c.name not in table.group_by]
-        steps = {r["jube_step_name"] for r in rows if any(w in r for w in wanted)}
-    return [r for r in rows if r["jube_step_name"] in steps]
 
 
 def default_metrics(

@@ -89,6 +89,12 @@ def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Ro
     """
     if table.use and benchmark.dialect == "jube":
         return _rows_per_analyser(table.use, rows, benchmark)
+    return rows_of_steps(table, rows, benchmark)
+
+
+def rows_of_steps(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
+    """The rows of the steps a table is about: those its ``use`` names, else those with
+    any of its value columns (every iteration a row of its own, as a comparison needs)."""
     steps: set[object]
     if table.use:
         analysers = {a.name: a.step for a in benchmark.analysers.values()}
