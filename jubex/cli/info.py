@@ -135,11 +135,12 @@ def _run_info(run: Run, args: argparse.Namespace) -> int:
             wp.step,
             str(wp.iteration),
             wp.state,
+            wp.job_id or "",
             *(str(wp.point.get(n, "")) for n in names),
         ]
         for wp in wps
     ]
-    header = ["id", "step", "iteration", "state", *names]
+    header = ["id", "step", "iteration", "state", "job", *names]
     if args.format != "pretty":
         _emit(args.format, header, rows, {"run": str(run.dir), **meta})
         return 0

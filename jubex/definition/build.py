@@ -284,6 +284,7 @@ class Builder:
             analyse=_names(spec.get("analyse")),
             time_limit=_opt(spec, "time_limit"),
             array=spec.get("array", False),
+            pack=spec.get("pack", 0),
             tag=spec.get("tag"),
             loc=loc,
         )

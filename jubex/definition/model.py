@@ -124,6 +124,8 @@ class Step:
     analyse: tuple[str, ...] = ()
     time_limit: str | None = None
     array: bool = False
+    #: run up to this many workpackages one after another in one batch job (0, 1: one each)
+    pack: int = 0
     tag: str | None = None
     loc: Loc | None = None
 
