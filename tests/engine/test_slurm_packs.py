@@ -138,3 +138,24 @@ def test_a_node_lost_under_a_pack_runs_no_member_twice(tmp_path: Path) -> None:
     assert "without writing an exit status" in found[0][5]
     assert executions(tmp_path) == ["work1", "work2"]
     assert len(calls(tmp_path, "sbatch")) == 1
+
+
+def test_a_pack_whose_sbatch_reply_was_lost_is_found_not_submitted_again(
+    tmp_path: Path,
+) -> None:
+    """1st call: the pack got in but the reply was lost; 2nd: refused; then all is well."""
+    flaky = (
+        'n=$(grep -c "^start" "$0.log")\n'
+        'if [ "$n" = 1 ]; then "$real" "$@" >/dev/null; fi\n'
+        'if [ "$n" -le 2 ]; then\n'
+        "  echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv' >&2\n"
+        "  false\n"
+        'else "$real" "$@"; fi'
+    )
+    env = wrappers(tmp_path, {"sbatch": flaky})
+    done = jubex(tmp_path, *run_args(packed(tmp_path, 4, 8)), env=env)
+    assert done.returncode == 0, done.stderr
+    assert len(calls(tmp_path, "sbatch")) == 3  # the first pack once, the second twice
+    found = rows(tmp_path)
+    assert [r[2] for r in found] == ["done"] * 8 and len({r[3] for r in found}) == 2
+    assert executions(tmp_path) == sorted(f"work{n}" for n in range(8))
