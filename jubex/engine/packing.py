@@ -10,8 +10,9 @@ second copy of the pack finds claimed is skipped (status 97) and the loop goes o
 
 Members share a step, resolved resources and the jobs they wait for, as array tasks do. The
 pack asks for the members' time limit once per member (capped at the partition's
-``max_time``). Beside the script a manifest lists the members, written before submission,
-so that after a crash ``reconcile`` finds the members of a pack it finds by name.
+``max_time``), or for the step's ``pack: {time: ...}``. Beside the script a manifest lists
+the members, written before submission, so that after a crash ``reconcile`` finds the
+members of a pack it finds by name.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from jubex.errors import JubexError
+from jubex.definition.model import Step
+from jubex.errors import JubexError, Loc
 from jubex.language.values import Duration
 from jubex.platform.model import Platform, duration
 from jubex.schedulers.base import JobSpec
@@ -67,13 +69,20 @@ def loop(members: Sequence[Rendered]) -> str:
     )
 
 
-def pack_resources(platform: Platform, members: Sequence[Rendered]) -> dict[str, object]:
-    """The members' resources with the time of all of them, within the partition's limit."""
+def pack_resources(
+    platform: Platform, members: Sequence[Rendered], time: str | None = None, loc: Loc | None = None
+) -> dict[str, object]:
+    """The members' resources with the time of all of them, within the partition's limit;
+    ``time`` (the step's ``pack: {time: ...}``, written at ``loc``) instead when given."""
     resources = dict(members[0].resources)
-    time = resources.get("time")
-    if not isinstance(time, (int, float)):
+    if time is not None:
+        total = duration(time, loc, "pack.time")
+        resources.update(time=total, walltime=total.hms)
         return resources
-    seconds = float(time) * len(members)
+    each = resources.get("time")
+    if not isinstance(each, (int, float)):
+        return resources
+    seconds = float(each) * len(members)
     partition = platform.partitions.get(str(resources.get("partition")))
     if partition is not None and partition.max_time:
         seconds = min(seconds, duration(partition.max_time, partition.loc, "max_time"))
@@ -83,13 +92,20 @@ def pack_resources(platform: Platform, members: Sequence[Rendered]) -> dict[str,
 
 
 def write_pack(
-    run_dir: Path, platform: Platform, name: str, members: Sequence[Rendered]
+    run_dir: Path,
+    platform: Platform,
+    name: str,
+    members: Sequence[Rendered],
+    step: Step | None = None,
 ) -> JobSpec:
     """Write the manifest and the pack script; the spec of the pack job."""
     directory = run_dir / PACKS
     stdout, stderr = directory / f"{name}.out", directory / f"{name}.err"
     script = directory / f"{name}.sh"
-    resources = pack_resources(platform, members)
+    if step is None:
+        resources = pack_resources(platform, members)
+    else:
+        resources = pack_resources(platform, members, step.pack_time, step.loc)
     text = platform.job_script(
         name=name,
         body=loop(members),

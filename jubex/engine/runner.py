@@ -235,7 +235,8 @@ class Engine:
                 spec = arrays.write_array(self.wps.run_dir, self.run.platform, name, members)
             elif kind == "pack":
                 name = packing.pack_name(self.uid, members)
-                spec = packing.write_pack(self.wps.run_dir, self.run.platform, name, members)
+                step = self.run.benchmark.steps[members[0].wp.step]
+                spec = packing.write_pack(self.wps.run_dir, self.run.platform, name, members, step)
             else:
                 spec = self.wps.job_spec(members[0], f"jx{self.uid}-{members[0].wp.id}")
             job_id = self._submit_spec(spec, members)

@@ -6,13 +6,16 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.api import drive
+from jubex.definition.load import load
 from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
 from jubex.engine import packing
 from jubex.engine.driver import Options, new_run
+from jubex.errors import JubexError
 from jubex.platform.load import load_platform
 from jubex.platform.model import Partition
 from jubex.space.plan import Workpackage
@@ -147,3 +150,27 @@ def test_the_local_platform_ignores_pack(tmp_path: Path) -> None:
     run = new_run(resolve_spec(benchmark, load_platform("local"), outpath=tmp_path / "runs"))
     assert drive(run, Options(progress="quiet"))["done"] == 3
     assert not (run.dir / packing.PACKS).exists()
+
+
+def test_pack_is_a_size_or_a_size_with_the_pack_s_time(tmp_path: Path) -> None:
+    path = tmp_path / "def.yaml"
+    path.write_text(
+        "name: p\nsteps:\n  a: {pack: 8, do: 'true'}\n"
+        "  b: {pack: {size: 50, time: '2:00:00'}, do: 'true'}\n"
+    )
+    steps = load(path).steps
+    assert (steps["a"].pack, steps["a"].pack_time) == (8, None)
+    assert (steps["b"].pack, steps["b"].pack_time) == (50, "2:00:00")
+    path.write_text("name: p\nsteps:\n  a: {pack: {time: 1h}, do: 'true'}\n")
+    with pytest.raises(JubexError) as caught:
+        load(path)
+    assert "def.yaml:3" in str(caught.value.loc) and "size" in caught.value.message
+
+
+def test_a_pack_time_of_its_own_replaces_the_members_times(tmp_path: Path) -> None:
+    members = [ready(i, tmp_path, time="10:00") for i in range(4)]
+    step = Step("run", pack=4, pack_time="1:30:00")
+    spec = packing.write_pack(tmp_path, SLURM, "jxabc-p0", members, step)
+    assert spec.time_limit_s == 5400 and "#SBATCH --time=01:30:00" in spec.script.read_text()
+    with pytest.raises(JubexError, match=r"pack\.time"):
+        packing.write_pack(tmp_path, SLURM, "jxabc-p0", members, Step("run", pack_time="soon"))
