@@ -159,3 +159,29 @@ def test_a_pack_whose_sbatch_reply_was_lost_is_found_not_submitted_again(
     found = rows(tmp_path)
     assert [r[2] for r in found] == ["done"] * 8 and len({r[3] for r in found}) == 2
     assert executions(tmp_path) == sorted(f"work{n}" for n in range(8))
+
+
+def test_a_node_drained_under_a_pack_lets_it_finish_and_each_member_runs_once(
+    tmp_path: Path,
+) -> None:
+    go = tmp_path / "go"
+    name = packed(tmp_path, 3, 6, wait=f"while [ ! -e {go} ]; do sleep 0.2; done; ")
+    proc = start(tmp_path, *run_args(name), env=wrappers(tmp_path, {"sbatch": ""}))
+    claim = tmp_path / "runs/000000/000000_work/claim"
+    until(lambda: claim.exists() and claim.read_text().endswith("\n"), what="the first member")
+    job_id = claim.read_text().strip()
+    node = subprocess.run(
+        ["squeue", "-h", "-j", job_id, "-o", "%N"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    drain = ["scontrol", "update", f"nodename={node}", "state=drain", "reason=jubex-test"]
+    subprocess.run(drain, check=True)
+    try:
+        go.touch()
+        assert proc.wait(timeout=120) == 0
+    finally:
+        resume = ["scontrol", "update", f"nodename={node}", "state=resume"]
+        subprocess.run(resume, check=False)
+    found = rows(tmp_path)
+    assert [r[2] for r in found] == ["done"] * 6 and found[0][3] == job_id
+    assert executions(tmp_path) == sorted(f"work{n}" for n in range(6))
+    assert len(calls(tmp_path, "sbatch")) == 2
