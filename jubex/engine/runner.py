@@ -200,10 +200,10 @@ class Engine:
             except JubexError as exc:
                 changes.append((wp.id, FAILED, None, None, _reason(exc)))
         in_array = [r for r in prepared if self.wps.in_array(r.wp)]
-        sizes = {r.wp.step: self.wps.pack_size(r.wp) for r in prepared}
-        packed = [r for r in prepared if sizes[r.wp.step] > 1 and not self.wps.in_array(r.wp)]
+        packed = [r for r in prepared if self.wps.pack_size(r.wp) > 1]
+        sizes = {r.wp.step: self.wps.pack_size(r.wp) for r in packed}
         for item in prepared:
-            if not self.wps.in_array(item.wp) and sizes[item.wp.step] == 1:
+            if not self.wps.in_array(item.wp) and self.wps.pack_size(item.wp) == 1:
                 changes += self._submit_job([item], kind="job")
         for members in arrays.groups(in_array):
             changes += self._submit_job(members, kind="array")
@@ -393,11 +393,19 @@ class Engine:
         return self._adopt(wp)
 
     def _adopt(self, wp: Workpackage) -> Change:
-        """A second copy found the workpackage claimed: follow the copy that runs it."""
+        """A second copy found the workpackage claimed: follow the copy that runs it.
+
+        A job that finds its own claim was started again by the scheduler (requeued after
+        a node failed) once its first run had begun: that run was lost, and it fails.
+        """
         owner = read_owner(admin_dir(self.wps.wp_dir(wp)))
         if owner is None:
             return (wp.id, FAILED, None, None, "claimed by a copy that left no trace")
-        return (wp.id, SUBMITTED, self.wps.owner_job_id(owner), None, "adopted a running copy")
+        job_id = self.wps.owner_job_id(owner)
+        if job_id == wp.job_id:
+            reason = f"job {job_id} was requeued after it had started; its first run was lost"
+            return (wp.id, FAILED, None, None, reason)
+        return (wp.id, SUBMITTED, job_id, None, "adopted a running copy")
 
     def _record(self, changes: list[Change], *, defer: bool = False) -> None:
         """Record changes; analyse the workpackages they finished."""

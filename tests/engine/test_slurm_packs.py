@@ -40,6 +40,13 @@ steps:
 """
 
 
+EXCLUSIVE = """\
+name: slurm-test
+extends: slurm
+scheduler_options: {poll_interval: 0.5, poll_max_interval: 2, submit_args: [--exclusive]}
+"""
+
+
 def packed(tmp_path: Path, size: int, count: int, wait: str = "") -> str:
     text = PACKED.format(last=count - 1, size=size, wait=wait, executions=tmp_path / "executions")
     return definition(tmp_path, text)
@@ -117,6 +124,8 @@ def test_a_node_lost_under_a_pack_runs_no_member_twice(tmp_path: Path) -> None:
     """Slurm kills the pack on the downed node and starts it again elsewhere (requeue)."""
     go = tmp_path / "go"
     name = packed(tmp_path, 3, 3, wait=f"while [ ! -e {go} ]; do sleep 0.2; done; ")
+    # a node of its own, so that downing it ends no other test's job
+    (tmp_path / "slurm-test.yaml").write_text(EXCLUSIVE)
     proc = start(tmp_path, *run_args(name), env=wrappers(tmp_path, {"sbatch": ""}))
     claim = tmp_path / "runs/000000/000000_work/claim"
     until(lambda: claim.exists() and claim.read_text().endswith("\n"), what="the first member")
@@ -185,3 +194,54 @@ def test_a_node_drained_under_a_pack_lets_it_finish_and_each_member_runs_once(
     assert [r[2] for r in found] == ["done"] * 6 and found[0][3] == job_id
     assert executions(tmp_path) == sorted(f"work{n}" for n in range(6))
     assert len(calls(tmp_path, "sbatch")) == 2
+
+
+def test_a_packed_step_s_shared_command_runs_once_after_every_member(tmp_path: Path) -> None:
+    log = tmp_path / "executions"
+    text = (
+        "name: shared\nparameters:\n  n: [0, 1, 2, 3]\nsteps:\n  work:\n    pack: 3\n"
+        "    shared: common\n"
+        f"    do:\n      - echo work$n >> {log}\n"
+        f"      - {{cmd: 'echo shared >> {log}', shared: true}}\n"
+    )
+    env = wrappers(tmp_path, {"sbatch": ""})
+    done = jubex(tmp_path, *run_args(definition(tmp_path, text)), env=env)
+    assert done.returncode == 0, done.stderr
+    assert [r[2] for r in rows(tmp_path)] == ["done"] * 5
+    assert log.read_text().split()[-1] == "shared"
+    assert executions(tmp_path) == ["shared", "work0", "work1", "work2", "work3"]
+    assert len(calls(tmp_path, "sbatch")) == 3  # two packs, and the shared one's own job
+
+
+@pytest.mark.slow
+def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_forever(
+    tmp_path: Path,
+) -> None:
+    """The requeued job finds its own claim (status 97): its first run was lost."""
+    go = tmp_path / "go"
+    text = (
+        f"name: requeued\nsteps:\n  run:\n"
+        f"    do: while [ ! -e {go} ]; do sleep 0.2; done; echo ran >> {tmp_path / 'executions'}\n"
+    )
+    definition(tmp_path, text)
+    (tmp_path / "slurm-test.yaml").write_text(EXCLUSIVE)
+    proc = start(tmp_path, *run_args("def.yaml"), env=wrappers(tmp_path, {"sbatch": ""}))
+    claim = tmp_path / "runs/000000/000000_run/claim"
+    until(lambda: claim.exists() and claim.read_text().endswith("\n"), what="the job to start")
+    job_id = claim.read_text().strip()
+    node = subprocess.run(
+        ["squeue", "-h", "-j", job_id, "-o", "%N"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    down = ["scontrol", "update", f"nodename={node}", "state=down", "reason=jubex-test"]
+    subprocess.run(down, check=True)
+    try:
+        until(lambda: squeue([job_id])[job_id] != "RUNNING", what="the job to be killed")
+        go.touch()
+        assert proc.wait(timeout=240) == 1
+    finally:
+        resume = ["scontrol", "update", f"nodename={node}", "state=resume"]
+        subprocess.run(resume, check=False)
+    ((_, _, state, _, _, reason, _),) = rows(tmp_path)
+    assert state == "failed"
+    assert reason == f"job {job_id} was requeued after it had started; its first run was lost"
+    assert executions(tmp_path) == []
