@@ -144,7 +144,8 @@ def test_a_node_lost_under_a_pack_runs_no_member_twice(tmp_path: Path) -> None:
         subprocess.run(resume, check=False)
     found = rows(tmp_path)
     assert [r[2] for r in found] == ["failed", "done", "done"]
-    assert "without writing an exit status" in found[0][5]
+    # the member the node's loss interrupted: killed before or after its wrapper's last word
+    assert found[0][5] == "exit status 143" or "without writing an exit status" in found[0][5]
     assert executions(tmp_path) == ["work1", "work2"]
     assert len(calls(tmp_path, "sbatch")) == 1
 
