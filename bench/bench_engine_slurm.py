@@ -1,9 +1,10 @@
-"""``jubex run -P slurm`` of N trivial workpackages on the local test Slurm, arrays or not.
+"""``jubex run -P slurm`` of N trivial workpackages on the local test Slurm: jobs, arrays, packs.
 
 Needs the cluster of ci/start-local-slurm.sh (SLURM_CONF is taken from JUBEX_SLURM_DIR's
 etc/slurm.conf when not set). Each run is a fresh ``jubex run`` of one step of N
 workpackages (``echo "value $n"``, read back by a pattern and tabulated) with the shipped
-``slurm`` platform, once as N jobs and once with ``array: true``. Wrappers first on PATH log
+``slurm`` platform, as N jobs, with ``array: true`` and with ``pack: --pack`` (--modes
+chooses). Wrappers first on PATH log
 every ``sbatch``, ``squeue``, ``sacct`` and ``scancel`` call, so that the scheduler commands
 of each poll cycle (from one ``squeue -j`` poll to the next) are counted from outside jubex.
 
@@ -15,6 +16,7 @@ start, so that jubex polls while all N jobs are in the queue: it counts poll cyc
 scheduler commands per cycle and job ids per poll. The machine's load average is recorded.
 
     python bench/bench_engine_slurm.py [--n 50 500] [--runs 3] [--hold 30] [--json FILE]
+        [--modes jobs array pack] [--pack 100]
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ patterns:
     value: {{regex: "value $jube_pat_int", type: int}}
 steps:
   work:
-    array: {array}
+    {how}
     do: while [ ! -e {go} ]; do sleep 0.5; done; echo "value $n"
     analyse: [out]
 results:
@@ -87,10 +89,14 @@ def submission_rate(run: Path, n: int) -> float:
     return n / max(last - first, 1e-6)
 
 
-def one_run(n: int, array: bool, work: Path, hold: float) -> dict[str, float]:
+#: the step's key for each way of submitting
+HOW = {"jobs": "array: false", "array": "array: true", "pack": "pack: {pack}"}
+
+
+def one_run(n: int, how: str, work: Path, hold: float) -> dict[str, float]:
     work.mkdir()
     go = work / "go"
-    definition = DEFINITION.format(last=n - 1, array=str(array).lower(), go=go)
+    definition = DEFINITION.format(last=n - 1, how=how, go=go)
     (work / "trivial.yaml").write_text(definition)
     env = wrappers(work / "bin")
     if not hold:
@@ -134,7 +140,7 @@ def table(results: dict[str, list[dict[str, float]]], hold: float) -> None:
         print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for key, runs in results.items():
         n, mode = key.split()
-        how = "one array" if mode == "array" else "one job each"
+        how = {"array": "one array", "jobs": "one job each"}.get(mode, mode)
         loads = ", ".join(f"{r['load_before']:.1f}/{r['load_after']:.1f}" for r in runs)
 
         def median(field: str, runs: list[dict[str, float]] = runs) -> float:
@@ -156,6 +162,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--hold", type=float, default=30, help="0: skip the polling pass")
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--modes", nargs="+", choices=sorted(HOW), default=["jobs", "array"])
+    parser.add_argument("--pack", type=int, default=100, help="workpackages per pack")
     args = parser.parse_args()
     conf = Path(os.environ.get("JUBEX_SLURM_DIR", "/tmp/jubex-slurm")) / "etc" / "slurm.conf"
     os.environ.setdefault("SLURM_CONF", str(conf))
@@ -165,10 +173,11 @@ def main() -> None:
         for hold in (0, args.hold) if args.hold else (0,):
             results = passes.setdefault(f"hold {hold:g}", {})
             for n in args.n:
-                for array in (False, True):
-                    key = f"{n} {'array' if array else 'jobs'}"
+                for mode in args.modes:
+                    key = f"{n} {mode if mode != 'pack' else f'packs-of-{args.pack}'}"
+                    how = HOW[mode].format(pack=args.pack)
                     results[key] = [
-                        one_run(n, array, Path(tmp) / f"{hold}-{n}-{array}-{i}", hold)
+                        one_run(n, how, Path(tmp) / f"{hold}-{n}-{mode}-{i}", hold)
                         for i in range(args.runs)
                     ]
                     print(f"hold {hold:g}, {key}: {results[key]}", file=sys.stderr)

@@ -286,6 +286,8 @@ class Builder:
             analyse=_names(spec.get("analyse")),
             time_limit=_opt(spec, "time_limit"),
             array=spec.get("array", False),
+            pack=_pack(spec.get("pack", 0))[0],
+            pack_time=_pack(spec.get("pack", 0))[1],
             tag=spec.get("tag"),
             loc=loc,
         )
@@ -356,6 +358,13 @@ def _names(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
+
+
+def _pack(value: int | Map) -> tuple[int, str | None]:
+    """``pack: N`` or ``pack: {size: N, time: T}`` as (size, time)."""
+    if isinstance(value, Map):
+        return int(value["size"]), _opt(value, "time")
+    return int(value), None
 
 
 def _opt(holder: Map, key: str) -> str | None:

@@ -124,6 +124,10 @@ class Step:
     analyse: tuple[str, ...] = ()
     time_limit: str | None = None
     array: bool = False
+    #: run up to this many workpackages one after another in one batch job (0, 1: one each)
+    pack: int = 0
+    #: the time limit of a whole pack (default: each member's time, times their number)
+    pack_time: str | None = None
     tag: str | None = None
     loc: Loc | None = None
 

@@ -37,7 +37,7 @@ _PATTERN = _spec("name mode json type unit default better", lists="reduce", bool
 _STEP = _spec(
     "name time_limit active shared work_dir suffix do_log_file tag",
     lists="use files depend analyse",
-    ints="iterations cycles max_async procs",
+    ints="iterations cycles max_async procs pack",
     bools="array export",
 )
 _DO = _spec("active done_file error_file break_file work_dir stdout stderr tag", bools="shared")

@@ -9,7 +9,8 @@ Order of every submission: record ``queued`` (the intent) → call the scheduler
 job's claim file). ``reconcile`` resolves what a crash left between those steps.
 On a batch platform, children of submitted parents are submitted at once with a dependency
 (the scheduler holds them until their parents succeed), and the ready workpackages of an
-``array: true`` step go in as one array job (see :mod:`jubex.engine.arrays`).
+``array: true`` step go in as one array job (see :mod:`jubex.engine.arrays`), and those of a
+packed step as packs, several in one job one after another (see :mod:`jubex.engine.packing`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import FrameType
 from typing import ParamSpec, TypeVar
 
-from jubex.engine import arrays
+from jubex.engine import arrays, packing
 from jubex.engine.progress import Progress
 from jubex.engine.workpackages import Workpackages
 from jubex.errors import JubexError
@@ -95,6 +97,12 @@ class Engine:
         #: changes applied in memory, recorded with the next transaction
         self.pending: list[Change] = []
         self.uid = run.store.meta().get("uid", "run")
+        #: the scheduler refused a submission over a limit of jobs: submit no more this loop
+        self.held = False
+        #: whether the last submission was held back (the user hears of it once)
+        self.at_limit = False
+        #: jobs the scheduler accepted in this submission so far (not yet recorded)
+        self.accepted = 0
 
     # -- public -------------------------------------------------------------------------
 
@@ -118,7 +126,7 @@ class Engine:
         self.reconcile()
         self._record(self._exits(self.wps.in_states(QUEUED, SUBMITTED)))
         active = self.wps.in_states(QUEUED, SUBMITTED)
-        ids = [wp.job_id for wp in active if wp.job_id]
+        ids = list(dict.fromkeys(wp.job_id for wp in active if wp.job_id))
         if ids:
             self._call(self.scheduler.cancel, ids)
         planned = self.wps.in_states(PLANNED)
@@ -162,22 +170,28 @@ class Engine:
     def _submit_ready(self) -> int:
         """Submit what is ready; with scheduler dependencies, its children right behind it."""
         total = 0
+        self.held = False
         while True:
             self._skip_orphans()
-            room = self.policy.capacity - self.wps.count(QUEUED, SUBMITTED)
             if self.scheduler.local:
+                room = self.policy.capacity - self.wps.count(QUEUED, SUBMITTED)
                 room += self.wps.awaiting_done_files()
+            else:
+                room = self.policy.capacity - self.wps.jobs_active()
             ready = self.wps.ready(room, self.policy.use_dependencies) if room > 0 else []
             if not ready:
                 return total
-            self._submit(ready)
-            total += len(ready)
-            if not self.policy.use_dependencies:
+            total += self._submit(ready)
+            if not self.policy.use_dependencies or self.held:
                 return total
 
-    def _submit(self, ready: list[Workpackage]) -> None:
-        """Intent first (all ``queued`` in one transaction), then the scheduler, then the ids."""
+    def _submit(self, ready: list[Workpackage]) -> int:
+        """Intent first (all ``queued`` in one transaction), then the scheduler, then the ids.
+
+        Returns how many workpackages reached the scheduler.
+        """
         self._change([(wp.id, QUEUED, None, None, "") for wp in ready])
+        self.accepted = 0
         changes: list[Change] = []
         prepared: list[Rendered] = []
         for wp in ready:
@@ -186,29 +200,56 @@ class Engine:
             except JubexError as exc:
                 changes.append((wp.id, FAILED, None, None, _reason(exc)))
         in_array = [r for r in prepared if self.wps.in_array(r.wp)]
+        packed = [r for r in prepared if self.wps.pack_size(r.wp) > 1]
+        sizes = {r.wp.step: self.wps.pack_size(r.wp) for r in packed}
         for item in prepared:
-            if not self.wps.in_array(item.wp):
-                changes += self._submit_job([item], array=False)
+            if not self.wps.in_array(item.wp) and self.wps.pack_size(item.wp) == 1:
+                changes += self._submit_job([item], kind="job")
         for members in arrays.groups(in_array):
-            changes += self._submit_job(members, array=True)
+            changes += self._submit_job(members, kind="array")
+        for members in packing.groups(packed, sizes):
+            changes += self._submit_job(members, kind="pack")
         # a local job's id is in its claim file, which continue reads back (see reconcile)
         self._record(changes, defer=self.scheduler.local)
+        held = sum(c[1] == PLANNED for c in changes)
+        if held and not self.at_limit:
+            self.progress.note(
+                f"the scheduler's limit of jobs is reached; {held} workpackage(s) wait "
+                "for jobs of this run to end"
+            )
+        self.at_limit = bool(held)
+        return len(ready) - held
 
-    def _submit_job(self, members: Sequence[Rendered], *, array: bool) -> list[Change]:
-        """One job for one workpackage, or one array job for several: their state changes."""
+    def _submit_job(self, members: Sequence[Rendered], *, kind: str) -> list[Change]:
+        """One job for one workpackage, or one array or pack job for several: their changes.
+
+        Every member of a pack is recorded with the pack's job id. A submission refused over
+        a limit of jobs while jobs of this run are in the queue (their end makes room) goes
+        back to planned, as does every one after it in this loop.
+        """
+        if self.held:
+            return [(m.wp.id, PLANNED, None, None, "held back: limit of jobs") for m in members]
         try:
-            if array:
+            if kind == "array":
                 name = arrays.array_name(self.uid, members)
                 spec = arrays.write_array(self.wps.run_dir, self.run.platform, name, members)
+            elif kind == "pack":
+                name = packing.pack_name(self.uid, members)
+                step = self.run.benchmark.steps[members[0].wp.step]
+                spec = packing.write_pack(self.wps.run_dir, self.run.platform, name, members, step)
             else:
                 spec = self.wps.job_spec(members[0], f"jx{self.uid}-{members[0].wp.id}")
             job_id = self._submit_spec(spec, members)
         except JubexError as exc:
             return [(m.wp.id, FAILED, None, None, _reason(exc)) for m in members]
         except SchedulerError as exc:
+            if exc.limit and (self.wps.count(SUBMITTED) or self.accepted):
+                self.held = True
+                return [(m.wp.id, PLANNED, None, None, f"held back: {exc}") for m in members]
             return [(m.wp.id, FAILED, None, None, f"submission failed: {exc}") for m in members]
-        if not array:
-            return [(members[0].wp.id, SUBMITTED, job_id, None, "")]
+        self.accepted += 1
+        if kind != "array":
+            return [(m.wp.id, SUBMITTED, job_id, None, "") for m in members]
         return [
             (m.wp.id, SUBMITTED, self.scheduler.array_task_id(job_id, i), None, "")
             for i, m in enumerate(members)
@@ -292,7 +333,8 @@ class Engine:
 
     def _polled(self, unknown: list[Workpackage]) -> list[Change]:
         """What one scheduler call says about the jobs that wrote no exit status yet."""
-        states = self._call(self.scheduler.poll, [wp.job_id for wp in unknown if wp.job_id])
+        ids = dict.fromkeys(wp.job_id for wp in unknown if wp.job_id)
+        states = self._call(self.scheduler.poll, list(ids))
         now = time.monotonic()
         grace = EXIT_FILE_GRACE[self.scheduler.local]
         changes: list[Change] = []
@@ -308,6 +350,9 @@ class Engine:
             failed_parent = self.wps.failed_parent(wp)
             if code is not None:
                 changes.append(self._final(wp, code))
+            elif self.wps.pack_size(wp) > 1 and read_owner(admin) != wp.job_id:
+                if now - self.active.since_finished.setdefault(wp.id, now) >= grace:
+                    changes.append(self._left_by_pack(wp, admin))
             elif failed_parent and read_owner(admin) is None:
                 # submitted behind its parent, which failed: the scheduler dropped it unrun
                 self.active.since_finished.pop(wp.id, None)
@@ -336,12 +381,31 @@ class Engine:
         what = f"ended as {state.value}" if state else "vanished from the scheduler"
         return (wp.id, FAILED, None, None, f"job {wp.job_id} {what} without writing an exit status")
 
+    def _left_by_pack(self, wp: Workpackage, admin: Path) -> Change:
+        """A member its pack job did not run: queued again when unclaimed, else followed.
+
+        The pack ended (its time limit, a failed node) before it came to this member, or a
+        second copy of it found the member claimed by another job.
+        """
+        self.active.since_finished.pop(wp.id, None)
+        if read_owner(admin) is None and release(admin):
+            return (wp.id, PLANNED, None, None, f"its pack job {wp.job_id} ended before it")
+        return self._adopt(wp)
+
     def _adopt(self, wp: Workpackage) -> Change:
-        """A second copy found the workpackage claimed: follow the copy that runs it."""
+        """A second copy found the workpackage claimed: follow the copy that runs it.
+
+        A job that finds its own claim was started again by the scheduler (requeued after
+        a node failed) once its first run had begun: that run was lost, and it fails.
+        """
         owner = read_owner(admin_dir(self.wps.wp_dir(wp)))
         if owner is None:
             return (wp.id, FAILED, None, None, "claimed by a copy that left no trace")
-        return (wp.id, SUBMITTED, self.wps.owner_job_id(owner), None, "adopted a running copy")
+        job_id = self.wps.owner_job_id(owner)
+        if job_id == wp.job_id:
+            reason = f"job {job_id} was requeued after it had started; its first run was lost"
+            return (wp.id, FAILED, None, None, reason)
+        return (wp.id, SUBMITTED, job_id, None, "adopted a running copy")
 
     def _record(self, changes: list[Change], *, defer: bool = False) -> None:
         """Record changes; analyse the workpackages they finished."""
@@ -358,8 +422,14 @@ class Engine:
         if not queued:
             return
         tasks = arrays.manifests(self.wps.run_dir) if any(map(self.wps.in_array, queued)) else {}
+        packs = (
+            packing.manifests(self.wps.run_dir)
+            if any(self.wps.pack_size(wp) > 1 for wp in queued)
+            else {}
+        )
         names = {
-            wp.id: tasks[wp.id][0] if wp.id in tasks else f"jx{self.uid}-{wp.id}" for wp in queued
+            wp.id: tasks[wp.id][0] if wp.id in tasks else packs.get(wp.id, f"jx{self.uid}-{wp.id}")
+            for wp in queued
         }
         # a job of the name that ended is an earlier attempt, or one whose files tell more
         found = self._found(sorted(set(names.values())))

@@ -106,12 +106,18 @@ class Workpackages:
         return staged if staged is not None else self.prepare(wp)
 
     def ready(self, limit: int, use_dependencies: bool = False) -> list[Workpackage]:
-        """Up to ``limit`` planned workpackages whose parents are done (or queued, with deps)."""
+        """Planned workpackages whose parents are done (or queued, with deps), for up to
+        ``limit`` jobs: a packed workpackage is its share of one.
+
+        A packed parent is waited for until done: its pack job succeeds whatever its members
+        did, so a scheduler dependency on it would not hold a child of a failed member back.
+        """
         found: list[Workpackage] = []
         room = self._step_room()
         deferred = []
         staged = sorted(self.staged)
-        while (staged or self.ready_heap) and len(found) < limit:
+        used = 0.0
+        while (staged or self.ready_heap) and used < limit:
             i = staged.pop(0) if staged else heapq.heappop(self.ready_heap)
             wp = self.rows[i]
             if wp.state != PLANNED:
@@ -123,18 +129,22 @@ class Workpackages:
             if wp.step in room:
                 room[wp.step] -= 1
             found.append(wp)
+            used += 1 / self.pack_size(wp)
         for i in deferred:
             if i not in self.staged:
                 heapq.heappush(self.ready_heap, i)
-        if use_dependencies and len(found) < limit:
+        if use_dependencies and used < limit:
             for i in sorted(self.by_state[PLANNED]):
-                if len(found) >= limit:
+                if used >= limit:
                     break
                 parents = [self.rows[p] for p in self.parents.get(i, ())]
                 if self.waiting.get(i) and all(
-                    p.state == DONE or (p.state == SUBMITTED and p.job_id) for p in parents
+                    p.state == DONE
+                    or (p.state == SUBMITTED and p.job_id and self.pack_size(p) == 1)
+                    for p in parents
                 ):
                     found.append(self.rows[i])
+                    used += 1 / self.pack_size(self.rows[i])
         return found
 
     def _step_room(self) -> dict[str, int]:
@@ -219,6 +229,31 @@ class Workpackages:
             and self.scheduler.arrays
             and bool(self.run.platform.scheduler_options.get("array", True))
         )
+
+    def pack_size(self, wp: Workpackage) -> int:
+        """How many workpackages of its step share one batch job (1: a job of its own).
+
+        The step's ``pack`` wins over the platform's; arrays, shared workpackages and the
+        local platform are never packed.
+        """
+        if self.scheduler.local or wp.kind == SHARED or self.in_array(wp):
+            return 1
+        size = self.run.benchmark.steps[wp.step].pack
+        if not size:
+            size = int(str(self.run.platform.scheduler_options.get("pack", 1)))
+        return max(size, 1)
+
+    def jobs_active(self) -> int:
+        """Jobs queued or running: a pack counts once, however many members it holds."""
+        packs = set()
+        alone = 0
+        for i in self.by_state[QUEUED] | self.by_state[SUBMITTED]:
+            wp = self.rows[i]
+            if wp.job_id and self.pack_size(wp) > 1:
+                packs.add(wp.job_id)
+            else:
+                alone += 1
+        return alone + len(packs)
 
     def prepare(self, wp: Workpackage) -> Rendered:
         """Render the work directory and wrapper of a workpackage, ready for submission."""

@@ -22,7 +22,7 @@ from jubex.language.values import Bool, Duration, Size, parse_value
 COUNTS = ("nodes", "tasks_per_node", "tasks", "threads")
 #: scheduler_options read by the engine's polling policy; all others configure the backend.
 ENGINE_OPTIONS = frozenset(
-    {"max_queued", "poll_interval", "poll_max_interval", "array", "dependencies"}
+    {"max_queued", "poll_interval", "poll_max_interval", "array", "dependencies", "pack"}
 )
 
 

@@ -148,6 +148,7 @@ _INTEGERS = {
     "cores_per_node",
     "gpus_per_node",
     "max_queued",
+    "pack",
     "nodes",
     "tasks",
     "tasks_per_node",

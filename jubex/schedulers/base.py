@@ -56,11 +56,16 @@ class JobStatus:
 
 
 class SchedulerError(Exception):
-    """A scheduler command failed; ``transient`` errors are retried by the engine."""
+    """A scheduler command failed; ``transient`` errors are retried by the engine.
 
-    def __init__(self, message: str, *, transient: bool = False) -> None:
+    ``limit``: a submission refused because the user (or QOS, account, queue) already has
+    as many jobs as a site limit allows; the engine holds the job back until some end.
+    """
+
+    def __init__(self, message: str, *, transient: bool = False, limit: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
+        self.limit = limit
 
 
 class Scheduler(ABC):

@@ -47,12 +47,18 @@ def run_command(
 
 
 def failure(
-    argv: Sequence[str], result: subprocess.CompletedProcess[str], transient: re.Pattern[str]
+    argv: Sequence[str],
+    result: subprocess.CompletedProcess[str],
+    transient: re.Pattern[str],
+    limit: re.Pattern[str] | None = None,
 ) -> SchedulerError:
-    """The error for a command that exited non-zero, transient when its message says so."""
+    """The error for a command that exited non-zero, transient or a submission limit when
+    its message says so."""
     text = (result.stderr.strip() or result.stdout.strip() or "(no message)").splitlines()
     message = " / ".join(line.strip() for line in text[:5])
+    said = result.stderr + result.stdout
     return SchedulerError(
         f"'{' '.join(argv[:2])} ...' failed (exit {result.returncode}): {message}",
-        transient=bool(transient.search(result.stderr + result.stdout)),
+        transient=bool(transient.search(said)),
+        limit=bool(limit and limit.search(said)),
     )

@@ -46,6 +46,12 @@ TRANSIENT = re.compile(
     r"Server (is )?(busy|initializing)|Resources temporarily unavailable",
     re.IGNORECASE,
 )
+#: qsub refused because the user or queue has as many jobs as allowed
+LIMIT = re.compile(
+    r"would exceed .*limit|Maximum number of jobs already in queue|"
+    r"Maximum number of jobs for .* already in queue",
+    re.IGNORECASE,
+)
 #: qstat/qdel messages about ids the server does not (or no longer) know, which are not errors.
 _GONE = re.compile(
     r"Unknown Job Id|Job has finished|Request invalid for state of job|job .* does not exist", re.I
@@ -85,7 +91,7 @@ class PBSScheduler(Scheduler):
         result = run_command(argv, timeout=self.timeout, transient=TRANSIENT, cwd=job.workdir)
         job_id = result.stdout.strip().splitlines()[-1].strip() if result.stdout.strip() else ""
         if result.returncode != 0 or not re.match(r"^\d+(\[\d*\])?(\.\S+)?$", job_id):
-            raise failure(argv, result, TRANSIENT)
+            raise failure(argv, result, TRANSIENT, LIMIT)
         return job_id
 
     def poll(self, job_ids: Sequence[str]) -> dict[str, JobStatus]:

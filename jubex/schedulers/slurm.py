@@ -50,6 +50,11 @@ TRANSIENT = re.compile(
     r"Transport endpoint is not connected|Slurm backup controller in standby",
     re.IGNORECASE,
 )
+#: sbatch refused because the user, account or QOS has as many jobs as allowed
+LIMIT = re.compile(
+    r"MaxSubmitJob|GrpSubmitJob|Job violates accounting/QOS policy",
+    re.IGNORECASE,
+)
 _FINISHED_OR_UNKNOWN = re.compile(r"Invalid job id|already completing or completed", re.I)
 _SQUEUE_FIELDS = "JobArrayID:|,State:|,Reason:|,exit_code:|,Name:"
 _ACCOUNTING_FIELDS = "JobID,NodeList,Elapsed,State,ExitCode,Start,End"
@@ -105,7 +110,7 @@ class SlurmScheduler(Scheduler):
         result = run_command(argv, timeout=self.timeout, transient=TRANSIENT, cwd=job.workdir)
         job_id = result.stdout.strip().split(";")[0]
         if result.returncode != 0 or not job_id.isdigit():
-            raise failure(argv, result, TRANSIENT)
+            raise failure(argv, result, TRANSIENT, LIMIT)
         return job_id
 
     def poll(self, job_ids: Sequence[str]) -> dict[str, JobStatus]:

@@ -215,6 +215,8 @@ def release(admin: Path) -> bool:
         os.close(os.open(admin / CLAIM, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
     except FileExistsError:
         return False
+    except FileNotFoundError:
+        return True  # never prepared (a crash right after the intent): nothing can run it
     (admin / EXIT).unlink(missing_ok=True)
     (admin / CLAIM).unlink()
     return True

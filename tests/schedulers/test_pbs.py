@@ -225,6 +225,24 @@ def test_connection_trouble_is_transient(tmp_path: Path, spec: Callable[..., Job
     assert caught.value.transient
 
 
+@pytest.mark.parametrize(
+    ("message", "limit"),
+    [
+        ("qsub: would exceed queue generic's per-user limit", True),
+        ("qsub: Maximum number of jobs already in queue", True),
+        ("qsub: Maximum number of jobs for user alice already in queue batch", True),
+        ("qsub: Job exceeds queue resource limits MSG=cannot satisfy queue max walltime", False),
+    ],
+)
+def test_a_refusal_over_a_limit_of_jobs_is_told_apart(
+    tmp_path: Path, spec: Callable[..., JobSpec], message: str, limit: bool
+) -> None:
+    qsub = client(tmp_path / "bin", "qsub", f'echo "{message}" >&2; exit 38')
+    with pytest.raises(SchedulerError) as caught:
+        PBSScheduler(qsub=qsub, flavour="pro").submit(spec())
+    assert caught.value.limit is limit and not caught.value.transient
+
+
 def test_find_selects_the_users_jobs_and_reads_their_names(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     backend = PBSScheduler(

@@ -214,6 +214,33 @@ def test_submit_failures_say_whether_a_retry_may_help(
     assert caught.value.transient is transient and message.split(": ")[-1] in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("message", "limit"),
+    [
+        (
+            "sbatch: error: QOSMaxSubmitJobPerUserLimit\n"
+            "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
+            "(job submit limit, user's size and/or time limits)",
+            True,
+        ),
+        (
+            "sbatch: error: AssocMaxSubmitJobLimit\n"
+            "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
+            "(job submit limit, user's size and/or time limits)",
+            True,
+        ),
+        ("sbatch: error: Batch job submission failed: Invalid account or account/partition", False),
+    ],
+)
+def test_a_refusal_over_a_limit_of_jobs_is_told_apart(
+    tmp_path: Path, spec: Callable[..., JobSpec], message: str, limit: bool
+) -> None:
+    backend = SlurmScheduler(sbatch=fake(tmp_path, "sbatch", f'echo "{message}" >&2; exit 1'))
+    with pytest.raises(SchedulerError) as caught:
+        backend.submit(spec())
+    assert caught.value.limit is limit and not caught.value.transient
+
+
 def test_an_unreachable_controller_is_transient_and_a_missing_client_is_not(tmp_path: Path) -> None:
     squeue = fake(
         tmp_path,

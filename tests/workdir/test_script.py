@@ -102,6 +102,11 @@ def test_a_status_counts_only_once_its_line_is_complete(
     assert read_exit(tmp_path) == status
 
 
+def test_release_frees_a_workpackage_never_prepared(tmp_path: Path) -> None:
+    assert release(tmp_path / "000007_run") is True
+    assert not (tmp_path / "000007_run").exists()
+
+
 def test_release_frees_only_an_unclaimed_workpackage(tmp_path: Path) -> None:
     (tmp_path / EXIT).write_text("")
     assert release(tmp_path) is True

@@ -1,0 +1,152 @@
+"""Packs: up to ``pack: N`` ready workpackages of a step run one after another in one job.
+
+A pack costs one submission and one allocation instead of N, which is what a site's
+submission limits and a scheduler's per-job start-up ask for. Its script (in
+``<run>/packs/``) is the platform's job script around a loop that runs each member's own
+wrapper in turn, output beside the member as a job of its own would write it. The wrapper's
+claim keeps exactly-once: a pack that ends early (its time limit, a failed node) leaves the
+members it never started unclaimed, and the engine queues those again; a member that a
+second copy of the pack finds claimed is skipped (status 97) and the loop goes on.
+
+Members share a step, resolved resources and the jobs they wait for, as array tasks do. The
+pack asks for the members' time limit once per member (capped at the partition's
+``max_time``), or for the step's ``pack: {time: ...}``. Beside the script a manifest lists
+the members, written before submission, so that after a crash ``reconcile`` finds the
+members of a pack it finds by name.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from jubex.definition.model import Step
+from jubex.errors import JubexError, Loc
+from jubex.language.values import Duration
+from jubex.platform.model import Platform, duration
+from jubex.schedulers.base import JobSpec
+from jubex.workdir.render import Rendered
+from jubex.workdir.script import BODY, admin_dir
+
+PACKS = "packs"
+MANIFEST = ".ids"
+
+
+def pack_name(uid: str, members: Sequence[Rendered]) -> str:
+    """The job name by which ``reconcile`` finds a pack after a crash."""
+    return f"jx{uid}-p{members[0].wp.id}"
+
+
+def groups(ready: Iterable[Rendered], size: Mapping[str, int]) -> list[list[Rendered]]:
+    """Workpackages that can share one pack, in id order, at most their step's size each."""
+    found: dict[tuple, list[Rendered]] = {}
+    for item in ready:
+        resources = tuple(sorted((k, str(v)) for k, v in item.resources.items()))
+        found.setdefault((item.wp.step, resources, item.depends), []).append(item)
+    return [
+        members[start : start + size[members[0].wp.step]]
+        for members in found.values()
+        for start in range(0, len(members), size[members[0].wp.step])
+    ]
+
+
+def loop(members: Sequence[Rendered]) -> str:
+    """The body of a pack script: each member's wrapper in turn, whatever the last one did.
+
+    A scheduler ending the job (its time limit) signals every process of it: the member
+    running then ends, and no further member starts in the grace time before the kill.
+    """
+    dirs = " ".join(shlex.quote(str(admin_dir(m.wp_dir))) for m in members)
+    return (
+        "trap 'jubex_stop=1' TERM\n"
+        f"for jubex_admin in {dirs}; do\n"
+        '  [ -z "$jubex_stop" ] || exit 143\n'
+        f'  /bin/sh "$jubex_admin/{BODY}" >"$jubex_admin/job.out" 2>"$jubex_admin/job.err"\n'
+        "done\n"
+        "exit 0"
+    )
+
+
+def pack_resources(
+    platform: Platform, members: Sequence[Rendered], time: str | None = None, loc: Loc | None = None
+) -> dict[str, object]:
+    """The members' resources with the time of all of them, within the partition's limit;
+    ``time`` (the step's ``pack: {time: ...}``, written at ``loc``) instead when given."""
+    resources = dict(members[0].resources)
+    if time is not None:
+        total = duration(time, loc, "pack.time")
+        resources.update(time=total, walltime=total.hms)
+        return resources
+    each = resources.get("time")
+    if not isinstance(each, (int, float)):
+        return resources
+    seconds = float(each) * len(members)
+    partition = platform.partitions.get(str(resources.get("partition")))
+    if partition is not None and partition.max_time:
+        seconds = min(seconds, duration(partition.max_time, partition.loc, "max_time"))
+    total = Duration(seconds)
+    resources.update(time=total, walltime=total.hms)
+    return resources
+
+
+def write_pack(
+    run_dir: Path,
+    platform: Platform,
+    name: str,
+    members: Sequence[Rendered],
+    step: Step | None = None,
+) -> JobSpec:
+    """Write the manifest and the pack script; the spec of the pack job."""
+    directory = run_dir / PACKS
+    stdout, stderr = directory / f"{name}.out", directory / f"{name}.err"
+    script = directory / f"{name}.sh"
+    if step is None:
+        resources = pack_resources(platform, members)
+    else:
+        resources = pack_resources(platform, members, step.pack_time, step.loc)
+    text = platform.job_script(
+        name=name,
+        body=loop(members),
+        resolved=resources,
+        workdir=directory,
+        stdout=stdout,
+        stderr=stderr,
+    )
+    manifest = directory / f"{name}{MANIFEST}"
+    try:
+        directory.mkdir(exist_ok=True)
+        script.write_text(text)
+        manifest.with_suffix(".tmp").write_text("".join(f"{m.wp.id}\n" for m in members))
+        os.replace(manifest.with_suffix(".tmp"), manifest)
+    except OSError as exc:
+        raise JubexError(f"cannot write the pack script {script}: {exc.strerror}") from None
+    time = resources.get("time")
+    return JobSpec(
+        name=name,
+        script=script,
+        workdir=directory,
+        stdout=stdout,
+        stderr=stderr,
+        depends_on=members[0].depends,
+        time_limit_s=float(time) if isinstance(time, (int, float)) else None,
+    )
+
+
+def manifests(run_dir: Path) -> dict[int, str]:
+    """Workpackage id -> pack name, from every manifest, the newest winning."""
+    directory = run_dir / PACKS
+    try:
+        paths = sorted(directory.glob(f"*{MANIFEST}"), key=lambda p: (p.stat().st_mtime, p.name))
+    except OSError:
+        return {}
+    found: dict[int, str] = {}
+    for path in paths:
+        try:
+            ids = path.read_text().split()
+        except OSError:
+            continue
+        name = path.name[: -len(MANIFEST)]
+        found.update({int(wp): name for wp in ids if wp.isdigit()})
+    return found
