@@ -68,7 +68,7 @@ def test_a_packed_step_is_one_sbatch_per_pack_and_each_member_runs_once(
     for wp_id, _, _, job_id, _, _, params in found:
         out = tmp_path / f"runs/000000/{wp_id:06d}_work/work/stdout"
         assert out.read_text() == f"value {params['n']} job {job_id}\n"
-    listed = jubex(tmp_path, "info", "runs/000000", "-P", "-f", "csv")
+    listed = jubex(tmp_path, "info", "runs/000000", "--parametrisation", "-f", "csv")
     assert listed.stdout.splitlines()[1].split(",")[:5] == ["0", "work", "0", "done", job_ids[0]]
 
 
