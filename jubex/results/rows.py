@@ -64,6 +64,7 @@ def result_rows(
         "site": run.platform.site or run.platform.name,
     }
     stored_as_jube = run.benchmark.dialect == "jube"
+    chains = _Chains(run) if stored_as_jube else None
     for group, reduced in groups:
         wp = group[0]
         row: dict[str, object] = _as_stored(wp.point) if stored_as_jube else dict(wp.point)
@@ -82,7 +83,35 @@ def result_rows(
         )
         for name, record, value in found:
             row.setdefault(name if record == 0 else f"{name}_{record}", value)
+        if chains is not None:
+            chains.add(wp, row)
         yield row
+
+
+class _Chains:
+    """JUBE's names of a row's workpackage chain: every parameter of the workpackage and of
+    each workpackage it depends on, named ``<parameter>_<step>`` (``jube_wp_id_build``),
+    as JUBE's result rows carry them; the nearest workpackage of a step names it first."""
+
+    def __init__(self, run: Run) -> None:
+        self.wps = {wp.id: wp for wp in run.store.workpackages()}
+
+    def add(self, wp: Workpackage, row: dict[str, object]) -> None:
+        seen: set[int] = set()
+        todo = [wp]
+        while todo:
+            current = todo.pop(0)
+            if current.id in seen:
+                continue
+            seen.add(current.id)
+            own = {
+                **_as_stored(current.point),
+                "jube_wp_id": current.id,
+                "jube_wp_iteration": current.iteration,
+            }
+            for name, value in own.items():
+                row.setdefault(f"{name}_{current.step}", value)
+            todo += [self.wps[p] for p in current.parents if p in self.wps]
 
 
 def _as_stored(point: Mapping[str, object]) -> dict[str, object]:

@@ -96,8 +96,9 @@ class _Builder:
         self.steps(node, built, known_params)
         resolve_chosen(ctx, built)
         split = self.analysers(node, built)
+        in_chains = _in_chains(known_values, tuple(built.steps))
         for result in [*node.all("result")]:
-            for table in results(ctx, result, known_values, split):
+            for table in results(ctx, result, in_chains, split):
                 self.unique(built.tables, table.name, "result", table.loc)
                 built.tables[table.name] = table
         self.check_steps(built)
@@ -273,6 +274,14 @@ class _Builder:
 
 def _any(name: str) -> bool:
     return True
+
+
+def _in_chains(known: Known, steps: tuple[str, ...]) -> Known:
+    """The names a result table may show: the known ones, and each as ``<name>_<step>``,
+    the value of the workpackage of that step a row depends on (JUBE's chain names)."""
+    return lambda name: known(name) or any(
+        name.endswith(f"_{step}") and known(name[: -len(step) - 1]) for step in steps
+    )
 
 
 def _known(names: set[str]) -> Known:
