@@ -279,8 +279,9 @@ def _any(name: str) -> bool:
 def _in_chains(known: Known, steps: tuple[str, ...]) -> Known:
     """The names a result table may show: the known ones, and each as ``<name>_<step>``,
     the value of the workpackage of that step a row depends on (JUBE's chain names)."""
-    return lambda name: known(name) or any(
-        name.endswith(f"_{step}") and known(name[: -len(step) - 1]) for step in steps
+    return lambda name: (
+        known(name)
+        or any(name.endswith(f"_{step}") and known(name[: -len(step) - 1]) for step in steps)
     )
 
 
