@@ -11,12 +11,11 @@ workpackage.
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from jubex.errors import JubexError
+from jubex.engine.batches import batches, read_manifests, write_job
 from jubex.platform.model import Platform
 from jubex.schedulers.base import JobSpec
 from jubex.workdir.render import Rendered
@@ -29,7 +28,6 @@ MAX_TASKS = 1000
 INDEX = "${SLURM_ARRAY_TASK_ID:-${PBS_ARRAY_INDEX:-$PBS_ARRAYID}}"
 #: how each scheduler spells "this task's index" in an output path
 OUTPUT_INDEX = {"slurm": "%a", "pbs": "^array_index^"}
-MANIFEST = ".ids"
 
 
 def array_name(uid: str, members: Sequence[Rendered]) -> str:
@@ -39,15 +37,7 @@ def array_name(uid: str, members: Sequence[Rendered]) -> str:
 
 def groups(ready: Iterable[Rendered]) -> list[list[Rendered]]:
     """Workpackages that can share one array job, in id order, at most MAX_TASKS each."""
-    found: dict[tuple, list[Rendered]] = {}
-    for item in ready:
-        resources = tuple(sorted((k, str(v)) for k, v in item.resources.items()))
-        found.setdefault((item.wp.step, resources, item.depends), []).append(item)
-    return [
-        members[start : start + MAX_TASKS]
-        for members in found.values()
-        for start in range(0, len(members), MAX_TASKS)
-    ]
+    return batches(ready, lambda _step: MAX_TASKS)
 
 
 def dispatch(members: Sequence[Rendered]) -> str:
@@ -85,14 +75,7 @@ def write_array(
         stderr=stderr,
         array=len(members),
     )
-    manifest = directory / f"{name}{MANIFEST}"
-    try:
-        directory.mkdir(exist_ok=True)
-        script.write_text(text)
-        manifest.with_suffix(".tmp").write_text("".join(f"{m.wp.id}\n" for m in members))
-        os.replace(manifest.with_suffix(".tmp"), manifest)
-    except OSError as exc:
-        raise JubexError(f"cannot write the array script {script}: {exc.strerror}") from None
+    write_job(script, text, members, "array")
     return JobSpec(
         name=name,
         script=script,
@@ -107,17 +90,4 @@ def write_array(
 
 def manifests(run_dir: Path) -> dict[int, tuple[str, int]]:
     """Workpackage id -> (array name, task index), from every manifest, the newest winning."""
-    directory = run_dir / ARRAYS
-    try:
-        paths = sorted(directory.glob(f"*{MANIFEST}"), key=lambda p: (p.stat().st_mtime, p.name))
-    except OSError:
-        return {}
-    found: dict[int, tuple[str, int]] = {}
-    for path in paths:
-        try:
-            ids = path.read_text().split()
-        except OSError:
-            continue
-        name = path.name[: -len(MANIFEST)]
-        found.update({int(wp): (name, i) for i, wp in enumerate(ids) if wp.isdigit()})
-    return found
+    return read_manifests(run_dir / ARRAYS)

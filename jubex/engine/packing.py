@@ -17,13 +17,13 @@ members of a pack it finds by name.
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from jubex.definition.model import Step
-from jubex.errors import JubexError, Loc
+from jubex.engine.batches import batches, read_manifests, write_job
+from jubex.errors import Loc
 from jubex.language.values import Duration
 from jubex.platform.model import Platform, duration
 from jubex.schedulers.base import JobSpec
@@ -31,7 +31,6 @@ from jubex.workdir.render import Rendered
 from jubex.workdir.script import BODY, admin_dir
 
 PACKS = "packs"
-MANIFEST = ".ids"
 
 
 def pack_name(uid: str, members: Sequence[Rendered]) -> str:
@@ -41,15 +40,7 @@ def pack_name(uid: str, members: Sequence[Rendered]) -> str:
 
 def groups(ready: Iterable[Rendered], size: Mapping[str, int]) -> list[list[Rendered]]:
     """Workpackages that can share one pack, in id order, at most their step's size each."""
-    found: dict[tuple, list[Rendered]] = {}
-    for item in ready:
-        resources = tuple(sorted((k, str(v)) for k, v in item.resources.items()))
-        found.setdefault((item.wp.step, resources, item.depends), []).append(item)
-    return [
-        members[start : start + size[members[0].wp.step]]
-        for members in found.values()
-        for start in range(0, len(members), size[members[0].wp.step])
-    ]
+    return batches(ready, size.__getitem__)
 
 
 def loop(members: Sequence[Rendered]) -> str:
@@ -114,14 +105,7 @@ def write_pack(
         stdout=stdout,
         stderr=stderr,
     )
-    manifest = directory / f"{name}{MANIFEST}"
-    try:
-        directory.mkdir(exist_ok=True)
-        script.write_text(text)
-        manifest.with_suffix(".tmp").write_text("".join(f"{m.wp.id}\n" for m in members))
-        os.replace(manifest.with_suffix(".tmp"), manifest)
-    except OSError as exc:
-        raise JubexError(f"cannot write the pack script {script}: {exc.strerror}") from None
+    write_job(script, text, members, "pack")
     time = resources.get("time")
     return JobSpec(
         name=name,
@@ -136,17 +120,4 @@ def write_pack(
 
 def manifests(run_dir: Path) -> dict[int, str]:
     """Workpackage id -> pack name, from every manifest, the newest winning."""
-    directory = run_dir / PACKS
-    try:
-        paths = sorted(directory.glob(f"*{MANIFEST}"), key=lambda p: (p.stat().st_mtime, p.name))
-    except OSError:
-        return {}
-    found: dict[int, str] = {}
-    for path in paths:
-        try:
-            ids = path.read_text().split()
-        except OSError:
-            continue
-        name = path.name[: -len(MANIFEST)]
-        found.update({int(wp): name for wp in ids if wp.isdigit()})
-    return found
+    return {wp: name for wp, (name, _) in read_manifests(run_dir / PACKS).items()}
