@@ -134,6 +134,24 @@ def add_runs_selector(parser: argparse.ArgumentParser, what: str = "") -> None:
     )
 
 
+def add_tabulating_options(parser: argparse.ArgumentParser) -> None:
+    """What result, plot and report read: failed workpackages' values, new outputs."""
+    parser.add_argument(
+        "--include-failed", action="store_true", help="count failed workpackages' values too"
+    )
+    parser.add_argument("--no-analyse", action="store_true", help="do not read new outputs first")
+
+
+def tabulated_runs(args: argparse.Namespace) -> list[Run]:
+    """The runs RUN..., -i and -n name, their new outputs analysed unless --no-analyse."""
+    from jubex.api import analyse_runs
+
+    runs = selected_runs(args)
+    if not args.no_analyse:
+        analyse_runs(runs)
+    return runs
+
+
 def selected_runs(args: argparse.Namespace) -> list[Run]:
     """The runs RUN..., -i and -n name, each opened."""
     specs = [*args.runs, *args.run_id]

@@ -7,8 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from jubex.api import analyse_runs
-from jubex.cli.common import add_runs_selector, selected_runs, shown
+from jubex.cli.common import add_runs_selector, add_tabulating_options, shown, tabulated_runs
 from jubex.definition.model import PLOT_ERRORS, PLOT_KINDS, PLOT_STATS, Plot
 from jubex.errors import UsageError
 from jubex.store.rundir import Run
@@ -69,18 +68,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the file, .svg, .png or .pdf (default: Y_by_X.svg here; the definition's "
         "plots: RUN/plots/NAME.FORMAT)",
     )
-    parser.add_argument(
-        "--include-failed", action="store_true", help="count failed workpackages' values too"
-    )
-    parser.add_argument(
-        "--no-analyse", action="store_true", help="do not read new outputs before plotting"
-    )
+    add_tabulating_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = selected_runs(args)
-    if not args.no_analyse:
-        analyse_runs(runs)
+    runs = tabulated_runs(args)
     written = [_ad_hoc(runs, args)] if args.x or args.y else _declared(runs, args)
     for path in written:
         print(shown(path))

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jubex.api import analyse_runs
-from jubex.cli.common import add_runs_selector, selected_runs, shown
+from jubex.cli.common import add_runs_selector, add_tabulating_options, shown, tabulated_runs
 from jubex.errors import UsageError
 
 
@@ -18,20 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the HTML file (default: report.html in the last run's directory)",
     )
-    parser.add_argument(
-        "--include-failed", action="store_true", help="count failed workpackages' values too"
-    )
-    parser.add_argument(
-        "--no-analyse", action="store_true", help="do not read new outputs before reporting"
-    )
+    add_tabulating_options(parser)
 
 
 def handle(args: argparse.Namespace) -> int:
     from jubex.results.report_html import write_report
 
-    runs = selected_runs(args)
-    if not args.no_analyse:
-        analyse_runs(runs)
+    runs = tabulated_runs(args)
     path = Path(args.output) if args.output else runs[-1].dir / "report.html"
     if path.is_dir():
         raise UsageError(f"-o {path}: is a directory; name the HTML file, e.g. -o study.html")

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from jubex.api import analyse_runs
-from jubex.cli.common import FORMATS, add_format, add_runs_selector, selected_runs, write_output
+from jubex.cli.common import (
+    FORMATS,
+    add_format,
+    add_runs_selector,
+    add_tabulating_options,
+    tabulated_runs,
+    write_output,
+)
 from jubex.results.deliver import report
 
 
@@ -18,23 +24,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to this file instead of the terminal"
     )
-    parser.add_argument(
-        "--include-failed", action="store_true", help="count failed workpackages' values too"
-    )
+    add_tabulating_options(parser)
     parser.add_argument(
         "--pivot",
         metavar="KEY",
         help="put the values of this group_by key side by side (e.g. site, platform, run)",
     )
-    parser.add_argument(
-        "--no-analyse", action="store_true", help="do not read new outputs before tabulating"
-    )
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = selected_runs(args)
-    if not args.no_analyse:
-        analyse_runs(runs)
+    runs = tabulated_runs(args)
     text = report(
         runs,
         args.table,
