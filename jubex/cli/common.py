@@ -61,12 +61,10 @@ def _positive(text: str) -> int:
 
 def add_reading_options(parser: argparse.ArgumentParser) -> None:
     """How a definition is read: its tags and where its includes are found."""
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-t",
         "--tag",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="TAG[,TAG...]",
         help="switch on the parts of the definition with these tags (repeatable)",
     )
@@ -76,6 +74,15 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="a directory searched for included files (repeatable)",
+    )
+
+
+def add_list_option(
+    parser: argparse.ArgumentParser, *flags: str, metavar: str, help: str, dest: str | None = None
+) -> None:
+    """An option of several values, as comma lists or repeated, that never eats FILE."""
+    parser.add_argument(
+        *flags, type=comma_list, action="extend", default=[], metavar=metavar, help=help, dest=dest
     )
 
 
@@ -119,13 +126,11 @@ def add_runs_selector(parser: argparse.ArgumentParser, what: str = "") -> None:
         f"run){what}",
     )
     parser.add_argument("--outpath", help="where runs live (default: this directory's runs)")
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-i",
         "--id",
         dest="run_id",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="ID[,ID...]",
         help="run ids within the outpath, or 'all' (JUBE's -i)",
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import compare
-from jubex.cli.common import add_format, comma_list
+from jubex.cli.common import add_format, add_list_option
 from jubex.results.formats import render
 from jubex.results.gate import to_json, to_junit
 from jubex.results.significance import CORRECTIONS, TESTS
@@ -81,22 +81,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="compare every measured value, not only the tables' headline values",
     )
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-m",
         "--metric",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="NAME[,NAME...]",
         help="values to compare (default: the value columns of the definition's tables, "
         "else every measured value whose better direction is known)",
     )
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-k",
         "--keys",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="P[,P...]",
         help="parameters that identify a point (default: the table's group_by, else the "
         "parameters that vary)",

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from jubex.api import analyse_runs, resolve
-from jubex.cli.common import add_format, comma_list
+from jubex.cli.common import add_format, add_list_option
 from jubex.cli.compare import add_noise_options
 from jubex.results.formats import render
 from jubex.results.history import history_of_runs
@@ -26,21 +26,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "directory, an id, 'last' or -N",
     )
     parser.add_argument("--outpath", help="where the runs live")
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-m",
         "--metric",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="NAME[,NAME...]",
         help="values to follow (default: the headline values, as jubex compare chooses them)",
     )
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-k",
         "--keys",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="P[,P...]",
         help="parameters that identify a point (default: the parameters that vary)",
     )

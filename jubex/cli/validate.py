@@ -7,18 +7,21 @@ import json
 from pathlib import Path
 
 from jubex.api import validate
-from jubex.cli.common import REPORT_FORMATS, add_format, add_limit_option, comma_list
+from jubex.cli.common import (
+    REPORT_FORMATS,
+    add_format,
+    add_limit_option,
+    add_list_option,
+)
 from jubex.errors import JubexError, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (YAML or XML)")
-    parser.add_argument(
+    add_list_option(
+        parser,
         "-t",
         "--tag",
-        type=comma_list,
-        action="extend",
-        default=[],
         metavar="TAG[,TAG...]",
         help="check with these tags given, as `jubex run --tag` would (repeatable)",
     )
