@@ -28,6 +28,8 @@ CORE = "tag:yaml.org,2002:"
 MAX_DEPTH = 100
 #: how many values the aliases of one document may repeat (a billion laughs needs far more)
 MAX_REPEATED = 100_000
+#: what libyaml (from PyYAML 6.0.4) says of a document nested past its own limit of 1,000
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
 try:
     from yaml._yaml import CParser as _Parser  # libyaml's parser where installed
@@ -146,7 +148,9 @@ def compose(text: str, file: str) -> yaml.Node | None:
         mark = exc.problem_mark or exc.context_mark
         where = Loc(file, mark.line + 1, mark.column + 1) if mark else Loc(file)
         problem = exc.problem or exc.context or "unreadable YAML"
-        if isinstance(exc, _Refused):
+        if problem == _LIBYAML_TOO_DEEP:  # libyaml's own limit, met before the composer's
+            problem = f"collections nest deeper than {MAX_DEPTH} levels"
+        if isinstance(exc, _Refused) or exc.problem == _LIBYAML_TOO_DEEP:
             raise DefinitionError(f"{problem}; jubex refuses such a file", where) from None
         raise DefinitionError(f"YAML syntax: {problem}", where) from None
     except yaml.YAMLError as exc:

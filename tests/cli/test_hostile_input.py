@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 COMMANDS = [["validate"], ["info"], ["run", "--dry-run"]]
 STEPS = "steps:\n  run:\n    do: echo $a\n"
@@ -24,6 +25,10 @@ def _merge_bomb(levels: int = 40) -> str:
     lines += [f"  m{i}: &m{i} {{<<: [*m{i - 1}, *m{i - 1}], k{i}: 1}}" for i in range(1, levels)]
     return "\n".join(lines) + "\n"
 
+
+#: where a 100,000-deep flow value is refused: libyaml stops at its own 1,000 levels from
+#: PyYAML 6.0.4 on, before jubex's composer counts to 100
+DEEP_COLUMN = 1004 if tuple(map(int, yaml.__version__.split(".")[:3])) >= (6, 0, 4) else 104
 
 HOSTILE = {
     "long integer": (
@@ -49,7 +54,7 @@ HOSTILE = {
     ),
     "YAML nested 100,000 deep": (
         "name: r\nparameters:\n  a: " + "[" * 100_000 + "]" * 100_000 + "\n" + STEPS,
-        ":3:104: error: collections nest deeper than 100 levels",
+        f":3:{DEEP_COLUMN}: error: collections nest deeper than 100 levels",
     ),
     "expression nested 5,000 deep": (
         'name: r\nparameters:\n  a: {expr: "' + "-" * 5000 + '1"}\n' + STEPS,
