@@ -4,6 +4,7 @@ did not look at; it lists the space of a definition whose values are per step.""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -30,8 +31,12 @@ def test_all_on_a_space_of_10_to_the_12_lists_a_bounded_part_and_says_so(
 ) -> None:
     out = info(tmp_path, capsys, HUGE, "--all")
     assert "parameter space: 1,000,000,000,000 point(s)" in out
-    assert f"points listed from the first {WALK:,} of 1,000,000,000,000 combinations" in out
-    assert len([line for line in out.splitlines() if line[:1].isdigit()]) == WALK
+    # as many as info walks in about a second, up to WALK: fewer on a loaded machine
+    listed = re.search(r"points listed from the first ([0-9,]+) of 1,000,000,000,000 ", out)
+    assert listed, out
+    tried = int(listed.group(1).replace(",", ""))
+    assert 0 < tried <= WALK
+    assert len([line for line in out.splitlines() if line[:1].isdigit()]) == tried
 
 
 def test_all_on_a_sparse_constrained_space_ends(

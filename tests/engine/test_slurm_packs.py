@@ -244,5 +244,10 @@ def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_f
         subprocess.run(resume, check=False)
     ((_, _, state, _, _, reason, _),) = rows(tmp_path)
     assert state == "failed"
-    assert reason == f"job {job_id} was requeued after it had started; its first run was lost"
+    # the requeued job finds its claim; or, when jubex reads the killed first run's
+    # status (SIGTERM, 143) before Slurm requeues it, that is the reason: failed either way
+    assert reason in (
+        f"job {job_id} was requeued after it had started; its first run was lost",
+        "exit status 143",
+    )
     assert executions(tmp_path) == []
