@@ -304,6 +304,8 @@ class Builder:
             style=spec.get("style", "pretty"),
             transpose=spec.get("transpose", False),
             pivot=_opt(spec, "pivot"),
+            cv_limit=_share(spec.get("flags"), "cv"),
+            outlier_alpha=_share(spec.get("flags"), "outliers"),
             separator=spec.get("separator", ","),
             database=_opt(spec, "database"),
             primekeys=_names(spec.get("primekeys")),
@@ -365,6 +367,15 @@ def _pack(value: int | Map) -> tuple[int, str | None]:
     if isinstance(value, Map):
         return int(value["size"]), _opt(value, "time")
     return int(value), None
+
+
+def _share(holder: Map | None, key: str) -> float | None:
+    """A share written as a fraction (0.05) or a percentage ("5%"); ``false`` is 0."""
+    value = holder.get(key) if holder else None
+    if value is None or isinstance(value, float | int):
+        return None if value is None else float(value)
+    text = str(value).strip()
+    return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
 def _opt(holder: Map, key: str) -> str | None:

@@ -289,6 +289,10 @@ class Table:
     transpose: bool = False
     #: a group_by key whose values become columns side by side (``site``: one set per site)
     pivot: str | None = None
+    #: ``flags: {cv: 3%, outliers: 5%}``: when a point is noisy, and the outlier test's level
+    #: (0: no outlier test); None keeps the results stage's defaults (5 %, 1 %)
+    cv_limit: float | None = None
+    outlier_alpha: float | None = None
     separator: str = ","
     database: str | None = None
     primekeys: tuple[str, ...] = ()

@@ -13,12 +13,14 @@ import re
 from collections.abc import Iterator
 
 from jubex.analysis import builtin
-from jubex.definition.model import Benchmark
+from jubex.definition.model import Benchmark, Column, Table
 from jubex.definition.references import BUILTIN_PREFIXES, unknown
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
 from jubex.language.expr import compile_expr
+from jubex.results.peaks import peak_kind_problem, peak_names_problem
 from jubex.results.rows import META
 from jubex.results.stats import ALIASES, STATISTICS
+from jubex.results.units import UnitError, parse_unit
 
 #: fio's percentile values, named after the percentiles the job file asked for
 _FIO_PERCENTILE = re.compile(r"[a-z]+_c?lat_p[0-9_]+")
@@ -62,6 +64,7 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
             for name in _expression_names(column.expr, column.loc):
                 if not _known_value(name, known) and not _statistic_of_known(name, known):
                     yield _column_problem(where, name, known, builtins, column.loc)
+            yield from _peak_problems(b, table, column, known)
             known.add(column.name)
             known |= {f"{column.name}_{stat}" for stat in column.stats}
         for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
@@ -74,6 +77,40 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
                 table.loc,
                 "a pivot key must also be in group_by: its values become columns",
             )
+
+
+def _peak_problems(
+    b: Benchmark, table: Table, column: Column, known: set[str]
+) -> Iterator[DefinitionError]:
+    """A column's peak names peaks or values, and sets a value of the peak's kind (where
+    the value's unit is declared) against it, as the table will when it is built."""
+    if not column.peak:
+        return
+    try:
+        expr = compile_expr(column.peak, column.loc)
+    except JubexError:
+        return  # the load stage reports an expression that does not compile
+    problem = peak_names_problem(table, column, expr, known)
+    if problem:
+        yield problem
+    declared = column.unit or next(
+        (
+            pattern.unit
+            for patterns in b.patternsets.values()
+            for name, pattern in patterns.patterns.items()
+            if name == column.name and pattern.unit
+        ),
+        None,
+    )
+    if not declared:
+        return
+    try:
+        unit = parse_unit(declared)
+    except UnitError:
+        return  # a unit the tables cannot convert is reported where it is converted
+    mismatch = peak_kind_problem(table, column, expr, unit.kind, unit.text)
+    if mismatch:
+        yield mismatch
 
 
 def _plot_references(b: Benchmark) -> Iterator[DefinitionError]:

@@ -1,8 +1,8 @@
 """Marks on a table's rows that say when its numbers deserve less trust than they look.
 
 A point whose repetitions scatter widely (a coefficient of variation above a limit, 5 % by
-default) is *noisy*: its mean may move by that much on the next run. A repetition far from
-the others by the median absolute deviation is an *outlier*: it stays in every statistic
+default) is *noisy*: its mean may move by that much on the next run. A repetition that
+Rosner's generalized ESD test finds far from the others is an *outlier*: it stays in every statistic
 (nothing is dropped behind the reader's back), but the row says which one it is, so that
 a surprising mean can be traced to it.
 """
@@ -17,8 +17,8 @@ from jubex.results.stats import Summary, outliers, summarize
 
 #: a point is noisy above this coefficient of variation
 CV_LIMIT = 0.05
-#: a value is an outlier above this modified z-score (Iglewicz and Hoaglin's 3.5)
-OUTLIER_LIMIT = 3.5
+#: the level of the outlier test: about one sample in a hundred without any is marked
+OUTLIER_ALPHA = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +40,14 @@ class Flags:
         return "; ".join(parts) or None
 
 
-def flag(members: Sequence[Row], fields: Sequence[str], cv_limit: float = CV_LIMIT) -> Flags:
-    """The flags of one group of rows for the numeric ``fields`` its columns summarize."""
+def flag(
+    members: Sequence[Row],
+    fields: Sequence[str],
+    cv_limit: float = CV_LIMIT,
+    outlier_alpha: float = OUTLIER_ALPHA,
+) -> Flags:
+    """The flags of one group of rows for the numeric ``fields`` its columns summarize
+    (``outlier_alpha`` 0: no outlier test)."""
     noisy: list[str] = []
     outlying: list[str] = []
     for name in fields:
@@ -54,7 +60,7 @@ def flag(members: Sequence[Row], fields: Sequence[str], cv_limit: float = CV_LIM
         cv = summarize(values).cv
         if cv is not None and cv > cv_limit:
             noisy.append(f"{name} cv {cv:.1%}")
-        for index in outliers(values, OUTLIER_LIMIT):
+        for index in outliers(values, outlier_alpha) if outlier_alpha else ():
             row, value = present[index]
             where = row.get("jube_wp_iteration")
             outlying.append(
@@ -63,13 +69,15 @@ def flag(members: Sequence[Row], fields: Sequence[str], cv_limit: float = CV_LIM
     return Flags(tuple(noisy), tuple(outlying))
 
 
-def flag_note(cv_limit: float, noisy: int, outlying: int) -> str:
+def flag_note(
+    cv_limit: float, noisy: int, outlying: int, outlier_alpha: float = OUTLIER_ALPHA
+) -> str:
     """The note under a table that has flags: how many, and what they mean."""
     return (
-        f"flags: {noisy} noisy point(s) (coefficient of variation above {cv_limit:.0%}: "
-        f"the mean may move by that much), {outlying} outlier(s) (more than "
-        f"{OUTLIER_LIMIT / 0.6745:.1f} median absolute deviations from the median; kept in "
-        "every statistic)"
+        f"flags: {noisy} noisy point(s) (coefficient of variation above "
+        f"{cv_limit * 100:.3g}%: the mean may move by that much), {outlying} outlier(s) "
+        f"(generalized ESD test at {outlier_alpha * 100:.3g}%: noise alone marks about that "
+        "share of points; kept in every statistic)"
     )
 
 
@@ -78,7 +86,7 @@ def side_warnings(side: str, values: Sequence[float], summary: Summary) -> list[
     found = []
     if summary.cv is not None and summary.cv > CV_LIMIT:
         found.append(f"noisy {side} (cv {summary.cv:.1%})")
-    far = [f"{values[i]:g}" for i in outliers(values, OUTLIER_LIMIT)]
+    far = [f"{values[i]:g}" for i in outliers(values, OUTLIER_ALPHA)]
     if far:
         found.append(f"outlier in the {side}: {', '.join(far)}")
     return found

@@ -79,15 +79,9 @@ def plan_peaks(
         if not column.peak:
             continue
         expr = compile_expr(column.peak, column.loc)
-        for name in sorted(expr.names):
-            if name not in PEAKS and name not in known:
-                raise DefinitionError(
-                    f"the peak of column '{column.name}' of table '{table.name}' uses "
-                    f"'{name}', which is neither a peak ({', '.join(PEAKS)}) nor a value of "
-                    "the rows",
-                    column.loc,
-                    did_you_mean(name, [*PEAKS, *known]),
-                )
+        unknown_name = peak_names_problem(table, column, expr, known)
+        if unknown_name:
+            raise unknown_name
         source = _source(column, headers)
         if source is None:
             raise DefinitionError(
@@ -99,19 +93,45 @@ def plan_peaks(
             unit = parse_unit(headers[source].unit)
         except UnitError as error:
             raise DefinitionError(str(error), column.loc) from None
-        for name in sorted(expr.names & set(PEAKS)):
-            kind = "rate" if name == "storage_iops" else "bandwidth"
-            if unit.kind != kind:
-                raise DefinitionError(
-                    f"column '{column.name}' of table '{table.name}' is a {unit.kind} "
-                    f"({unit.text}), its peak '{name}' a {kind}: they do not compare",
-                    column.loc,
-                )
+        mismatch = peak_kind_problem(table, column, expr, unit.kind, unit.text)
+        if mismatch:
+            raise mismatch
         name, title = headers[source].name, headers[source].title
         header = Header(f"{name}_peak", f"{title} of peak", "", ".1%")
         absent = tuple(n for n in sorted(expr.names) if n in PEAKS and n not in peaks)
         planned.append(PeakColumn(header, source, unit.factor, expr, column.peak, absent))
     return planned
+
+
+def peak_names_problem(
+    table: Table, column: Column, expr: Expr, known: Mapping[str, object] | set[str]
+) -> DefinitionError | None:
+    """A name in a column's peak that is neither a peak nor a value of the rows."""
+    for name in sorted(expr.names):
+        if name not in PEAKS and name not in known:
+            return DefinitionError(
+                f"the peak of column '{column.name}' of table '{table.name}' uses "
+                f"'{name}', which is neither a peak ({', '.join(PEAKS)}) nor a value of "
+                "the rows",
+                column.loc,
+                did_you_mean(name, [*PEAKS, *known]),
+            )
+    return None
+
+
+def peak_kind_problem(
+    table: Table, column: Column, expr: Expr, kind: str, unit: str
+) -> DefinitionError | None:
+    """A bandwidth set against the IOPS peak, or a rate against a bandwidth peak."""
+    for name in sorted(expr.names & set(PEAKS)):
+        wanted = "rate" if name == "storage_iops" else "bandwidth"
+        if kind != wanted:
+            return DefinitionError(
+                f"column '{column.name}' of table '{table.name}' is a {kind} "
+                f"({unit}), its peak '{name}' a {wanted}: they do not compare",
+                column.loc,
+            )
+    return None
 
 
 def _source(column: Column, headers: Sequence[Header]) -> int | None:

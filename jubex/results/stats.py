@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from statistics import NormalDist
 
 #: statistics a table column may ask for, in the order they are documented
 STATISTICS = (
@@ -147,20 +148,45 @@ def _median(values: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def outliers(values: Sequence[Number], limit: float = 3.5) -> list[int]:
-    """Positions of values whose modified z-score exceeds ``limit``: more than
-    ``limit`` / 0.6745 median absolute deviations from the median (Iglewicz and Hoaglin).
+def outliers(values: Sequence[Number], alpha: float = 0.01) -> list[int]:
+    """Positions of outlying values by Rosner's generalized ESD test at level ``alpha``.
 
-    Median and MAD are themselves not moved by the outliers they find, unlike mean and
-    standard deviation. When more than half the values are equal (a MAD of 0) the scale is
-    the mean absolute deviation instead (× 1.2533, its ratio to a normal sd); with fewer
-    than three values nothing is an outlier.
+    Of a sample drawn from one normal distribution, the test marks any value at all with
+    probability about ``alpha`` whatever the sample's size, where a fixed distance rule
+    (five median absolute deviations, say) marks one in four samples of three and one in
+    ten of twenty. Up to half the values less one are tested in turn, the farthest first,
+    so that two far values do not hide each other; with fewer than three values nothing
+    is an outlier.
     """
-    if len(values) < 3:
+    n = len(values)
+    if n < 3:
         return []
-    median = _median(values)
-    deviations = [abs(v - median) for v in values]
-    scale = _median(deviations) / 0.6745 or 1.2533 * math.fsum(deviations) / len(values)
-    if not scale:
-        return []
-    return [i for i, d in enumerate(deviations) if d / scale > limit]
+    left = list(range(n))
+    removed: list[int] = []
+    found = 0
+    for step in range(max(1, (n - 1) // 2)):
+        size = len(left)
+        mean = math.fsum(values[i] for i in left) / size
+        sd = math.sqrt(math.fsum((values[i] - mean) ** 2 for i in left) / (size - 1))
+        if not sd:
+            break
+        far = max(left, key=lambda i: abs(values[i] - mean))
+        score = abs(values[far] - mean) / sd
+        if score > _esd_critical(size, alpha, exact=False) and score > _esd_critical(size, alpha):
+            found = step + 1
+        removed.append(far)
+        left.remove(far)
+    return sorted(removed[:found])
+
+
+@lru_cache(maxsize=256)
+def _esd_critical(size: int, alpha: float, *, exact: bool = True) -> float:
+    """Rosner's critical value for the farthest of ``size`` values at level ``alpha``.
+
+    ``exact=False`` puts the normal quantile where the t quantile belongs: a lower bound
+    (the value grows with the quantile), computed without SciPy, so that a sample with
+    nothing far from its mean never pays for SciPy's import in ``jubex result``.
+    """
+    level = 1 - alpha / (2 * size)
+    t = t_quantile(size - 2, 1 - alpha / size) if exact else NormalDist().inv_cdf(level)
+    return (size - 1) * t / math.sqrt((size - 2 + t * t) * size)

@@ -24,7 +24,7 @@ from jubex.results.columns import (
     derive_rows,
     plan_columns,
 )
-from jubex.results.flags import CV_LIMIT, Flags, flag, flag_note
+from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA, Flags, flag, flag_note
 from jubex.results.peaks import above_peak, plan_peaks, share
 from jubex.results.stats import COUNTS
 
@@ -90,8 +90,8 @@ def build_table(
     counts them. Missing values stay missing (``None``) and are counted per column.
     A grouped table marks its noisy points and outliers in a last column, ``flags``,
     when it has any (``cv_limit``: the coefficient of variation above which a point is
-    noisy). A column with a ``peak`` adds its value as a share of the platform's ``peaks``
-    (base units), and flags a value above it.
+    noisy, unless the table's own ``flags`` say). A column with a ``peak`` adds its value
+    as a share of the platform's ``peaks`` (base units), and flags a value above it.
     """
     if len(table.separator) != 1:
         raise DefinitionError(
@@ -113,7 +113,10 @@ def build_table(
     rows = derive_rows(_filter(rows, table, known, notes), plan)
     groups = _groups(rows, table, known)
     body: list[Entry] = [(compute_cells(members, plan), members[0]) for members in groups]
-    marks = _flags(groups, plan, cv_limit) if table.group_by else {}
+    if table.cv_limit is not None:
+        cv_limit = table.cv_limit
+    alpha = OUTLIER_ALPHA if table.outlier_alpha is None else table.outlier_alpha
+    marks = _flags(groups, plan, cv_limit, alpha) if table.group_by else {}
     _sort(body, table, plan)
     cells = [row for row, _ in body]
     headers = _count_missing(cells, plan, notes)
@@ -125,7 +128,7 @@ def build_table(
         noisy = sum(bool(m.noisy) for m in marks.values())
         outlying = sum(len(m.outlying) for m in marks.values())
         if noisy or outlying:
-            notes.append(flag_note(cv_limit, noisy, outlying))
+            notes.append(flag_note(cv_limit, noisy, outlying, alpha))
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
     )
@@ -163,12 +166,14 @@ def _shares(
     return [column.header for column in columns]
 
 
-def _flags(groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float) -> dict[int, Flags]:
+def _flags(
+    groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float, alpha: float
+) -> dict[int, Flags]:
     """The flags of each group (by its first row), for the fields its statistics summarize."""
     fields = list(
         dict.fromkeys(c.field for c in plan.columns if c.stat is not None and c.stat not in COUNTS)
     )
-    return {id(members[0]): flag(members, fields, cv_limit) for members in groups}
+    return {id(members[0]): flag(members, fields, cv_limit, alpha) for members in groups}
 
 
 def filtered(rows: Sequence[Row], table: Table) -> Sequence[Row]:

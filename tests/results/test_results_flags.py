@@ -89,3 +89,33 @@ def test_jubex_result_shows_the_flags(tmp_path: Path, capsys: pytest.CaptureFixt
     assert lines[2].startswith("noisy,5,1200.0,13.2%,1183.2,1191.6,noisy: bw cv 13.2%")
     assert lines[3].endswith("noisy: bw cv 20.3%; outlier: bw 1503 (iteration 3)")
     assert any(line.startswith("# flags: 2 noisy point(s)") for line in lines)
+
+
+def test_a_table_sets_when_it_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = DEFINITION.replace(
+        "group_by: [point]", "group_by: [point]\n    flags: {cv: 15%, outliers: false}"
+    )
+    (tmp_path / "flags.yaml").write_text(text)
+    out = tmp_path / "runs"
+    assert main(["run", str(tmp_path / "flags.yaml"), "--outpath", str(out), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["result", str(out), "-f", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].endswith(",")  # cv 13.2 %: not noisy above 15 %
+    assert lines[3].endswith(",noisy: bw cv 20.3%")  # and no outlier test
+    assert "above 15%" in lines[-1] and "0 outlier(s)" in lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [("{cv: 150%}", "a share such as 5% or 0.05"), ("{outlier: 1%}", "outlier")],
+)
+def test_a_wrong_flags_setting_is_refused_with_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: str, expected: str
+) -> None:
+    text = DEFINITION.replace("group_by: [point]", f"group_by: [point]\n    flags: {flags}")
+    (tmp_path / "flags.yaml").write_text(text)
+    assert main(["validate", str(tmp_path / "flags.yaml")]) != 0
+    err = capsys.readouterr()
+    message = err.out + err.err
+    assert "flags.yaml:22:" in message and expected in message, message

@@ -113,3 +113,51 @@ def test_jubex_result_against_a_platform_file(
     assert lines[2].endswith(
         ",104.9%,5.2%,above peak: bw_mean 105% of storage_bandwidth (likely a cache effect)"
     )
+
+
+#: a definition whose tables set their values against peaks, rightly and wrongly
+PEAKED = """
+name: peaked
+parameters:
+  nodes: [1, 2]
+patterns:
+  bw:
+    bw: {regex: 'bw=$jube_pat_fp', type: float, unit: MiB/s}
+    ops: {regex: 'ops=$jube_pat_fp', type: float, unit: ops/s}
+steps:
+  run:
+    do: echo bw=5 ops=7
+    analyse: [bw]
+results:
+  right:
+    group_by: [nodes]
+    columns: [nodes, {name: bw, stats: [mean], peak: storage_bandwidth * nodes}]
+  COLUMN
+"""
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        (
+            "{name: bw, stats: [mean], peak: storage_bandwith}",
+            "uses 'storage_bandwith', which is neither a peak",
+        ),
+        (
+            "{name: ops, stats: [mean], peak: storage_bandwidth}",
+            "is a rate (ops/s), its peak 'storage_bandwidth' a bandwidth: they do not compare",
+        ),
+        ("{name: bw, peak: storage_iops}", "its peak 'storage_iops' a rate"),
+    ],
+)
+def test_validate_checks_peaks_as_the_table_would(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], column: str, expected: str
+) -> None:
+    path = tmp_path / "peaked.yaml"
+    wrong = f"wrong:\n    group_by: [nodes]\n    columns: [nodes, {column}]"
+    path.write_text(PEAKED.replace("COLUMN", wrong))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:19:22:" in out and expected in out, out
+    path.write_text(PEAKED.replace("COLUMN", ""))
+    assert main(["validate", str(path)]) == 0
