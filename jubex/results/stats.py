@@ -161,21 +161,30 @@ def outliers(values: Sequence[Number], alpha: float = 0.01) -> list[int]:
     n = len(values)
     if n < 3:
         return []
-    left = list(range(n))
+    order = sorted(range(n), key=values.__getitem__)
+    centre = math.fsum(values) / n  # sums of values less it keep their digits
+    total = math.fsum(values[i] - centre for i in order)
+    squares = math.fsum((values[i] - centre) ** 2 for i in order)
+    low, high = 0, n - 1  # the farthest from the mean is always the smallest or the largest
     removed: list[int] = []
     found = 0
     for step in range(max(1, (n - 1) // 2)):
-        size = len(left)
-        mean = math.fsum(values[i] for i in left) / size
-        sd = math.sqrt(math.fsum((values[i] - mean) ** 2 for i in left) / (size - 1))
-        if not sd:
-            break
-        far = max(left, key=lambda i: abs(values[i] - mean))
-        score = abs(values[far] - mean) / sd
+        size = high - low + 1
+        mean = total / size
+        sd = math.sqrt(max(squares - size * mean * mean, 0.0) / (size - 1))
+        if sd <= 1e-12 * (abs(values[order[low]]) + abs(values[order[high]])):
+            break  # the rest are equal, but for rounding
+        below, above = values[order[low]] - centre, values[order[high]] - centre
+        if mean - below >= above - mean:
+            far, deviation, low = order[low], below, low + 1
+        else:
+            far, deviation, high = order[high], above, high - 1
+        score = abs(deviation - mean) / sd
         if score > _esd_critical(size, alpha, exact=False) and score > _esd_critical(size, alpha):
             found = step + 1
         removed.append(far)
-        left.remove(far)
+        total -= deviation
+        squares -= deviation * deviation
     return sorted(removed[:found])
 
 

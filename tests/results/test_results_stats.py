@@ -131,3 +131,29 @@ def test_normal_noise_alone_is_marked_about_as_often_as_the_level_says(size):
 @given(st.lists(st.floats(-1e6, 1e6), min_size=3, max_size=20), st.floats(1e8, 1e9))
 def test_a_far_value_among_many_is_always_found(values, far):
     assert len(values) * 2 in outliers([*values, *values, far])
+
+
+def _esd_by_the_book(values, alpha=0.01):
+    """Rosner's steps as NIST's handbook writes them, recomputing everything each step."""
+    left, removed, found = list(range(len(values))), [], 0
+    for step in range(max(1, (len(values) - 1) // 2) if len(values) >= 3 else 0):
+        size = len(left)
+        mean = statistics.fmean(values[i] for i in left)
+        sd = statistics.stdev([values[i] for i in left])
+        if sd == 0:
+            break
+        far = max(left, key=lambda i: abs(values[i] - mean))
+        t = stats.t.ppf(1 - alpha / (2 * size), size - 2)
+        if abs(values[far] - mean) / sd > (size - 1) * t / math.sqrt((size - 2 + t * t) * size):
+            found = step + 1
+        removed.append(far)
+        left.remove(far)
+    return sorted(removed[:found])
+
+
+def test_outliers_agree_with_the_test_done_by_the_book():
+    rng = random.Random(7)
+    for _ in range(1000):
+        values = [rng.gauss(100, 5) for _ in range(rng.randint(0, 30))]
+        values += [rng.uniform(-1000, 1000) for _ in range(rng.randint(0, 3))]
+        assert outliers(values) == _esd_by_the_book(values), values
