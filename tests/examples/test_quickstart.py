@@ -37,4 +37,7 @@ def test_quickstart_from_a_fresh_clone_prints_both_tables(tmp_path: Path) -> Non
     metadata = [r for r in rows if len(r) > 2 and r[0] in ("0", "1", "2") and r[1] == "3"]
     assert len(bandwidth) == 6 and all(r[2] == "3" for r in bandwidth)
     assert len(metadata) == 3
-    assert "—" not in out and "missing" not in out
+    # every value is there ("—" in the last column, flags, only says nothing is flagged)
+    assert not any("—" in r[:13] for r in bandwidth), out  # 2 keys, n, 2 × (mean ± std, min, max)
+    assert not any("—" in r[:11] for r in metadata), out  # depth, n, 3 × mean ± std
+    assert "missing" not in out
