@@ -18,7 +18,9 @@ from jubex.results.compare import Comparison
 from jubex.results.compare_runs import compare_runs
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tabulate
+from jubex.space.plan import HELD
 from jubex.store.rundir import Run, open_run, resolve_run
+from jubex.store.store import PLANNED, QUEUED, SUBMITTED
 
 if TYPE_CHECKING:
     from jubex.definition.model import Benchmark
@@ -162,11 +164,23 @@ def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str
     """Run (or continue) a run until done, analysing each workpackage as it finishes."""
     from jubex.analysis.run import Batched, RunAnalysis
     from jubex.engine.driver import drive as drive_engine
+    from jubex.results.repeat import Round, next_round
 
     analysis = Batched(RunAnalysis(run))
-    counts = drive_engine(run, options, retry_failed=retry_failed, on_finished=analysis.add)
-    analysis.flush()
-    return counts
+    while True:
+        counts = drive_engine(run, options, retry_failed=retry_failed, on_finished=analysis.add)
+        analysis.flush()
+        if not counts.get(HELD) or not options.wait or _under_way(counts):
+            return counts
+        analyse_run(run)  # what finished while no jubex watched is judged too
+        if next_round(run) == Round():
+            return counts
+        retry_failed = False
+
+
+def _under_way(counts: Mapping[str, int]) -> bool:
+    """Whether workpackages are still to run (a stopped or interrupted drive)."""
+    return any(counts.get(state) for state in (PLANNED, QUEUED, SUBMITTED))
 
 
 def resolve(

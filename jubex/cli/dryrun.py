@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from jubex.api import DryWorkpackage, dry_run
-from jubex.space.plan import SHARED
+from jubex.space.plan import HELD, SHARED
 from jubex.space.spec import RunSpec
 from jubex.workdir.writer import STOPS
 
@@ -40,6 +40,7 @@ def _as_dict(item: DryWorkpackage) -> dict[str, object]:
         "step": wp.step,
         "iteration": wp.iteration,
         "shared": wp.kind == SHARED,
+        "held": wp.state == HELD,
         "parameters": {k: str(v) for k, v in wp.point.items()},
         "work_dir": str(item.rendered.prepared.workdir),
         "commands": [text for cycle in _commands(item) for text in cycle],
@@ -53,7 +54,8 @@ def _print(item: DryWorkpackage) -> None:
     wp = item.rendered.wp
     label = " ".join(f"{k}={v}" for k, v in wp.point.items())
     shared = " (shared)" if wp.kind == SHARED else ""
-    print(f"wp {wp.id} {wp.step}{shared} iteration {wp.iteration}  {label}")
+    held = " (held: runs only if its point needs it)" if wp.state == HELD else ""
+    print(f"wp {wp.id} {wp.step}{shared} iteration {wp.iteration}{held}  {label}")
     print(f"  in {item.rendered.prepared.workdir}")
     for action in item.actions:
         if action.endswith(STOPS):

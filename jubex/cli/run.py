@@ -67,7 +67,7 @@ def options_from(args: argparse.Namespace) -> Options:
 
 def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
     """Say where the run is and what happened; print its tables when it is complete."""
-    pending = counts.get("planned", 0) + counts.get("queued", 0) + counts.get("submitted", 0)
+    pending = sum(counts.get(s, 0) for s in ("held", "planned", "queued", "submitted"))
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     print(f"run {shown(run.dir)}: {summary}")
     if counts.get(FAILED):

@@ -7,6 +7,7 @@ defined twice in one set, a range that yields nothing).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from jubex.definition.model import (
@@ -30,6 +31,7 @@ from jubex.definition.model import (
     SubstituteSet,
     Syslog,
     Table,
+    Until,
 )
 from jubex.definition.tree import Map, Seq, split_top, text_of
 from jubex.errors import DefinitionError, JubexError, Loc
@@ -271,7 +273,8 @@ class Builder:
             depend=_names(spec.get("depend")),
             use=None if "use" not in spec else _names(spec["use"]),
             use_files=_names(spec.get("files")),
-            iterations=spec.get("iterations", 1),
+            iterations=_iterations(spec),
+            until=self.until(name, spec),
             cycles=spec.get("cycles", 1),
             shared=spec.get("shared"),
             active=spec.get("active", "true"),
@@ -291,6 +294,34 @@ class Builder:
             tag=spec.get("tag"),
             loc=loc,
         )
+
+    def until(self, name: str, spec: Map) -> Until | None:
+        """The repetition target of ``iterations: {min: 3, max: 30, until: "ci95 <= 2%"}``."""
+        value = spec.get("iterations")
+        if not isinstance(value, Map):
+            return None
+        found = _UNTIL.match(text_of(value, "until"))
+        if found is None:  # the schema refuses it first; a library caller gets the same words
+            self.fail(
+                f"steps.{name}.iterations.until: expected a target such as 'ci95 <= 2%', "
+                f"got {value['until']!r}",
+                value.value_loc("until"),
+            )
+            return None
+        loc = spec.value_loc("iterations")
+        minimum, most = int(value.get("min", 2)), int(value["max"])
+        if minimum < 2 or most < minimum:
+            self.errors.append(
+                DefinitionError(
+                    f"steps.{name}.iterations: min {minimum}, max {most}: expected 2 <= min <= max",
+                    loc,
+                    "a spread needs at least two repetitions of a point",
+                )
+            )
+            return None
+        stat, names, limit = found.groups()
+        metrics = tuple(n.strip() for n in (names or "").split(",") if n.strip())
+        return Until(stat, float(limit) / 100, minimum, metrics, text_of(value, "until"), loc)
 
     def table(self, name: str, spec: Map, loc: Loc) -> Table:
         columns = spec["columns"]
@@ -360,6 +391,16 @@ def _names(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
+
+
+#: ``ci95 <= 2%``, ``cv(write_bw, read_bw) <= 5 %``: the schema checks the same form
+_UNTIL = re.compile(r"^\s*(ci95|cv)\s*(?:\(([^()]*)\))?\s*(?:<=|≤)\s*([0-9]*\.?[0-9]+)\s*%\s*$")
+
+
+def _iterations(spec: Map) -> int:
+    """``iterations: N``, or the most a point may get: ``{min, max, until}``'s ``max``."""
+    value = spec.get("iterations", 1)
+    return int(value["max"]) if isinstance(value, Map) else int(value)
 
 
 def _pack(value: int | Map) -> tuple[int, str | None]:

@@ -97,6 +97,25 @@ class Resources:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+#: what a repetition target measures: the 95 % confidence interval of the mean (half-width)
+#: or the coefficient of variation, each relative to the mean
+UNTIL_STATISTICS = ("ci95", "cv")
+
+
+@dataclass
+class Until:
+    """Repeat each point only until its numbers are tight: at least ``minimum`` iterations,
+    at most the step's ``iterations``, fewer when ``stat`` of each of ``metrics`` (relative to
+    the mean; no metrics: the headline values of the tables) is at most ``limit``."""
+
+    stat: str
+    limit: float
+    minimum: int
+    metrics: tuple[str, ...] = ()
+    text: str = ""
+    loc: Loc | None = None
+
+
 @dataclass
 class Step:
     """A named unit of work; one workpackage per parameter point and iteration."""
@@ -108,7 +127,9 @@ class Step:
     use_files: tuple[str, ...] = ()
     #: names of parametersets chosen per point (``set_$i``), worked out while planning
     chosen: tuple[str, ...] = ()
+    #: repetitions of every point (with ``until``: the most a point may get)
     iterations: int = 1
+    until: Until | None = None
     cycles: int = 1
     shared: str | None = None
     active: str = "true"

@@ -40,6 +40,7 @@ _STEP = _spec(
     ints="iterations cycles max_async procs pack",
     bools="array export",
 )
+_REPEAT = _spec("until", ints="min max")
 _DO = _spec("active done_file error_file break_file work_dir stdout stderr tag", bools="shared")
 _RESOURCES = _spec("nodes tasks_per_node tasks threads time partition account memory")
 _TABLE = _spec(
@@ -358,6 +359,9 @@ class _Reader:
             {
                 "do": one_do,
                 "resources": resources,
+                "iterations": lambda child: result.put(
+                    "iterations", self.attrs(child, _REPEAT), self.loc(child)
+                ),
                 "environment": lambda child: result.put(
                     "environment", self.environment(child), self.loc(child)
                 ),

@@ -47,7 +47,7 @@ class Progress:
 
     def update(self, counts: Mapping[str, int]) -> None:
         view = _view(counts)
-        total = sum(counts.values())
+        total = sum(n for state, n in counts.items() if state != "held")  # may never run
         finished = sum(counts.get(s, 0) for s in FINAL)
         if self.mode == "bar":
             if self.bar is None or self.task is None:

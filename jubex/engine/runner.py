@@ -36,6 +36,7 @@ from jubex.store.store import (
     DONE,
     FAILED,
     FINAL_STATES,
+    HELD,
     PLANNED,
     QUEUED,
     SKIPPED,
@@ -129,7 +130,7 @@ class Engine:
         ids = list(dict.fromkeys(wp.job_id for wp in active if wp.job_id))
         if ids:
             self._call(self.scheduler.cancel, ids)
-        planned = self.wps.in_states(PLANNED)
+        planned = self.wps.in_states(PLANNED, HELD)
         self._change([(wp.id, CANCELLED, None, None, "cancelled") for wp in active + planned])
         return len(active) + len(planned)
 

@@ -29,7 +29,27 @@ _FIO_PERCENTILE = re.compile(r"[a-z]+_c?lat_p[0-9_]+")
 def check_tables(b: Benchmark) -> list[DefinitionError]:
     """Every table's analysers, columns, groups and sort keys must name something, and so
     must every plot's axes and groups."""
-    return [*_table_references(b), *_plot_references(b)]
+    return [*_table_references(b), *_plot_references(b), *_target_references(b)]
+
+
+def _target_references(b: Benchmark) -> Iterator[DefinitionError]:
+    """A repetition target judges values a step's analysers give: those it names, else
+    its tables' value columns, so there must be some."""
+    _, values = _known_names(b)
+    builtins = _builtins_in_use(b)
+    for step in b.steps.values():
+        if step.until is None:
+            continue
+        where = f"step '{step.name}': the target {step.until.text!r}"
+        for name in step.until.metrics:
+            if not _known_value(name, values):
+                yield _column_problem(where, name, values, builtins, step.until.loc)
+        if not step.until.metrics and not b.tables:
+            yield DefinitionError(
+                f"{where} judges the values the result tables show, and there is no table",
+                step.until.loc,
+                "name the values, as in 'ci95(write_bw) <= 2%', or add a table",
+            )
 
 
 def _builtins_in_use(b: Benchmark) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from jubex.definition.model import Table
+from jubex.definition.model import Table, Until
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
 from jubex.language.expr import compile_expr
 from jubex.language.values import Bool
@@ -27,6 +27,7 @@ from jubex.results.columns import (
 from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA, Flags, flag, flag_note
 from jubex.results.peaks import above_peak, plan_peaks, share
 from jubex.results.stats import COUNTS
+from jubex.results.targets import Outcome, outcome, target_flag, target_note
 
 #: the last column of a grouped table whose points deserve a second look
 FLAGS = "flags"
@@ -83,6 +84,7 @@ def build_table(
     include_failed: bool = False,
     cv_limit: float = CV_LIMIT,
     peaks: Mapping[str, float] | None = None,
+    targets: Mapping[str, tuple[Until, int]] | None = None,
 ) -> ResultTable:
     """Build ``table`` from the rows of one or several runs (rows carry ``run``).
 
@@ -92,6 +94,8 @@ def build_table(
     when it has any (``cv_limit``: the coefficient of variation above which a point is
     noisy, unless the table's own ``flags`` say). A column with a ``peak`` adds its value
     as a share of the platform's ``peaks`` (base units), and flags a value above it.
+    The points of a step with a repetition target (``targets``: step -> target and most
+    repetitions) get their number of repetitions, and a flag when they fell short.
     """
     if len(table.separator) != 1:
         raise DefinitionError(
@@ -121,6 +125,8 @@ def build_table(
     cells = [row for row, _ in body]
     headers = _count_missing(cells, plan, notes)
     headers += _shares(body, table, plan, peaks or {}, marks, notes)
+    if table.group_by and targets:
+        headers += _repetitions(body, groups, plan, targets, marks, notes)
     if any(mark.text() for mark in marks.values()):
         headers.append(Header(FLAGS, FLAGS))
         for line, first in body:
@@ -150,7 +156,7 @@ def _shares(
         over = [above_peak(c, v) for c, v in zip(columns, shares, strict=True) if v and v > 1]
         if over:
             above += 1
-            marks[id(first)] = replace(marks.get(id(first), Flags()), beyond=tuple(over))
+            _add_flags(marks, first, over)
         line.extend(shares)
     for column in columns:
         if column.absent:
@@ -166,13 +172,58 @@ def _shares(
     return [column.header for column in columns]
 
 
+def _add_flags(marks: dict[int, Flags], first: Row, texts: Sequence[str]) -> None:
+    """More flags of the group whose first row is ``first``."""
+    found = marks.get(id(first), Flags())
+    marks[id(first)] = replace(found, beyond=(*found.beyond, *texts))
+
+
+def _repetitions(
+    body: list[Entry],
+    groups: Sequence[list[Row]],
+    plan: ColumnPlan,
+    targets: Mapping[str, tuple[Until, int]],
+    marks: dict[int, Flags],
+    notes: list[str],
+) -> list[Header]:
+    """How each point of a step with a repetition target fared: its repetitions (a column,
+    unless the table shows ``n``), a flag when it fell short, and a note per target."""
+    fields = _summarized(plan)
+    found: dict[int, Outcome] = {}
+    per_step: dict[str, list[Outcome]] = {}
+    for members in groups:
+        step = str(members[0].get("jube_step_name"))
+        if step not in targets:
+            continue
+        until, most = targets[step]
+        result = outcome(until, members, [m for m in until.metrics or fields])
+        found[id(members[0])] = result
+        per_step.setdefault(step, []).append(result)
+        flagged = target_flag(until, result, most)
+        if flagged:
+            _add_flags(marks, members[0], [flagged])
+    for step, outcomes in per_step.items():
+        notes.append(target_note(*targets[step], outcomes))
+    if not found or any(c.stat == "n" for c in plan.columns):
+        return []
+    for line, first in body:
+        got = found.get(id(first))
+        line.append(got.repetitions if got else None)
+    return [Header("repetitions", "repetitions")]
+
+
+def _summarized(plan: ColumnPlan) -> list[str]:
+    """The numeric fields a table's statistics summarize (not the counts)."""
+    return list(
+        dict.fromkeys(c.field for c in plan.columns if c.stat is not None and c.stat not in COUNTS)
+    )
+
+
 def _flags(
     groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float, alpha: float
 ) -> dict[int, Flags]:
     """The flags of each group (by its first row), for the fields its statistics summarize."""
-    fields = list(
-        dict.fromkeys(c.field for c in plan.columns if c.stat is not None and c.stat not in COUNTS)
-    )
+    fields = _summarized(plan)
     return {id(members[0]): flag(members, fields, cv_limit, alpha) for members in groups}
 
 

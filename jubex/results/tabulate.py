@@ -19,6 +19,7 @@ from jubex.results.peaks import platform_peaks
 from jubex.results.pivot import pivot
 from jubex.results.rows import META, result_rows
 from jubex.results.table import ResultTable, Row, build_table
+from jubex.results.targets import targets_of
 from jubex.store.rundir import Run
 
 #: the keys that tell the runs of a result set apart, shown where they differ
@@ -195,13 +196,20 @@ def tables_with_definitions(
         tables = [default_table(rows)] if rows else []
     units, directions = units_of(runs), directions_of(runs)
     peaks = platform_peaks(runs[0].platform)
+    targets = targets_of(runs[0].benchmark)
     built = []
     for table in tables:
         if pivot_by:
             table = grouped_by(table, pivot_by)
         own = rows_for(table, rows, runs[0].benchmark)
         result = build_table(
-            own, table, units, directions, include_failed=include_failed, peaks=peaks
+            own,
+            table,
+            units,
+            directions,
+            include_failed=include_failed,
+            peaks=peaks,
+            targets=targets,
         )
         if not result.rows:
             result.notes.append(

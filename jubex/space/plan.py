@@ -24,6 +24,9 @@ from jubex.space.expand import STEP_NAME, Space
 from jubex.space.wp_values import builtins, finalize, inherited, needs_builtins
 
 SHARED = "shared"
+#: the state of an iteration beyond a repetition target's minimum: run only if its point
+#: still needs it (see :mod:`jubex.results.repeat`)
+HELD = "held"
 
 
 def wp_dir_name(wp_id: int, step: str, suffix: str = "") -> str:
@@ -247,6 +250,7 @@ def plan(
                 name = suffix.render({**constants, **values}) if step.suffix else ""
                 _check_suffix(benchmark, step, name)
                 for own in range(step.iterations):
+                    state = HELD if step.until and own >= step.until.minimum else "planned"
                     dir_name = wp_dir_name(next_id, step.name, name)
                     final = values
                     if needs_builtins(values):
@@ -263,7 +267,13 @@ def plan(
                         finals[next_id] = final
                     iterations[next_id] = base + own
                     yield Workpackage(
-                        next_id, step.name, base + own, final, parents, dir_name=dir_name
+                        next_id,
+                        step.name,
+                        base + own,
+                        final,
+                        parents,
+                        dir_name=dir_name,
+                        state=state,
                     )
                     keyed.append((next_id, {n: point[n] for n in own_space.names}))
                     own_ids.append(next_id)

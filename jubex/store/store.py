@@ -20,7 +20,7 @@ from pathlib import Path
 
 from jubex.errors import JubexError
 from jubex.language.values import parse_value
-from jubex.space.plan import Workpackage
+from jubex.space.plan import HELD, Workpackage
 from jubex.store.measurement import Measurement, Value
 from jubex.store.packed import Packed, first_values, name_record, pack, unpack
 
@@ -75,7 +75,7 @@ PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED = (
     "skipped",
     "cancelled",
 )
-STATES = (PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED)
+STATES = (HELD, PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED)
 FINAL_STATES = frozenset({DONE, FAILED, SKIPPED, CANCELLED})
 
 
@@ -233,7 +233,7 @@ class Store:
                         wp.iteration,
                         encode(wp.point),
                         wp.dir_name,
-                        PLANNED,
+                        wp.state,
                         now,
                     )
                     for wp in wps

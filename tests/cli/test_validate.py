@@ -49,7 +49,7 @@ def test_broken_files_give_messages_with_file_line_and_expectation(broken: dict[
     assert f"{p['syntax.yaml']}:3:1: error: YAML syntax: " in out and "',' or ']'" in out
     assert (
         f"{p['schema.yaml']}:4:17: error: steps.run.iterations: expected a positive integer, "
-        "got 'three'"
+        "or {min, max, until}, got 'three'"
     ) in out
     assert f"{p['schema.yaml']}:5:5: error: steps.run.iteratons: unknown key" in out
     assert f"{p['refs.yaml']}:3:3: error: step 'run' names unknown step 'biuld'" in out
@@ -85,7 +85,13 @@ def test_json_format_lists_every_problem(
     assert [
         (p["severity"], p["line"], p["column"], p["message"], p["hint"]) for p in report["problems"]
     ] == [
-        ("error", 4, 17, "steps.run.iterations: expected a positive integer, got 'three'", ""),
+        (
+            "error",
+            4,
+            17,
+            "steps.run.iterations: expected a positive integer, or {min, max, until}, got 'three'",
+            "",
+        ),
         (
             "error",
             5,

@@ -94,7 +94,7 @@ def test_errors_in_an_included_file_name_that_file(write: Write) -> None:
     with pytest.raises(DefinitionError) as caught:
         load(write("main.yaml", "name: m\ninclude: inc.yaml\n"))
     assert str(caught.value) == (
-        f"{inc}:2:21: error: steps.run.iterations: expected a positive integer, got 0"
+        f"{inc}:2:21: error: steps.run.iterations: expected a number of at least 1, got 0"
     )
 
 

@@ -42,7 +42,8 @@ def test_the_schema_is_a_valid_draft_2020_12_schema_with_help_on_every_key() -> 
 
 def test_wrong_type_names_the_key_the_expectation_and_the_value() -> None:
     assert problems("name: x\nsteps:\n  run:\n    iterations: three\n") == [
-        "d.yaml:4:17: error: steps.run.iterations: expected a positive integer, got 'three'"
+        "d.yaml:4:17: error: steps.run.iterations: expected a positive integer, "
+        "or {min, max, until}, got 'three'"
     ]
 
 

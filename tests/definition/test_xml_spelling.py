@@ -73,7 +73,8 @@ def test_a_number_that_is_not_one_stays_text_for_the_schema(tmp_path: Path) -> N
     with pytest.raises(DefinitionError) as caught:
         load(path)
     assert str(caught.value) == (
-        f"{path}:2: error: steps.run.iterations: expected a positive integer, got 'three'"
+        f"{path}:2: error: steps.run.iterations: expected a positive integer, "
+        "or {min, max, until}, got 'three'"
     )
 
 
@@ -156,3 +157,30 @@ def test_a_name_given_twice_is_an_error_as_in_yaml() -> None:
         'f.xml:5: error: <parameter name="x"> given twice (first at line 4)',
         'f.xml:7: error: <step name="a"> given twice (first at line 2)',
     ]
+
+
+def test_a_repetition_target_reads_as_the_yaml_mapping(tmp_path: Path) -> None:
+    step = "<do>echo bw 1</do>"
+    (tmp_path / "t.xml").write_text(
+        f'<jubex name="t"><step name="run"><iterations min="3" max="30" '
+        f'until="ci95(bw) &lt;= 2%"/>{step}</step>'
+        '<patternset name="p"><pattern name="bw">bw $jube_pat_fp</pattern></patternset></jubex>'
+    )
+    (tmp_path / "t.yaml").write_text(
+        "name: t\nsteps:\n  run:\n    iterations: {min: 3, max: 30, until: 'ci95(bw) <= 2%'}\n"
+        "    do: echo bw 1\npatterns:\n  p:\n    bw: 'bw $jube_pat_fp'\n"
+    )
+    xml, yaml = (load(tmp_path / n).steps["run"] for n in ("t.xml", "t.yaml"))
+    assert xml.iterations == yaml.iterations == 30
+    assert xml.until is not None and yaml.until is not None
+    assert (xml.until.stat, xml.until.limit, xml.until.minimum, xml.until.metrics) == (
+        "ci95",
+        0.02,
+        3,
+        ("bw",),
+    )
+    assert (xml.until.stat, xml.until.limit, xml.until.metrics) == (
+        yaml.until.stat,
+        yaml.until.limit,
+        yaml.until.metrics,
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
+from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step, Until
 from jubex.definition.order import step_order
 from jubex.errors import DefinitionError
 from jubex.space.plan import plan
@@ -91,3 +91,19 @@ def test_child_iterations_are_numbered_across_parent_iterations() -> None:
     b = bench(Step("a", iterations=2), Step("b", depend=("a",), iterations=3), s=pset("s", x=["1"]))
     numbers = sorted(w.iteration for w in plan(b) if w.step == "b")
     assert numbers == [0, 1, 2, 3, 4, 5]
+
+
+def test_iterations_beyond_a_targets_minimum_are_held_per_point() -> None:
+    """Every point (here each of two parent iterations times two sizes) runs its first
+    ``min`` iterations; the rest are planned held, numbered as any iteration."""
+    until = Until("ci95", 0.02, 2, (), "ci95 <= 2%")
+    b = bench(
+        Step("build", iterations=2, do=[Do("make")]),
+        Step("run", depend=("build",), use=("sizes",), iterations=5, until=until),
+        sizes=pset("sizes", n=["1", "2"]),
+    )
+    runs = [w for w in plan(b) if w.step == "run"]
+    assert len(runs) == 2 * 2 * 5
+    assert [w.state for w in runs[:5]] == ["planned", "planned", "held", "held", "held"]
+    assert sorted(w.iteration for w in runs if w.state == "planned") == [0, 0, 1, 1, 5, 5, 6, 6]
+    assert all(w.state == "planned" for w in plan(b) if w.step == "build")
