@@ -291,6 +291,7 @@ class Builder:
             array=spec.get("array", False),
             pack=_pack(spec.get("pack", 0))[0],
             pack_time=_pack(spec.get("pack", 0))[1],
+            pack_nodes=_pack(spec.get("pack", 0))[2],
             tag=spec.get("tag"),
             loc=loc,
         )
@@ -403,11 +404,11 @@ def _iterations(spec: Map) -> int:
     return int(value["max"]) if isinstance(value, Map) else int(value)
 
 
-def _pack(value: int | Map) -> tuple[int, str | None]:
-    """``pack: N`` or ``pack: {size: N, time: T}`` as (size, time)."""
+def _pack(value: int | Map) -> tuple[int, str | None, int]:
+    """``pack: N`` or ``pack: {size: N, time: T, nodes: K}`` as (size, time, nodes)."""
     if isinstance(value, Map):
-        return int(value["size"]), _opt(value, "time")
-    return int(value), None
+        return int(value["size"]), _opt(value, "time"), int(value.get("nodes", 0))
+    return int(value), None, 0
 
 
 def _share(holder: Map | None, key: str) -> float | None:

@@ -149,6 +149,8 @@ class Step:
     pack: int = 0
     #: the time limit of a whole pack (default: each member's time, times their number)
     pack_time: str | None = None
+    #: nodes of a whole pack, its members side by side as many as fit (0: one at a time)
+    pack_nodes: int = 0
     tag: str | None = None
     loc: Loc | None = None
 

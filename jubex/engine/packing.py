@@ -1,9 +1,12 @@
-"""Packs: up to ``pack: N`` ready workpackages of a step run one after another in one job.
+"""Packs: up to ``pack: N`` ready workpackages of a step run in one job, one after another
+or, in a pack of ``nodes``, side by side as many as fit.
 
 A pack costs one submission and one allocation instead of N, which is what a site's
 submission limits and a scheduler's per-job start-up ask for. Its script (in
 ``<run>/packs/``) is the platform's job script around a loop that runs each member's own
-wrapper in turn, output beside the member as a job of its own would write it. The wrapper's
+wrapper in turn (in lanes side by side when the pack has nodes for several members, each
+member's launcher taking its own nodes of the allocation), output beside the member as a
+job of its own would write it. The wrapper's
 claim keeps exactly-once: a pack that ends early (its time limit, a failed node) leaves the
 members it never started unclaimed, and the engine queues those again; a member that a
 second copy of the pack finds claimed is skipped (status 97) and the loop goes on.
@@ -43,29 +46,62 @@ def groups(ready: Iterable[Rendered], size: Mapping[str, int]) -> list[list[Rend
     return batches(ready, size.__getitem__)
 
 
-def loop(members: Sequence[Rendered]) -> str:
-    """The body of a pack script: each member's wrapper in turn, whatever the last one did.
+def lanes(members: Sequence[Rendered], nodes: int) -> int:
+    """How many members of a pack of ``nodes`` nodes run at once: as many as their own
+    nodes fit in (one at a time without ``nodes``, or when one member needs them all)."""
+    each = members[0].resources.get("nodes")
+    if not nodes or not isinstance(each, int) or each < 1:
+        return 1
+    return max(1, min(len(members), nodes // each))
+
+
+def loop(members: Sequence[Rendered], width: int = 1) -> str:
+    """The body of a pack script: each member's wrapper in turn, whatever the last one did;
+    ``width`` lanes side by side, member i in lane i mod ``width``.
 
     A scheduler ending the job (its time limit) signals every process of it: the member
     running then ends, and no further member starts in the grace time before the kill.
     """
-    dirs = " ".join(shlex.quote(str(admin_dir(m.wp_dir))) for m in members)
+    if width <= 1:
+        return (
+            "trap 'jubex_stop=1' TERM\n"
+            + _lane([admin_dir(m.wp_dir) for m in members])
+            + "\nexit 0"
+        )
+    text = "trap 'jubex_stop=1' TERM\n"
+    for lane in range(width):
+        own = [admin_dir(m.wp_dir) for m in members[lane::width]]
+        text += f"(\ntrap 'jubex_stop=1' TERM\n{_lane(own)}\n) &\n"
+    # a trapped TERM ends the first wait early: the lanes stop after their members
+    return text + 'wait\n[ -z "$jubex_stop" ] || { wait; exit 143; }\nexit 0'
+
+
+def _lane(admins: Sequence[Path]) -> str:
+    dirs = " ".join(shlex.quote(str(admin)) for admin in admins)
     return (
-        "trap 'jubex_stop=1' TERM\n"
         f"for jubex_admin in {dirs}; do\n"
         '  [ -z "$jubex_stop" ] || exit 143\n'
         f'  /bin/sh "$jubex_admin/{BODY}" >"$jubex_admin/job.out" 2>"$jubex_admin/job.err"\n'
-        "done\n"
-        "exit 0"
+        "done"
     )
 
 
 def pack_resources(
-    platform: Platform, members: Sequence[Rendered], time: str | None = None, loc: Loc | None = None
+    platform: Platform,
+    members: Sequence[Rendered],
+    time: str | None = None,
+    loc: Loc | None = None,
+    nodes: int = 0,
 ) -> dict[str, object]:
-    """The members' resources with the time of all of them, within the partition's limit;
-    ``time`` (the step's ``pack: {time: ...}``, written at ``loc``) instead when given."""
+    """The members' resources for all of them: the nodes and tasks of the members that run
+    side by side in a pack of ``nodes`` nodes, the time of one lane's members in turn, within
+    the partition's limit; ``time`` (the step's ``pack: {time: ...}``, written at ``loc``)
+    instead when given."""
     resources = dict(members[0].resources)
+    width = lanes(members, nodes)
+    for key in ("nodes", "tasks"):
+        if isinstance(count := resources.get(key), int):
+            resources[key] = count * width
     if time is not None:
         total = duration(time, loc, "pack.time")
         resources.update(time=total, walltime=total.hms)
@@ -73,7 +109,7 @@ def pack_resources(
     each = resources.get("time")
     if not isinstance(each, (int, float)):
         return resources
-    seconds = float(each) * len(members)
+    seconds = float(each) * -(-len(members) // width)
     partition = platform.partitions.get(str(resources.get("partition")))
     if partition is not None and partition.max_time:
         seconds = min(seconds, duration(partition.max_time, partition.loc, "max_time"))
@@ -93,13 +129,14 @@ def write_pack(
     directory = run_dir / PACKS
     stdout, stderr = directory / f"{name}.out", directory / f"{name}.err"
     script = directory / f"{name}.sh"
+    nodes = step.pack_nodes if step is not None else 0
     if step is None:
         resources = pack_resources(platform, members)
     else:
-        resources = pack_resources(platform, members, step.pack_time, step.loc)
+        resources = pack_resources(platform, members, step.pack_time, step.loc, nodes)
     text = platform.job_script(
         name=name,
-        body=loop(members),
+        body=loop(members, lanes(members, nodes)),
         resolved=resources,
         workdir=directory,
         stdout=stdout,

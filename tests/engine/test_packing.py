@@ -161,6 +161,12 @@ def test_pack_is_a_size_or_a_size_with_the_pack_s_time(tmp_path: Path) -> None:
     steps = load(path).steps
     assert (steps["a"].pack, steps["a"].pack_time) == (8, None)
     assert (steps["b"].pack, steps["b"].pack_time) == (50, "2:00:00")
+    path.write_text("name: p\nsteps:\n  a: {pack: {size: 8, nodes: 4}, do: 'true'}\n")
+    assert (load(path).steps["a"].pack, load(path).steps["a"].pack_nodes) == (8, 4)
+    path.write_text("name: p\nsteps:\n  a: {pack: {size: 8, nodes: 0}, do: 'true'}\n")
+    with pytest.raises(JubexError) as caught:
+        load(path)
+    assert "steps.a.pack.nodes: expected" in caught.value.message
     path.write_text("name: p\nsteps:\n  a: {pack: {time: 1h}, do: 'true'}\n")
     with pytest.raises(JubexError) as caught:
         load(path)
@@ -174,3 +180,49 @@ def test_a_pack_time_of_its_own_replaces_the_members_times(tmp_path: Path) -> No
     assert spec.time_limit_s == 5400 and "#SBATCH --time=01:30:00" in spec.script.read_text()
     with pytest.raises(JubexError, match=r"pack\.time"):
         packing.write_pack(tmp_path, SLURM, "jxabc-p0", members, Step("run", pack_time="soon"))
+
+
+def test_members_fit_side_by_side_in_a_pack_s_nodes(tmp_path: Path) -> None:
+    two = [ready(i, tmp_path, nodes=2) for i in range(5)]
+    assert [packing.lanes(two, n) for n in (0, 1, 2, 3, 4, 8, 100)] == [1, 1, 1, 1, 2, 4, 5]
+    resources = packing.pack_resources(SLURM, two, nodes=4)
+    assert (resources["nodes"], resources["tasks"]) == (4, 4)
+    assert resources["walltime"] == "00:30:00", "five members in two lanes: three in turn"
+    step = Step("run", pack=5, pack_nodes=5)
+    spec = packing.write_pack(tmp_path, SLURM, "jxabc-p0", two, step)
+    text = spec.script.read_text()
+    assert "#SBATCH --nodes=4" in text and "#SBATCH --ntasks=4" in text
+    assert spec.time_limit_s == 1800
+
+
+def test_lanes_run_side_by_side_each_member_once(tmp_path: Path) -> None:
+    members = [ready(i, tmp_path) for i in range(5)]
+    log = tmp_path / "ran"
+    for item in members:
+        write_wrapper(item, f"echo start {item.wp.id} >> {log}; sleep 0.4; echo end >> {log}")
+    script = tmp_path / "pack.sh"
+    script.write_text(packing.loop(members, 2))
+    env = {"PATH": os.environ["PATH"], "SLURM_JOB_ID": "78"}
+    done = subprocess.run(["/bin/sh", str(script)], env=env, check=False)
+    assert done.returncode == 0
+    lines = log.read_text().split("\n")
+    assert sorted(line.split()[1] for line in lines if line.startswith("start")) == list("01234")
+    assert sorted(lines[:2]) == ["start 0", "start 1"], "the first two start side by side"
+    assert [(m.wp_dir / "exit").read_text() for m in members] == ["0\n"] * 5
+    again = subprocess.run(["/bin/sh", str(script)], env=env, check=False)
+    assert again.returncode == 0 and log.read_text().count("start") == 5
+
+
+def test_a_terminated_pack_of_lanes_starts_no_further_member(tmp_path: Path) -> None:
+    """The scheduler signals every process of the job: each lane ends its member and
+    starts no other, and the pack says it was terminated."""
+    members = [ready(i, tmp_path) for i in range(6)]
+    write_wrapper(members[0], f"kill -TERM -$(cat {tmp_path}/pack.pid); sleep 0.5")
+    for item in members[1:]:
+        write_wrapper(item, "sleep 0.5")
+    script = tmp_path / "pack.sh"
+    script.write_text(f"echo $$ > {tmp_path}/pack.pid\n" + packing.loop(members, 2))
+    done = subprocess.run(["/bin/sh", str(script)], check=False, start_new_session=True)
+    assert done.returncode == 143
+    started = [m.wp.id for m in members if (m.wp_dir / "claim").exists()]
+    assert started == [0, 1], "only the members running when the signal came"

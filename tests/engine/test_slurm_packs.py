@@ -251,3 +251,40 @@ def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_f
         "exit status 143",
     )
     assert executions(tmp_path) == []
+
+
+SIDE_BY_SIDE = """\
+name: lanes
+parameters:
+  n: [0, 1, 2, 3]
+steps:
+  work:
+    pack: {{size: 4, nodes: 2}}
+    do: |
+      echo "work$n" >> {executions}
+      echo "$n $(date +%s.%N) $SLURM_JOB_NUM_NODES" >> {times}
+      $launcher sleep 2
+      echo "$n $(date +%s.%N) end" >> {times}
+"""
+
+
+def test_a_pack_with_nodes_runs_its_members_side_by_side_in_one_allocation(
+    tmp_path: Path,
+) -> None:
+    times = tmp_path / "times"
+    text = SIDE_BY_SIDE.format(executions=tmp_path / "executions", times=times)
+    env = wrappers(tmp_path, {"sbatch": ""})
+    done = jubex(tmp_path, *run_args(definition(tmp_path, text)), env=env)
+    assert done.returncode == 0, done.stderr
+    assert len(calls(tmp_path, "sbatch")) == 1
+    assert executions(tmp_path) == [f"work{n}" for n in range(4)]
+    assert len({r[3] for r in rows(tmp_path)}) == 1, "one job for all four"
+    spans: dict[str, list[float]] = {}
+    for line in times.read_text().splitlines():
+        member, moment, extra = line.split()
+        spans.setdefault(member, []).append(float(moment))
+        if extra != "end":
+            assert extra == "2", "the pack's allocation has the nodes of two members"
+    (first, first_end), (second, _) = spans["0"], spans["1"]
+    assert second < first_end and first < spans["1"][1], "members 0 and 1 ran side by side"
+    assert spans["2"][0] >= min(first_end, spans["1"][1]) - 0.5, "a lane runs its members in turn"
