@@ -105,9 +105,9 @@ def main() -> None:
     commands = {
         "analyse --force": ["analyse", "--force"],
         "analyse (incremental)": ["analyse"],
-        "result": ["result", "--no-analyse", "-t", "bandwidth"],
+        "result": ["result", "--no-analyse", "-T", "bandwidth"],
         "result -t groups --format pretty": [
-            *("result", "--no-analyse", "-t", "groups", "--format", "pretty")
+            *("result", "--no-analyse", "-T", "groups", "--format", "pretty")
         ],
     }
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}

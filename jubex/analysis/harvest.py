@@ -88,7 +88,7 @@ class Harvester:
                 relative = path.relative_to(workdir).as_posix()
                 if rule.builtin is not None:
                     found = rule.builtin.parse(text + _stderr_of(path))
-                    builtins.extend(with_statistics(rule.builtin, found.measurements))
+                    builtins.extend(found.measurements)  # statistics: see computes()
                     if not found.ok:
                         reasons.append(f"{rule.builtin.name}: {relative}: {found.reason}")
                 else:
@@ -125,6 +125,15 @@ class Harvester:
         for m in builtins + [s for b in self._builtins for s in statistics(b, builtins)]:
             firsts.setdefault((m.name, m.record), m.value)
         return row + [(name, record, value) for (name, record), value in firsts.items()]
+
+    def computes(self, names: Collection[str] | None) -> bool:
+        """Whether reading ``names`` (None: every value) needs :meth:`merge`: the statistics
+        of a built-in analyser's per-iteration values (``write_bw_avg``) are not stored --
+        two thirds of an IOR output's values, which few tables ask for -- but worked out
+        from the stored values when asked for."""
+        if not self._repeated:
+            return False
+        return names is None or any(_statistic(n, self._repeated) for n in names)
 
     def inputs(self, names: Collection[str]) -> tuple[set[str], set[str]]:
         """The stored names :meth:`merge` reads to give ``names``: those of which it needs

@@ -55,7 +55,8 @@ def result_rows(
     stored = _stored_names(names) if names is not None else None
     groups = _iteration_groups(run, per_iteration)
     analysed = run.store.analysed()
-    merged = [g for g, _ in groups if len(g) > 1]
+    computed = _computing(run, {g[0].step for g, _ in groups}, stored)
+    merged = [g for g, _ in groups if len(g) > 1 or g[0].step in computed]
     values = run.store.representatives(stored) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored)
     where = {
@@ -68,7 +69,7 @@ def result_rows(
     for group, reduced in groups:
         wp = group[0]
         row: dict[str, object] = _as_stored(wp.point) if stored_as_jube else dict(wp.point)
-        found = merge(group, row) if len(group) > 1 else values.get(wp.id, ())
+        found = merge(group, row) if wp.id in merge.ids else values.get(wp.id, ())
         ok, reason = _verdict(group, analysed)
         row.update(
             {
@@ -168,8 +169,15 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
     return [(group, reduced) for (_, reduced), group in groups.items()]
 
 
+def _computing(run: Run, steps: Collection[str], stored: Collection[str] | None) -> set[str]:
+    """The steps whose rows are worked out from every stored value (not read as stored):
+    those whose built-in analysers' statistics are asked for."""
+    return {step for step in steps if Harvester(run.benchmark, step).computes(stored)}
+
+
 class _Merge:
-    """The merged values of groups of iteration siblings, from one read of the store."""
+    """The merged values of groups of iteration siblings (or of one workpackage whose
+    statistics are worked out), from one read of the store."""
 
     def __init__(
         self, run: Run, groups: Sequence[list[Workpackage]], stored: set[str] | None
@@ -186,6 +194,8 @@ class _Merge:
                 every |= found[0]
                 firsts |= found[1]
         ids = [wp.id for group in groups for wp in group]
+        #: the first workpackage of each group: its row is merged
+        self.ids = {group[0].id for group in groups}
         self.found = run.store.values_of(ids, every, firsts - (every or set()))
 
     def __call__(
@@ -204,10 +214,11 @@ def _verdict(
     group: Sequence[Workpackage], analysed: dict[int, tuple[bool, str, str]]
 ) -> tuple[bool, str]:
     """A row is ok when each of its workpackages is; the reason names the iterations not."""
+    if len(group) == 1:  # most rows: no list to build
+        wp = group[0]
+        got = analysed.get(wp.id)
+        return (got[0], got[1] or wp.reason) if got else (False, wp.reason)
     found = [(wp, *analysed.get(wp.id, (False, wp.reason, ""))[:2]) for wp in group]
-    if len(found) == 1:
-        wp, ok, reason = found[0]
-        return ok, reason or wp.reason
     failed = [
         f"iteration {wp.iteration}: {reason or wp.reason or 'failed'}"
         for wp, ok, reason in found
