@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from jubex.definition.consistency import applies
-from jubex.definition.model import Benchmark, Parameter, ParameterSet
+from jubex.definition.model import Benchmark, Parameter, ParameterSet, Step
+from jubex.definition.order import set_names
 from jubex.errors import DefinitionError, ErrorList, JubexError
 from jubex.language.template import template
-from jubex.space.expand import PER_CYCLE, Space
+from jubex.space.expand import PER_CYCLE, STEP_NAME, Space
 
 #: spaces up to this size are walked to prove they give a point; larger ones are trusted
 MAX_WALK = 1_000_000
@@ -19,22 +20,43 @@ def check_spaces(b: Benchmark, tags: Sequence[str] = ()) -> list[JubexError]:
     return list(_spaces(b, tags))
 
 
+#: the names a run gives every template besides its parameters (``constants_for`` of the
+#: render stage), with stand-in values: a space is checked as it will be planned
+RUN_NAMES: dict[str, object] = {
+    "jube_benchmark_name": "",
+    "jube_benchmark_id": 0,
+    "jube_benchmark_padid": "000000",
+    "jube_benchmark_home": "",
+    "jube_benchmark_rundir": "",
+    "jubex_kernels": "",
+}
+
+
 def _spaces(b: Benchmark, tags: Sequence[str]) -> Iterator[JubexError]:
-    """Each distinct combination of used sets must give at least one point."""
-    uses = {
-        tuple(step.use) if step.use is not None else tuple(b.parametersets)
-        for step in b.steps.values()
-    }
-    for use in sorted(uses or {tuple(b.parametersets)}):
+    """Each distinct combination of sets a step spans (its ancestors' and its own, as it
+    is planned) must give at least one point, with the names planning gives it."""
+    uses = {(tuple(set_names(b, step)), _named(b, step)) for step in b.steps.values()}
+    for use, step in sorted(uses or {(tuple(b.parametersets), "")}):
         sets = [b.parametersets[name] for name in use if name in b.parametersets]
-        yield from _space(b, sets, tags)
+        yield from _space(b, sets, tags, {**RUN_NAMES, STEP_NAME: step})
 
 
-def _space(b: Benchmark, sets: list[ParameterSet], tags: Sequence[str]) -> Iterator[JubexError]:
+def _named(b: Benchmark, step: Step) -> str:
+    """The step's name where its sets read it (else steps sharing sets share one check)."""
+    sets = [b.parametersets[n] for n in set_names(b, step) if n in b.parametersets]
+    reads = any(
+        STEP_NAME in text for ps in sets for p in ps.parameters.values() for text in p.values
+    )
+    return step.name if reads else ""
+
+
+def _space(
+    b: Benchmark, sets: list[ParameterSet], tags: Sequence[str], constants: dict[str, object]
+) -> Iterator[JubexError]:
     names = {n for ps in sets for n in ps.parameters}
     where = [c for c in b.where if applies(c, names)]
     try:
-        space = Space(sets, where, {}, tags, {}, b.file)
+        space = Space(sets, where, {}, tags, constants, b.file)
         if not _runs_commands(sets) and space.upper_bound() <= MAX_WALK:
             next(iter(space), None)  # the space raises if its constraints leave no point
     except JubexError as exc:

@@ -100,8 +100,22 @@ class StepPreparer:
         self.filesets = [benchmark.filesets[n] for n in names if n in benchmark.filesets]
         self.subsets = [benchmark.substitutesets[n] for n in names if n in benchmark.substitutesets]
         self.work_dir = Template(step.work_dir, step.loc) if step.work_dir else None
+        #: the link to the shared folder, named as JUBE names it (``shared="$folder"``)
+        self.link = Template(step.shared or "shared", step.loc, shell=False)
         #: the environment a do log lists under the workpackage's own (taken once: JUBE's too)
         self.start_environment = dict(os.environ) if step.do_log_file else {}
+
+    def _link_name(self, env: Mapping[str, object]) -> str:
+        """The shared folder's link in a work directory: one name, in the directory."""
+        name = self.link.render(env)
+        if not name or "/" in name or name in (".", ".."):
+            raise DefinitionError(
+                f"step '{self.step.name}': its shared folder's name {name!r} is no name of "
+                "one entry in the work directory",
+                self.step.loc,
+                "a shared folder is linked into each work directory under this name",
+            )
+        return name
 
     def prepare(
         self,
@@ -138,7 +152,7 @@ class StepPreparer:
                 writer.symlink(parent_work, workdir / parent_step)
             if shared_dir is not None and not self.shared:
                 writer.make_dirs(shared_dir)
-                writer.symlink(shared_dir, workdir / (self.step.shared or "shared"))
+                writer.symlink(shared_dir, workdir / self._link_name(env))
             for fileset in self.filesets:
                 for op in fileset.ops:
                     self._file_op(op, workdir, env, writer)

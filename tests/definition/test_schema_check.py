@@ -95,7 +95,7 @@ def test_a_list_item_of_the_wrong_kind_is_explained_by_its_alternatives() -> Non
 
 
 def test_every_problem_is_reported_not_only_the_first() -> None:
-    found = problems("name: 1x\noutpath: [a]\nsteps: {run: {cycles: 0, procs: -1}}\n")
+    found = problems('name: "1\\tx"\noutpath: [a]\nsteps: {run: {cycles: 0, procs: -1}}\n')
     assert len(found) == 4
     assert [f.split(": ")[2] for f in found] == [
         "name",

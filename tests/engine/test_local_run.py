@@ -133,6 +133,41 @@ def test_shared_operation_runs_once_after_all(tmp_path: Path) -> None:
     assert (run.dir / "shared_a" / "total").read_text() == "1\n2\n3\n"
 
 
+def test_the_shared_folder_s_link_is_named_by_a_parameter_as_jube_names_it(
+    tmp_path: Path,
+) -> None:
+    sets = {"s": pset("s", n=["1", "2"], folder=["common"])}
+    b = Benchmark(
+        "shared",
+        parametersets=sets,
+        steps={
+            "a": Step(
+                "a",
+                shared="$folder",
+                do=[Do("echo $n >> $folder/all"), Do("sort -n all > total", shared=True)],
+            )
+        },
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[DONE] == 3
+    assert (run.dir / "shared_a" / "total").read_text() == "1\n2\n"
+    assert (run.dir / "000000_a" / "work" / "common").is_symlink()
+
+
+def test_a_shared_folder_named_out_of_the_work_directory_is_refused(tmp_path: Path) -> None:
+    sets = {"s": pset("s", folder=["../up"])}
+    b = Benchmark(
+        "shared",
+        parametersets=sets,
+        steps={"a": Step("a", shared="$folder", do=[Do("true"), Do("true", shared=True)])},
+    )
+    run, counts = run_benchmark(tmp_path, b)
+    assert counts[FAILED] == 1
+    (wp, _) = run.store.workpackages()
+    assert "its shared folder's name '../up' is no name of one entry" in wp.reason
+    assert not (tmp_path / "runs" / "up").exists()
+
+
 @pytest.mark.slow
 def test_time_limit_kills_a_workpackage(tmp_path: Path) -> None:
     b = Benchmark(

@@ -37,6 +37,7 @@ CONVERTIBLE = [
     ("results.xml", []),
     ("chosen.xml", []),
     ("chosen.xml", ["jureca"]),
+    ("suite_idioms.xml", []),
 ]
 
 
@@ -146,7 +147,7 @@ def test_names_the_concise_spelling_refuses_are_renamed_and_flagged(tmp_path: Pa
     text = convert_file(source, out)
     out.write_text(text)
     data = yaml.safe_load(text)
-    assert data["name"] == "odd_names"
+    assert data["name"] == "odd names", "a benchmark's name is a label: kept as it is"
     assert set(data["parametersets"]) == {"_2nd_set"}
     assert data["steps"]["after"]["depend"] == ["run_it"]
     assert "# jubex: called '2nd set' in the JUBE file" in text

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from jubex import api
 from jubex.definition.model import Benchmark, Parameter, ParameterSet, Step
 from jubex.errors import DefinitionError, ErrorList, Loc
-from jubex.space.check import check_cycle_updates
+from jubex.space.check import RUN_NAMES, check_cycle_updates
+from jubex.workdir.render import constants_for
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "quickstart.yaml"
 
 
 def with_params(*params: Parameter) -> Benchmark:
@@ -48,3 +54,45 @@ def test_what_the_engine_carries_out_passes(param: Parameter) -> None:
 
 def test_a_plain_benchmark_passes() -> None:
     check_cycle_updates(Benchmark("b", steps={"s": Step("s")}))
+
+
+def test_a_step_s_space_holds_its_ancestors_sets_as_it_is_planned(tmp_path: Path) -> None:
+    """A child's derived value may read a parameter of a set only its parent uses: validate
+    checks the space the step is planned with, so it accepts what the run plans."""
+    path = tmp_path / "d.yaml"
+    path.write_text(
+        "name: inherit\n"
+        "parametersets:\n"
+        "  machine: {system: booster}\n"
+        "  job: {queue: {expr: \"{'booster': 'develbooster'}[system]\"}}\n"
+        "steps:\n"
+        "  build: {use: [machine], do: 'true'}\n"
+        "  run: {use: [job], depend: [build], do: echo $queue}\n"
+    )
+    assert [p for p in api.validate([path]) if p.exit_code] == []
+    spec = api.resolve(path, outpath=tmp_path / "runs")
+    (item,) = [i for i in api.dry_run(spec) if i.rendered.wp.step == "run"]
+    assert item.rendered.wp.point["queue"] == "develbooster"
+
+
+def test_derived_values_may_read_the_names_planning_gives(tmp_path: Path) -> None:
+    path = tmp_path / "d.yaml"
+    path.write_text(
+        "name: names\n"
+        "parameters:\n"
+        "  exe: {expr: \"{'bench': 'a.out'}[jube_step_name]\"}\n"
+        "  label: {expr: \"jube_benchmark_name + '-' + jube_benchmark_padid\"}\n"
+        "steps:\n  bench: {do: echo $exe $label}\n"
+    )
+    assert [p for p in api.validate([path]) if p.exit_code] == []
+    (item,) = api.dry_run(api.resolve(path, outpath=tmp_path / "runs"))
+    assert (item.rendered.wp.point["exe"], item.rendered.wp.point["label"]) == (
+        "a.out",
+        "names-000000",
+    )
+
+
+def test_the_names_checked_are_the_names_a_run_gives(tmp_path: Path) -> None:
+    spec = api.resolve(EXAMPLE, outpath=tmp_path / "runs")
+    given = set(constants_for(spec, tmp_path / "runs" / "000000"))
+    assert given - set(spec.platform.parameters) == set(RUN_NAMES)

@@ -140,10 +140,9 @@ class Converter:
         return [self._name(section, n) for n in names]
 
     def _benchmark_name(self) -> object:
-        name = self.benchmark.name
-        if _NAME.fullmatch(name):
-            return name
-        return Flagged(re.sub(r"[^A-Za-z0-9_.-]", "_", name), [f"called '{name}' in the JUBE file"])
+        """The name as it is: a benchmark's name is a label (``Amber Benchmark``) that
+        ``$jube_benchmark_name`` hands on, no key of the file."""
+        return self.benchmark.name
 
     def _path(self, text: str) -> str:
         """A path relative to the JUBE file, seen from the folder the YAML is written to."""
@@ -287,6 +286,8 @@ def parameter(p: Parameter) -> object:
     )
     if p.export:
         options["export"] = True
+    if p.mode == "expr" and p.separator:  # a python snippet's result is split, as in JUBE
+        options["separator"] = p.separator
     if p.mode in ("expr", "shell", "env"):
         return {p.mode: p.values[0], **options}
     values: object = p.values[0] if len(p.values) == 1 else list(p.values)
