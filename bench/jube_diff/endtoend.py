@@ -98,8 +98,9 @@ def round_trip(case: Case, sources: Path, jubex: Jubex) -> str:
         verdict = jubex.validate(case, sources, out, tags=False)
         if verdict != "valid":
             return f"converted file does not validate: {verdict}"
-        original = jubex.plan(case, sources, copy)
-        planned = jubex.plan(case, sources, out, tags=False)
+        runs = Path(tmp) / "out"  # the dry runs write nothing; the same run directory
+        original = jubex.plan(case, sources, copy, outpath=runs)
+        planned = jubex.plan(case, sources, out, tags=False, outpath=runs)
         if not original.accepted or not planned.accepted:
             return f"converted file does not plan: {planned.error or original.error}"
         _, differences = compare(original.plan, planned.plan)

@@ -65,12 +65,19 @@ class Jubex:
         return first_error(done.stdout + "\n" + done.stderr) or f"exit {done.returncode}"
 
     def plan(
-        self, case: Case, sources: Path, file: Path | None = None, *, tags: bool = True
+        self,
+        case: Case,
+        sources: Path,
+        file: Path | None = None,
+        *,
+        tags: bool = True,
+        outpath: Path | None = None,
     ) -> Answer:
-        """The dry run's workpackages per step (a converted FILE: without TAGS)."""
+        """The dry run's workpackages per step (a converted FILE: without TAGS), made in
+        OUTPATH when given (two plans to compare value for value, paths included)."""
         path = file or sources / case.file
         with tempfile.TemporaryDirectory(prefix="jubex-") as tmp:
-            out = Path(tmp) / "out"
+            out = outpath or Path(tmp) / "out"
             argv = ["run", str(path), "--dry-run"]
             argv += ["--outpath", str(out), "--format", "json"]
             argv += self.options(case, sources, tags=tags)

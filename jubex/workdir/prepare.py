@@ -318,9 +318,9 @@ class StepPreparer:
             return None
         strict = self.benchmark.dialect == "jubex"
         reason = escapes(relative)
-        if reason is None:
-            return Confine(workdir, loc, strict)
         target = os.path.normpath(workdir / relative)
+        if reason is None or _under(target, workdir):  # an absolute path into it stays in
+            return Confine(workdir, loc, strict)
         message = (
             f"the {what} target '{relative}' {reason}: it would write {target}, "
             f"outside the work directory {workdir}"
@@ -329,6 +329,11 @@ class StepPreparer:
             raise DefinitionError(message, loc, "set outside: true on the entry to allow it")
         warn(DefinitionWarning(message, loc))
         return None
+
+
+def _under(path: str, directory: Path) -> bool:
+    """Whether ``path`` (normalised) names ``directory`` or something in it, by its text."""
+    return os.path.commonpath([path, os.path.normpath(directory)]) == os.path.normpath(directory)
 
 
 def _updated_per_cycle(benchmark: Benchmark, step: Step) -> bool:

@@ -236,3 +236,20 @@ def test_the_xml_spelling_says_outside_as_an_attribute(
     out = capsys.readouterr().out
     assert "x.xml:4: error: the copy target '../b.txt' climbs out" in out
     assert "1 error(s)" in out
+
+
+def test_an_absolute_target_in_the_work_directory_stays_in(tmp_path: Path) -> None:
+    """A suite names its substitution output by the run directory and the workpackage's
+    id (``${jube_benchmark_rundir}/${jube_wp_padid}_s/work/...``): it lands in the work
+    directory, so it is written; the same path one level up is refused."""
+    inside = "${jube_benchmark_rundir}/${jube_wp_padid}_s/work/job.run"
+    text = (
+        "name: t\nfiles:\n  f: [{copy: input.txt}]\n"
+        "substitutions:\n  s: {files: [{in: input.txt, out: 'WHERE'}], replace: {in: out}}\n"
+        "steps:\n  s: {files: [f, s], do: cat job.run}\n"
+    )
+    assert run(tmp_path, text.replace("WHERE", inside)) == 0
+    assert (tmp_path / "runs/000000/000000_s/work/job.run").read_text() == "out\n"
+    assert run(tmp_path, text.replace("WHERE", "${jube_benchmark_rundir}/job.run")) == 1
+    assert not (tmp_path / "runs/000001/job.run").exists()
+    assert outside_the_run(tmp_path) == []
