@@ -225,4 +225,5 @@ def test_a_terminated_pack_of_lanes_starts_no_further_member(tmp_path: Path) -> 
     done = subprocess.run(["/bin/sh", str(script)], check=False, start_new_session=True)
     assert done.returncode == 143
     started = [m.wp.id for m in members if (m.wp_dir / "claim").exists()]
-    assert started == [0, 1], "only the members running when the signal came"
+    # lane 2's first member runs unless the signal came before that lane started it
+    assert started in ([0], [0, 1]), "only the members running when the signal came"
