@@ -118,14 +118,16 @@ def _is_platform_file(path: Path) -> bool:
 def _platform_problems(name_or_path: str) -> list[JubexError]:
     """Every problem of a platform (its parents merged in), as a run would find them."""
     from jubex.platform.load import load_platform
+    from jubex.schedulers.registry import unknown_scheduler
 
     try:
-        load_platform(name_or_path)
+        platform = load_platform(name_or_path)
     except ErrorList as exc:
         return list(exc.errors)
     except JubexError as exc:
         return [exc]
-    return []
+    problem = unknown_scheduler(platform)
+    return [problem] if problem else []
 
 
 def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError]:
@@ -144,8 +146,14 @@ def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError
                 error.message = f"platform: {error.message}"
                 error.at(benchmark.loc)
         return errors
+    from jubex.schedulers.registry import unknown_scheduler
+
+    problem = unknown_scheduler(platform)
     given = [*platform.parameters, *platform.environment]
-    return check_shell_names(apply_tags(benchmark, tuple(tags)), given)
+    return [
+        *([problem] if problem else []),
+        *check_shell_names(apply_tags(benchmark, tuple(tags)), given),
+    ]
 
 
 def _work_problems(

@@ -20,6 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 START = REPO / "ci" / "start-local-slurm.sh"
 STOP = REPO / "ci" / "stop-local-slurm.sh"
+START_SGE = REPO / "ci" / "start-local-sge.sh"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -96,3 +97,36 @@ def slurm() -> Iterator[SlurmCluster]:
             subprocess.run(
                 ["bash", str(STOP), str(base)], capture_output=True, timeout=120, check=False
             )
+
+
+@pytest.fixture(scope="session")
+def sge() -> Iterator[Path]:
+    """The directory of a running Grid Engine's client commands (``ci/start-local-sge.sh``,
+    started by this session unless it runs), its environment set for the session.
+
+    Skipped with the reason where it cannot start (no apt-get, no network) - except under
+    CI, where a Grid Engine that does not start fails the tests instead of hiding them."""
+    ci = bool(os.environ.get("CI"))
+    if shutil.which("apt-get") is None and not ci:
+        pytest.skip("no apt-get here to fetch Debian's gridengine packages")
+    result = subprocess.run(
+        ["bash", str(START_SGE)], capture_output=True, text=True, timeout=600, check=False
+    )
+    if result.returncode != 0:
+        message = f"ci/start-local-sge.sh failed:\n{result.stderr[-3000:]}"
+        pytest.fail(message) if ci else pytest.skip(message)
+    names = dict(
+        line.removeprefix("export ").split("=", 1)
+        for line in result.stdout.splitlines()
+        if line.startswith("export ")
+    )
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ.update(names)
+    try:
+        yield Path(names["JUBEX_SGE_BIN"])
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

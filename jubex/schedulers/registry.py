@@ -14,6 +14,7 @@ BACKENDS: dict[str, str] = {
     "local": "jubex.schedulers.local:LocalScheduler",
     "slurm": "jubex.schedulers.slurm:SlurmScheduler",
     "pbs": "jubex.schedulers.pbs:PBSScheduler",
+    "sge": "jubex.schedulers.sge:SGEScheduler",
 }
 
 
@@ -32,8 +33,23 @@ def get_scheduler(name: str, **options: Any) -> Scheduler:
     return cls(**options)
 
 
+def unknown_scheduler(platform: Platform) -> DefinitionError | None:
+    """The error of a platform whose scheduler no backend runs, at its ``scheduler`` line."""
+    if platform.scheduler in BACKENDS:
+        return None
+    return DefinitionError(
+        f"platform '{platform.name}': no scheduler '{platform.scheduler}'; jubex knows "
+        f"{', '.join(sorted(BACKENDS))}",
+        platform.where("scheduler"),
+        did_you_mean(platform.scheduler, BACKENDS),
+    )
+
+
 def scheduler_for(platform: Platform) -> Scheduler:
     """The backend a platform names, configured by the backend's scheduler_options."""
+    problem = unknown_scheduler(platform)
+    if problem is not None:
+        raise problem
     options = platform.backend_options()
     try:
         return get_scheduler(platform.scheduler, **options)

@@ -117,7 +117,7 @@ def test_an_unknown_name_lists_the_known_ones_with_a_suggestion() -> None:
     ("text", "line", "expected"),
     [
         ("name: x\nextends: slurm\nresources:\n  nodes: 2\n  tiem: 1h\n", 5, "did you mean 'time'"),
-        ("name: x\nextends: slurm\nscheduler: lsf\n", 3, "must be one of local, slurm, pbs"),
+        ("name: x\nextends: slurm\nscheduler: Slurm 23\n", 3, "does not match"),
         ("name: x\nextends: slurm\npartitions:\n  a: {max_nodes: many}\n", 4, "must be integer"),
         ("name: x\nextends: slurm\nscheduler_options: {poll_intervall: 3}\n", 3, "poll_interval"),
         ("name: x\nscheduler: local\n", 1, "lacks 'template'"),
@@ -151,7 +151,7 @@ def test_errors_name_file_line_and_what_was_expected(
 
 
 def test_several_problems_are_listed_together(tmp_path: Path) -> None:
-    path = write(tmp_path, "x.yaml", "name: x\nscheduler: lsf\nmodules: GCC\ntemplate: t\n")
+    path = write(tmp_path, "x.yaml", "name: x\nscheduler: LSF\nmodules: GCC\ntemplate: t\n")
     with pytest.raises(ErrorList) as caught:
         load_platform(str(path))
     assert [e.loc.line for e in caught.value.errors] == [3, 2]  # type: ignore[union-attr]

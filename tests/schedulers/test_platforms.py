@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from jubex.errors import DefinitionError
 from jubex.platform.load import SHIPPED, load_platform
 from jubex.schedulers.base import Scheduler
 from jubex.schedulers.registry import scheduler_for
@@ -29,8 +30,8 @@ def render(name: str, tmp_path: Path, **resources: str) -> str:
     )
 
 
-def test_the_five_platforms_are_shipped() -> None:
-    assert SHIPPED_NAMES == ["juwels-booster", "local", "pbs", "pbspro-cluster", "slurm"]
+def test_the_six_platforms_are_shipped() -> None:
+    assert SHIPPED_NAMES == ["juwels-booster", "local", "pbs", "pbspro-cluster", "sge", "slurm"]
 
 
 @pytest.mark.parametrize("name", SHIPPED_NAMES)
@@ -80,3 +81,15 @@ def test_the_generic_slurm_script_passes_sbatch_test_only(tmp_path: Path) -> Non
     )
     assert result.returncode == 0, result.stderr
     assert "to start at" in result.stderr
+
+
+def test_a_scheduler_no_backend_runs_is_refused_at_its_line(tmp_path: Path) -> None:
+    from jubex.api import validate
+
+    path = tmp_path / "site.yaml"
+    path.write_text("name: site\nextends: slurm\nscheduler: sgee\n")
+    (problem,) = validate([path])
+    assert str(problem).startswith(f"{path}:3:1: error: platform 'site': no scheduler 'sgee'")
+    assert "jubex knows local, pbs, sge, slurm" in str(problem) and "'sge'" in str(problem.hint)
+    with pytest.raises(DefinitionError, match="no scheduler 'sgee'"):
+        scheduler_for(load_platform(str(path)))
