@@ -159,21 +159,24 @@ EOF
     spooldefaults managers root >/dev/null
 }
 
-configure() {
+configure() {  # idempotent; fails (to be tried again) while the qmaster is still starting
     qconf -as "$HOST" >/dev/null 2>&1 || true
     local dir=$BASE/conf
     mkdir -p "$dir"
-    qconf -ssconf | sed -e 's/^schedule_interval .*/schedule_interval                 0:0:1/' \
+    qconf -ssconf >"$dir/scheduler.now" 2>/dev/null || return 1
+    sed -e 's/^schedule_interval .*/schedule_interval                 0:0:1/' \
         -e 's/^flush_submit_sec .*/flush_submit_sec                  1/' \
-        -e 's/^flush_finish_sec .*/flush_finish_sec                  1/' >"$dir/scheduler"
-    qconf -Msconf "$dir/scheduler" >/dev/null 2>&1
+        -e 's/^flush_finish_sec .*/flush_finish_sec                  1/' \
+        "$dir/scheduler.now" >"$dir/scheduler"
+    qconf -Msconf "$dir/scheduler" >/dev/null 2>&1 || return 1
     if ! qconf -sq all.q >/dev/null 2>&1; then
-        qconf -sq | sed -e "s/^qname .*/qname                 all.q/" \
+        qconf -sq >"$dir/template" 2>/dev/null || return 1
+        sed -e "s/^qname .*/qname                 all.q/" \
             -e "s/^hostlist .*/hostlist              $HOST/" \
             -e "s/^slots .*/slots                 $SLOTS/" \
             -e "s|^shell .*|shell                 /bin/sh|" \
-            -e "s|^pe_list .*|pe_list               NONE|" >"$dir/all.q"
-        qconf -Aq "$dir/all.q" >/dev/null 2>&1 || die "cannot add the queue: $(qconf -Aq "$dir/all.q" 2>&1)"
+            -e "s|^pe_list .*|pe_list               NONE|" "$dir/template" >"$dir/all.q"
+        qconf -Aq "$dir/all.q" >/dev/null 2>&1 || return 1
     fi
     qmod -c "all.q" >/dev/null 2>&1 || true
 }
@@ -187,7 +190,7 @@ if ! qping -info "$HOST" "$QPORT" qmaster 1 >/dev/null 2>&1; then
     sge_qmaster
     until_true "sge_qmaster" qconf -sh
 fi
-configure
+until_true "sge_qmaster to take the configuration" configure
 if ! qping -info "$HOST" "$EPORT" execd 1 >/dev/null 2>&1; then
     log "starting sge_execd on port $EPORT"
     sge_execd

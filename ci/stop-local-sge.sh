@@ -20,6 +20,11 @@ if [[ -f $BASE/env.sh ]]; then
     "$BIN/qconf" -ke all >/dev/null 2>&1
     sleep 1
     "$BIN/qconf" -km >/dev/null 2>&1
+    # gone only once its port stops answering (a start meanwhile would find the old one)
+    for _ in $(seq 150); do
+        "$BIN/qping" -info "$(hostname)" "$SGE_QMASTER_PORT" qmaster 1 >/dev/null 2>&1 || break
+        sleep 0.2
+    done
 fi
 if [[ $PURGE == 1 ]]; then
     [[ -L /usr/lib/gridengine && $(readlink /usr/lib/gridengine) == "$BIN" ]] && rm /usr/lib/gridengine
