@@ -24,11 +24,14 @@ from jubex.workdir.script import BODY, admin_dir
 ARRAYS = "arrays"
 #: most tasks per array; Slurm's default MaxArraySize (1001) allows indices 0..1000
 MAX_TASKS = 1000
-#: the task's index, whichever scheduler started it (Slurm, PBS Pro, Torque; Grid Engine
-#: numbers its tasks from 1)
-INDEX = "${SLURM_ARRAY_TASK_ID:-${PBS_ARRAY_INDEX:-${PBS_ARRAYID:-$((SGE_TASK_ID - 1))}}}"
+#: the task's index, whichever scheduler started it (Slurm, PBS Pro, Torque; Grid Engine and
+#: LSF number their tasks from 1)
+INDEX = (
+    "${SLURM_ARRAY_TASK_ID:-${PBS_ARRAY_INDEX:-${PBS_ARRAYID:-"
+    "$((${SGE_TASK_ID:-${LSB_JOBINDEX:-1}} - 1))}}}"
+)
 #: how each scheduler spells "this task's index" in an output path
-OUTPUT_INDEX = {"slurm": "%a", "pbs": "^array_index^", "sge": "$TASK_ID"}
+OUTPUT_INDEX = {"slurm": "%a", "pbs": "^array_index^", "sge": "$TASK_ID", "lsf": "%I"}
 
 
 def array_name(uid: str, members: Sequence[Rendered]) -> str:

@@ -23,15 +23,24 @@ def run_command(
     timeout: float,
     transient: re.Pattern[str],
     cwd: Path | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run a client command and return it whatever its exit code; raise only when it could not run.
 
     A command that times out counts as transient (the controller is busy); a command that
-    does not exist is a permanent error naming it.
+    does not exist is a permanent error naming it. ``stdin`` is fed to it (LSF reads a
+    job script's directives only there).
     """
     try:
         return subprocess.run(
-            list(argv), capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False
+            list(argv),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+            check=False,
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
         raise SchedulerError(
@@ -62,3 +71,26 @@ def failure(
         transient=bool(transient.search(said)),
         limit=bool(limit and limit.search(said)),
     )
+
+
+def harmless(result: subprocess.CompletedProcess[str], gone: re.Pattern[str]) -> bool:
+    """Whether a command that failed only said it does not know some of the ids it was
+    given (jobs that ended and were forgotten): what it complained on, stderr (else
+    stdout), holds nothing else."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = lines or [line for line in result.stdout.splitlines() if line.strip()]
+    return bool(lines) and all(gone.search(line) for line in lines)
+
+
+def run_or_fail(
+    argv: Sequence[str],
+    *,
+    timeout: float,
+    transient: re.Pattern[str],
+    gone: re.Pattern[str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run a client command; a failure is an error unless it only named forgotten ids."""
+    result = run_command(argv, timeout=timeout, transient=transient)
+    if result.returncode != 0 and not (gone is not None and harmless(result, gone)):
+        raise failure(argv, result, transient)
+    return result

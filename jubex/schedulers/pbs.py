@@ -17,7 +17,7 @@ import subprocess
 from collections.abc import Sequence
 
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
-from jubex.schedulers.command import failure, run_command
+from jubex.schedulers.command import failure, harmless, run_command, run_or_fail
 
 #: PBS job-state letters mapped to the engine's states; the finished letters (C, F, X)
 #: are refined by the exit status, see :func:`job_status`.
@@ -108,10 +108,7 @@ class PBSScheduler(Scheduler):
         if not job_ids:
             return
         argv = [self.commands["qdel"], *job_ids]
-        result = run_command(argv, timeout=self.timeout, transient=TRANSIENT)
-        lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
-        if result.returncode != 0 and not all(_GONE.search(line) for line in lines):
-            raise failure(argv, result, TRANSIENT)
+        run_or_fail(argv, timeout=self.timeout, transient=TRANSIENT, gone=_GONE)
 
     def array_task_id(self, array_id: str, index: int) -> str:
         """``1234[].server`` -> ``1234[5].server`` (PBS Pro and Torque spell subjobs alike)."""
@@ -152,7 +149,11 @@ class PBSScheduler(Scheduler):
             if result.stdout.lstrip().startswith("{"):
                 self.json = True
                 return parse_json(result.stdout)
-            if self.json is None and not TRANSIENT.search(result.stderr) and not _only_gone(result):
+            if (
+                self.json is None
+                and not TRANSIENT.search(result.stderr)
+                and not harmless(result, _GONE)
+            ):
                 self.json = False  # an older server without JSON output: use the text form
             else:
                 _check(argv, result)
@@ -249,12 +250,7 @@ def job_status(job_id: str, attributes: dict[str, object]) -> JobStatus:
     )
 
 
-def _only_gone(result: subprocess.CompletedProcess[str]) -> bool:
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    return bool(lines) and all(_GONE.search(line) for line in lines)
-
-
 def _check(argv: Sequence[str], result: subprocess.CompletedProcess[str]) -> None:
     """Raise unless qstat succeeded or only complained about ids it does not know."""
-    if result.returncode != 0 and not _only_gone(result):
+    if result.returncode != 0 and not harmless(result, _GONE):
         raise failure(argv, result, TRANSIENT)

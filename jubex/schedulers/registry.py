@@ -15,6 +15,8 @@ BACKENDS: dict[str, str] = {
     "slurm": "jubex.schedulers.slurm:SlurmScheduler",
     "pbs": "jubex.schedulers.pbs:PBSScheduler",
     "sge": "jubex.schedulers.sge:SGEScheduler",
+    "lsf": "jubex.schedulers.lsf:LSFScheduler",
+    "flux": "jubex.schedulers.flux:FluxScheduler",
 }
 
 

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
-from jubex.schedulers.command import failure, run_command
+from jubex.schedulers.command import failure, run_command, run_or_fail
 
 #: qstat's state letters, by their most telling letter (``hqw``: held, ``Eqw``: error)
 STATES: tuple[tuple[str, JobState], ...] = (
@@ -101,10 +101,7 @@ class SGEScheduler(Scheduler):
         if not job_ids:
             return
         argv = [self.commands["qdel"], *job_ids]
-        result = run_command(argv, timeout=self.timeout, transient=TRANSIENT)
-        lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
-        if result.returncode != 0 and not all(_GONE.search(line) for line in lines):
-            raise failure(argv, result, TRANSIENT)
+        run_or_fail(argv, timeout=self.timeout, transient=TRANSIENT, gone=_GONE)
 
     def array_task_id(self, array_id: str, index: int) -> str:
         """Grid Engine numbers an array's tasks from 1: jubex's task 0 is ``ID.1``."""
@@ -126,10 +123,7 @@ class SGEScheduler(Scheduler):
         return parse_qstat(self._run_qstat(argv))
 
     def _run_qstat(self, argv: list[str]) -> str:
-        result = run_command(argv, timeout=self.timeout, transient=TRANSIENT)
-        if result.returncode != 0:
-            raise failure(argv, result, TRANSIENT)
-        return result.stdout
+        return run_or_fail(argv, timeout=self.timeout, transient=TRANSIENT).stdout
 
     def _accounting(self, job_id: str) -> JobStatus | None:
         """How an ended job ended, by ``qacct`` (None: not accounted yet, as it lags)."""

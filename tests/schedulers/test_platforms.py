@@ -30,8 +30,17 @@ def render(name: str, tmp_path: Path, **resources: str) -> str:
     )
 
 
-def test_the_six_platforms_are_shipped() -> None:
-    assert SHIPPED_NAMES == ["juwels-booster", "local", "pbs", "pbspro-cluster", "sge", "slurm"]
+def test_the_shipped_platforms() -> None:
+    assert SHIPPED_NAMES == [
+        "flux",
+        "juwels-booster",
+        "local",
+        "lsf",
+        "pbs",
+        "pbspro-cluster",
+        "sge",
+        "slurm",
+    ]
 
 
 @pytest.mark.parametrize("name", SHIPPED_NAMES)
@@ -90,6 +99,6 @@ def test_a_scheduler_no_backend_runs_is_refused_at_its_line(tmp_path: Path) -> N
     path.write_text("name: site\nextends: slurm\nscheduler: sgee\n")
     (problem,) = validate([path])
     assert str(problem).startswith(f"{path}:3:1: error: platform 'site': no scheduler 'sgee'")
-    assert "jubex knows local, pbs, sge, slurm" in str(problem) and "'sge'" in str(problem.hint)
+    assert "jubex knows flux, local, lsf, pbs, sge, slurm" in str(problem) and "'sge'" in str(problem.hint)
     with pytest.raises(DefinitionError, match="no scheduler 'sgee'"):
         scheduler_for(load_platform(str(path)))
