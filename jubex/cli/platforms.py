@@ -7,6 +7,7 @@ from pathlib import Path
 
 from jubex.errors import JubexError
 from jubex.platform.load import load_platform, platform_paths, search_dirs
+from jubex.schedulers.registry import unknown_scheduler
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +32,9 @@ def handle(args: argparse.Namespace) -> int:
         seen.add(name)
         try:
             platform = load_platform(str(path))
+            problem = unknown_scheduler(platform)
+            if problem is not None:
+                raise problem
             summary = platform.description.split(". ")[0].rstrip(".")
             rows.append((name, platform.scheduler, str(path), summary))
         except JubexError as exc:

@@ -31,7 +31,7 @@ def test_platforms_lists_shipped_files_and_marks_shadowed_and_broken_ones(
     site = tmp_path / "site"
     site.mkdir()
     (site / "slurm.yaml").write_text("name: slurm\nextends: slurm\ndescription: Our Slurm.\n")
-    (site / "broken.yaml").write_text("name: broken\nscheduler: lsf\ntemplate: x\n")
+    (site / "broken.yaml").write_text("name: broken\nscheduler: lsff\ntemplate: x\n")
     assert run(platforms_cmd, ["--path", str(site)]) == 0
     out = capsys.readouterr().out
     assert "Our Slurm" in out and "(shadowed by the one above)" in out
