@@ -212,3 +212,18 @@ def test_two_sites_side_by_side_on_the_local_machine_and_slurm(clone: Path) -> N
     assert "wrote runs/sites/ska-sites.tar.gz: 2 run(s)" in out
     info = shell(clone, "jubex info runs/sites/cluster/000000 --parametrisation")
     assert re.search(r"^1 +kernels +0 +done +\d+ +n\d ", info, re.MULTILINE), info
+
+
+@needs_cc
+def test_repetitions_run_until_the_mean_is_tight_or_the_most_allowed(clone: Path) -> None:
+    out = walk(clone, "repetitions.md")
+    rows = re.findall(r"^ +(64KiB|1MiB) +(\S+) +(\S+) +\S+ +\S+ +(\d+) ", out, re.MULTILINE)
+    assert [transfer for transfer, *_ in rows] == ["64KiB", "1MiB"]
+    for _, mean, ci95, repetitions in rows:
+        tight = float(ci95) <= 0.05 * float(mean)
+        assert 3 <= int(repetitions) <= 12
+        assert tight or int(repetitions) == 12, "a point stops short only at its target"
+    assert "repetitions until ci95(write_bw) <= 5% (3 to 12 per point):" in out
+    status = re.search(r"write: (\d+) done", out)
+    assert status, out
+    assert int(status.group(1)) == sum(int(r[3]) for r in rows), "what ran is what counts"
