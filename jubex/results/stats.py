@@ -112,11 +112,12 @@ def summarize(values: Sequence[Number | None]) -> Summary:
     missing = len(values) - n
     if n == 0:
         return Summary(0, missing, None, None, None, None, None, None, None, None)
-    total = math.fsum(present)
-    mean = total / n
-    std = None
-    if n > 1:
-        std = math.sqrt(math.fsum((v - mean) ** 2 for v in present) / (n - 1))
+    try:
+        total = math.fsum(present)
+        mean = total / n
+        std = math.sqrt(math.fsum((v - mean) ** 2 for v in present) / (n - 1)) if n > 1 else None
+    except OverflowError:  # values near the largest float: the same, scaled down
+        total, mean, std = _scaled(present)
     ordered = sorted(present)
     middle = n // 2
     median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
@@ -135,9 +136,23 @@ def summarize(values: Sequence[Number | None]) -> Summary:
         first=present[0],
         last=present[-1],
         mad=_median([abs(v - median) for v in present]),
-        hmean=n / math.fsum(1 / v for v in present) if positive else None,
+        hmean=ordered[0] * n / math.fsum(ordered[0] / v for v in present) if positive else None,
         gmean=math.exp(math.fsum(math.log(v) for v in present) / n) if positive else None,
     )
+
+
+def _scaled(values: Sequence[Number]) -> tuple[float, float, float | None]:
+    """Sum, mean and standard deviation of values whose sum or squares overflow a float,
+    computed on the values divided by the largest magnitude (the sum may still be
+    infinite; the mean and spread are not)."""
+    scale = max(abs(v) for v in values)
+    small = [v / scale for v in values]
+    n = len(small)
+    mean = math.fsum(small) / n
+    std = None
+    if n > 1:
+        std = scale * math.sqrt(math.fsum((v - mean) ** 2 for v in small) / (n - 1))
+    return scale * math.fsum(small), scale * mean, std
 
 
 def _median(values: Sequence[float]) -> float:

@@ -157,3 +157,17 @@ def test_outliers_agree_with_the_test_done_by_the_book():
         values = [rng.gauss(100, 5) for _ in range(rng.randint(0, 30))]
         values += [rng.uniform(-1000, 1000) for _ in range(rng.randint(0, 3))]
         assert outliers(values) == _esd_by_the_book(values), values
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=30))
+def test_any_finite_sample_is_summarized_without_overflow(values: list[float]) -> None:
+    """Values near the largest float or the smallest positive one (whose reciprocals, sums
+    and squares overflow) still give their statistics, the mean and spread finite."""
+    summary = summarize(values)
+    assert summary.mean is not None and math.isfinite(summary.mean)
+    slack = 1e-9 * max(abs(v) for v in values)
+    assert min(values) - slack <= summary.mean <= max(values) + slack
+    if len(values) > 1:
+        assert summary.std is not None and math.isfinite(summary.std)
+    if all(v > 0 for v in values):
+        assert summary.hmean is not None and min(values) * (1 - 1e-9) <= summary.hmean
