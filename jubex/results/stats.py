@@ -176,6 +176,9 @@ def outliers(values: Sequence[Number], alpha: float = 0.01) -> list[int]:
     n = len(values)
     if n < 3:
         return []
+    largest = max(abs(v) for v in values)
+    if largest > 1e100:  # squares would overflow; which values are far does not change
+        values = [v / largest for v in values]
     order = sorted(range(n), key=values.__getitem__)
     centre = math.fsum(values) / n  # sums of values less it keep their digits
     total = math.fsum(values[i] - centre for i in order)

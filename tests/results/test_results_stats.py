@@ -171,3 +171,10 @@ def test_any_finite_sample_is_summarized_without_overflow(values: list[float]) -
         assert summary.std is not None and math.isfinite(summary.std)
     if all(v > 0 for v in values):
         assert summary.hmean is not None and min(values) * (1 - 1e-9) <= summary.hmean
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=30))
+def test_the_outlier_test_takes_any_finite_sample(values: list[float]) -> None:
+    found = outliers(values)
+    assert found == sorted(set(found)) and all(0 <= i < len(values) for i in found)
+    assert len(found) <= max(0, (len(values) - 1) // 2)
