@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from jubex.definition.model import Benchmark, Until
 from jubex.errors import UsageError
 from jubex.results.compare_runs import default_metrics
+from jubex.results.rows import result_rows
 from jubex.results.table import Row
-from jubex.results.tabulate import directions_of, rows_of
+from jubex.results.tabulate import directions_of, names_used
 from jubex.results.targets import outcome, repetitions_needed, targets_of
 from jubex.space.plan import HELD, SHARED, Workpackage
 from jubex.store.rundir import Run
@@ -44,9 +45,12 @@ def next_round(run: Run) -> Round:
         return Round()
     every = run.store.workpackages()
     wps = [wp for wp in every if wp.step in targets]
+    # only the values the targets judge: the tables' and those the targets name
+    reads = names_used(list(run.benchmark.tables.values()))
+    reads |= {name for until, _ in targets.values() for name in until.metrics}
     rows = {
         int(str(row["jube_wp_id"])): row
-        for row in rows_of([run], per_iteration=True)
+        for row in result_rows(run, reads, per_iteration=True)
         if row["jube_step_name"] in targets
     }
     metrics = {

@@ -55,10 +55,11 @@ def result_rows(
     stored = _stored_names(names) if names is not None else None
     groups = _iteration_groups(run, per_iteration)
     analysed = run.store.analysed()
-    computed = _computing(run, {g[0].step for g, _ in groups}, stored)
+    harvesters = {step: Harvester(run.benchmark, step) for step in {g[0].step for g, _ in groups}}
+    computed = {step for step, harvester in harvesters.items() if harvester.computes(stored)}
     merged = [g for g, _ in groups if len(g) > 1 or g[0].step in computed]
     values = run.store.representatives(stored) if len(merged) < len(groups) else {}
-    merge = _Merge(run, merged, stored)
+    merge = _Merge(run, merged, stored, harvesters)
     where = {
         "run": label or run.id,
         "platform": run.platform.name,
@@ -169,21 +170,19 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
     return [(group, reduced) for (_, reduced), group in groups.items()]
 
 
-def _computing(run: Run, steps: Collection[str], stored: Collection[str] | None) -> set[str]:
-    """The steps whose rows are worked out from every stored value (not read as stored):
-    those whose built-in analysers' statistics are asked for."""
-    return {step for step in steps if Harvester(run.benchmark, step).computes(stored)}
-
-
 class _Merge:
     """The merged values of groups of iteration siblings (or of one workpackage whose
     statistics are worked out), from one read of the store."""
 
     def __init__(
-        self, run: Run, groups: Sequence[list[Workpackage]], stored: set[str] | None
+        self,
+        run: Run,
+        groups: Sequence[list[Workpackage]],
+        stored: set[str] | None,
+        harvesters: Mapping[str, Harvester],
     ) -> None:
         steps = {group[0].step for group in groups}
-        self.harvesters = {step: Harvester(run.benchmark, step) for step in steps}
+        self.harvesters = {step: harvesters[step] for step in steps}
         self.stored = stored
         every: set[str] | None = None
         firsts: set[str] = set()
