@@ -150,7 +150,9 @@ def test_io500_scores_with_the_kernels_and_reads_the_harness(clone: Path) -> Non
     bw, md, total = map(float, score.groups())
     assert bw > 0 and md > 0 and total > 0
     # the phases table as CSV: mean and std in fields of their own
-    assert "\nior-easy-write mean [GiB/s],0." in out and "\nior-easy-write std [GiB/s],0." in out
+    # (a number of its own each: the kernels' write rate here is 0.5 to 1.5 GiB/s)
+    assert re.search(r"^ior-easy-write mean \[GiB/s\],\d+\.\d+$", out, re.MULTILINE)
+    assert re.search(r"^ior-easy-write std \[GiB/s\],\d+\.\d+$", out, re.MULTILINE)
     assert re.search(r"^ score +17\.78$", out, re.MULTILINE)
     assert re.search(r"^ score_bw +1\.706 +GiB/s$", out, re.MULTILINE)
     assert '"name": "score_hash"' in out
