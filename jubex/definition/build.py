@@ -35,9 +35,11 @@ from jubex.definition.model import (
 )
 from jubex.definition.tree import Map, Seq, split_top, text_of
 from jubex.errors import DefinitionError, JubexError, Loc
-from jubex.language import ranges
+from jubex.language import python, ranges
+from jubex.language.python import PythonExpr
 
-_SOURCES = ("values", "range", "expr", "shell", "env")
+_SOURCES = ("values", "range", "expr", "python", "shell", "env")
+_DERIVED = ("expr", "python", "shell", "env")
 
 
 class Builder:
@@ -126,13 +128,15 @@ class Builder:
         if not isinstance(value, Map):
             return Parameter(name, (text_of(holder, name),), loc=loc)
         source = next(key for key in _SOURCES if key in value)
-        mode = source if source in ("expr", "shell", "env") else "text"
+        mode = source if source in _DERIVED else "text"
+        if mode == "python":
+            self.python(f"parameter '{name}'", text_of(value, "python"), value.value_loc("python"))
         separator = value.get("separator")
         if source == "range":
             values = self.range_values(value["range"], value.value_loc("range"))
         elif source == "values" and isinstance(value["values"], list):
             values = _texts(value["values"])
-        elif separator:
+        elif separator and mode == "text":
             values = tuple(split_top(text_of(value, source), separator))
         else:
             values = (text_of(value, source),)
@@ -149,6 +153,25 @@ class Builder:
             tag=value.get("tag"),
             loc=loc,
         )
+
+    def python(self, what: str, text: str, loc: Loc) -> None:
+        """A ``python:`` expression asks for real Python: it must be Python, and it is
+        refused wherever real Python is (``--no-python``, the platform, the user's config)."""
+        if not python.allowed():
+            self.errors.append(
+                DefinitionError(
+                    f"{what}: its python expression needs real Python, which "
+                    f"{python.refused_by()} refuses",
+                    loc,
+                    "write it with expr: in jubex's safe language (docs/expressions.md), "
+                    "or run without the switch",
+                )
+            )
+            return
+        try:
+            PythonExpr(text, loc)
+        except JubexError as exc:
+            self.errors.append(DefinitionError(f"{what}: {exc.message}", exc.loc or loc))
 
     def range_values(self, spec: Map, loc: Loc) -> tuple[str, ...]:
         try:
@@ -241,6 +264,10 @@ class Builder:
                 pattern = Pattern(key, "", mode="json", json_path=value["json"], **options)
             elif "expr" in value:
                 pattern = Pattern(key, text_of(value, "expr"), mode="expr", **options)
+            elif "python" in value:
+                text = text_of(value, "python")
+                self.python(f"pattern '{key}'", text, value.value_loc("python"))
+                pattern = Pattern(key, text, mode="python", **options)
             elif "shell" in value:
                 pattern = Pattern(key, text_of(value, "shell"), mode="shell", **options)
             else:
@@ -267,11 +294,13 @@ class Builder:
         )
 
     def step(self, name: str, spec: Map, loc: Loc) -> Step:
+        used = _names(spec.get("use"))
         return Step(
             name,
             do=_dos(spec),
             depend=_names(spec.get("depend")),
-            use=None if "use" not in spec else _names(spec["use"]),
+            use=None if "use" not in spec else tuple(n for n in used if "$" not in n),
+            chosen=tuple(n for n in used if "$" in n),
             use_files=_names(spec.get("files")),
             iterations=_iterations(spec),
             until=self.until(name, spec),

@@ -28,7 +28,7 @@ class Parameter:
     ``values`` holds the texts as written. For ``mode="expr"`` there is exactly one value,
     an expression in jubex's safe language; for ``mode="shell"`` one shell command whose
     output is the value; for ``mode="env"`` the name of an environment variable; for
-    ``mode="python"`` (JUBE files only) a Python expression for the separate interpreter.
+    ``mode="python"`` a Python expression for the separate interpreter (JUBE's python mode).
     """
 
     name: str

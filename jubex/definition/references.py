@@ -23,7 +23,6 @@ def check_references(benchmark: Benchmark) -> list[DefinitionError]:
         *_step_references(benchmark),
         *_cycles(benchmark),
         *_analyser_references(benchmark),
-        *check_reduce(benchmark),
         *_undeclared_tags(benchmark),
     ]
 
@@ -134,33 +133,6 @@ def analysers_of(b: Benchmark, step: Step) -> list[Analyser]:
     return named + [
         a for a in b.analysers.values() if a.step == step.name and a.name not in step.analyse
     ]
-
-
-def check_reduce(b: Benchmark) -> list[DefinitionError]:
-    """A step's rows either merge the iterations of a point or keep one per iteration, so
-    the analysers of one step must agree on ``reduce``."""
-    problems = []
-    for step in b.steps.values():
-        analysers = analysers_of(b, step)
-        merging = [a for a in analysers if a.reduce]
-        keeping = [a for a in analysers if not a.reduce]
-        if merging and keeping:
-            one, other = merging[0], keeping[0]
-            problems.append(
-                DefinitionError(
-                    f"step '{step.name}' is analysed by analyser '{one.name}', which merges the "
-                    f"iterations of a parameter point into one row (reduce: true), and by "
-                    f"analyser '{other.name}'{_at(other.loc)}, which keeps a row per iteration "
-                    "(reduce: false); a step's rows can only be one or the other",
-                    one.loc,
-                    "give both analysers the same reduce",
-                )
-            )
-    return problems
-
-
-def _at(loc: Loc | None) -> str:
-    return f" ({loc})" if loc is not None and loc.line else ""
 
 
 def _undeclared_tags(b: Benchmark) -> Iterator[DefinitionError]:

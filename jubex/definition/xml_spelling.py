@@ -220,10 +220,12 @@ class _Reader:
         options = self.attrs(el, _PARAM, skip=("name",))
         mode = options.pop("mode", "text")
         text = self.text(el)
-        if mode in ("expr", "shell", "env"):
+        if mode in ("expr", "python", "shell", "env"):
             options.put(mode, text, self.loc(el), text=text)
         elif mode != "text":
-            self.fail(f"parameter mode '{mode}' is unknown; expected text, expr, shell or env", el)
+            self.fail(
+                f"parameter mode '{mode}' is unknown; expected text, expr, python, shell or env", el
+            )
         elif len(el):
             self.parameter_children(el, options)
         else:
@@ -308,9 +310,10 @@ class _Reader:
             spec = self.attrs(child, _PATTERN, skip=("name",))
             mode = spec.pop("mode", "regex")
             if "json" not in spec:
-                if mode not in ("regex", "expr", "shell"):
+                if mode not in ("regex", "expr", "python", "shell"):
                     self.fail(
-                        f"pattern mode '{mode}' is unknown; expected regex, expr or shell", child
+                        f"pattern mode '{mode}' is unknown; expected regex, expr, python or shell",
+                        child,
                     )
                 spec.put(mode, self.text(child), self.loc(child), text=self.text(child))
             self.add(result, child, spec)

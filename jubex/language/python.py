@@ -13,8 +13,9 @@ hangs or crashes is killed and the snippet named.
 What refuses any real Python, each on its own: ``--no-python`` on the command line, the
 environment variable ``JUBEX_NO_PYTHON`` (``1``, ``true``, ``yes``), ``python: false`` in
 the chosen platform file, or ``python: false`` in the user's ``config.yaml`` (platformdirs'
-user config dir, ``~/.config/jubex/config.yaml``). Only JUBE files reach this module;
-jubex's own definitions use the safe language alone.
+user config dir, ``~/.config/jubex/config.yaml``). JUBE files reach this module, and
+jubex's own definitions only where they say ``python:`` (what ``jubex convert`` writes for
+such a snippet); everything else uses the safe language alone.
 """
 
 from __future__ import annotations

@@ -12,12 +12,13 @@ import dataclasses
 from collections.abc import Sequence
 
 from jubex.analysis import builtin
-from jubex.definition.model import Benchmark, Column, Table
+from jubex.definition.model import Analyser, Benchmark, Column, Table
+from jubex.definition.references import analysers_of
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.language.expr import compile_expr
 from jubex.results.peaks import platform_peaks
 from jubex.results.pivot import pivot
-from jubex.results.rows import META, result_rows
+from jubex.results.rows import META, keeping_steps, reducing_steps, result_rows
 from jubex.results.table import ResultTable, Row, build_table
 from jubex.results.targets import targets_of
 from jubex.store.rundir import Run
@@ -88,14 +89,16 @@ def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Ro
     its rows has one of the table's non-group-by columns, so a step's rows whose analysers
     found nothing still count (as missing), and a build step's rows stay out.
     """
-    if table.use and benchmark.dialect == "jube":
+    mixed = mixed_steps(benchmark)
+    if table.use and (benchmark.dialect == "jube" or _names_one_of(table.use, mixed, benchmark)):
         return _rows_per_analyser(table.use, rows, benchmark)
     return rows_of_steps(table, rows, benchmark)
 
 
 def rows_of_steps(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
     """The rows of the steps a table is about: those its ``use`` names, else those with
-    any of its value columns (every iteration a row of its own, as a comparison needs)."""
+    any of its value columns (every iteration a row of its own, as a comparison needs; a
+    step analysed both ways gives its rows per iteration)."""
     steps: set[object]
     if table.use:
         analysers = {a.name: a.step for a in benchmark.analysers.values()}
@@ -103,7 +106,27 @@ def rows_of_steps(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> li
     else:
         wanted = [c.name for c in table.columns if c.name not in table.group_by]
         steps = {r["jube_step_name"] for r in rows if any(w in r for w in wanted)}
-    return [r for r in rows if r["jube_step_name"] in steps]
+    mixed = mixed_steps(benchmark)
+    return [
+        r
+        for r in rows
+        if r["jube_step_name"] in steps and not (r.get("reduced") and r["jube_step_name"] in mixed)
+    ]
+
+
+def mixed_steps(benchmark: Benchmark) -> set[str]:
+    """Steps analysed both ways: by an analyser that reduces and by one that does not."""
+    return reducing_steps(benchmark) & keeping_steps(benchmark)
+
+
+def _names_one_of(use: Sequence[str], steps: set[str], benchmark: Benchmark) -> bool:
+    """Whether ``use`` names an analyser of one of these steps (which then chooses its rows)."""
+    return any(a.name in use for s in steps for a in analysers_of(benchmark, benchmark.steps[s]))
+
+
+def _steps_of(analyser: Analyser, benchmark: Benchmark) -> set[str]:
+    """The steps an analyser reads: its ``step``, or those naming it in ``analyse``."""
+    return {s.name for s in benchmark.steps.values() if analyser in analysers_of(benchmark, s)}
 
 
 def _rows_per_analyser(use: Sequence[str], rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
@@ -117,10 +140,11 @@ def _rows_per_analyser(use: Sequence[str], rows: Sequence[Row], benchmark: Bench
             continue
         base = name.removesuffix(f".{analyser.step}")
         label = base if base in benchmark.analysers else name  # JUBE's name of a split one
+        steps = _steps_of(analyser, benchmark)
         found += [
             {**r, "jube_res_analyser": label}
             for r in rows
-            if r["jube_step_name"] == analyser.step and r["reduced"] == analyser.reduce
+            if r["jube_step_name"] in steps and r["reduced"] == analyser.reduce
         ]
     return found
 

@@ -70,7 +70,7 @@ def test_misspelt_parameter_option_is_reported_once_as_unknown_key() -> None:
 def test_two_value_sources_are_refused() -> None:
     assert problems("name: x\nparameters:\n  a: {values: [1], expr: 'b + 1'}\n") == [
         "d.yaml:3:6: error: parameters.a: expected exactly one of the keys values, range, "
-        "expr, shell, env or zip, got values and expr"
+        "expr, python, shell, env or zip, got values and expr"
     ]
 
 

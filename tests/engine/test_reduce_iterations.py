@@ -17,9 +17,9 @@ import pytest
 from jubex.api import drive, load
 from jubex.cli.main import main
 from jubex.engine.driver import Options, new_run
-from jubex.errors import DefinitionError, ErrorList
 from jubex.platform.load import load_platform
 from jubex.results.rows import result_rows
+from jubex.results.tabulate import tables_with_definitions
 from jubex.space.spec import resolve_spec
 from jubex.store.rundir import Run, open_run
 from jubex.store.store import DONE, FAILED
@@ -151,17 +151,32 @@ def test_without_reduce_every_iteration_is_a_row(tmp_path: Path) -> None:
     assert [r["spread"] for r in rows[:3]] == [1.4, 1.0, 5.0]
 
 
-def test_analysers_of_one_step_must_agree_on_reduce(tmp_path: Path) -> None:
+def test_analysers_of_one_step_may_differ_in_reduce_and_a_table_takes_the_rows_it_names(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "two.yaml"
     path.write_text(
         DEFINITION.replace("{reduce}", ", reduce: true")
-        + "  again: {use: [out], step: run, reduce: false}\n"
+        + "  again: {use: [out], step: run}\n"
+        + "results:\n"
+        + "  merged: {use: [out], columns: [jube_res_analyser, nodes, jube_wp_iteration, bw_sum]}\n"
+        + "  kept: {use: [again], columns: [jube_res_analyser, nodes, jube_wp_iteration, bw]}\n"
+        + "  both: {use: [again, out], columns: [jube_res_analyser, nodes, jube_wp_iteration]}\n"
+        + "  plain: {columns: [nodes, jube_wp_iteration, bw]}\n"
     )
-    with pytest.raises((DefinitionError, ErrorList)) as caught:
-        load(path)
-    text = str(caught.value)
-    assert "analyser 'out'" in text and "analyser 'again'" in text
-    assert "two.yaml:" in text
+    assert main(["validate", str(path)]) == 0
+    run = new_run(resolve_spec(load(path), load_platform("local"), outpath=tmp_path / "runs"))
+    drive(run, Options(progress="quiet"))
+    built = tables_with_definitions([open_run(run.dir)], include_failed=True)
+    cells = {t.name: [[str(c) for c in row] for row in r.rows] for t, r in built}
+    assert cells["merged"] == [["out", "1", "0", "80"], ["out", "2", "0", "80"]]
+    per_iteration = [[n, str(i), bw] for n in "12" for i, bw in enumerate(("10", "20", "6"))]
+    assert cells["kept"] == [["again", *row] for row in per_iteration]
+    assert cells["both"] == [["again", n, i] for n, i, _ in per_iteration] + [
+        ["out", "1", "0"],
+        ["out", "2", "0"],
+    ]
+    assert cells["plain"] == per_iteration
 
 
 def test_iterations_under_an_iterated_parent_merge_per_parent_workpackage(tmp_path: Path) -> None:

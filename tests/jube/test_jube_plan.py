@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from jubex.api import dry_run, resolve
 from jubex.cli.main import main
@@ -125,8 +126,27 @@ def test_the_other_step_of_the_name_without_the_tag(tmp_path: Path) -> None:
     ]
 
 
-def test_converting_a_set_chosen_per_point_is_refused(tmp_path: Path) -> None:
+def test_a_set_chosen_per_point_converts_into_a_use_that_names_it(tmp_path: Path) -> None:
     path = tmp_path / "bench.xml"
     path.write_text(f'<jube><benchmark name="b" outpath="runs">{CHOSEN}</benchmark></jube>')
-    with pytest.raises(DefinitionError, match="chooses its set 'set\\$index' per point"):
-        convert_file(path)
+    out = tmp_path / "out.yaml"
+    out.write_text(convert_file(path, out))
+    converted = yaml.safe_load(out.read_text())
+    assert converted["steps"]["op"]["use"] == ["p", "set$index"]
+    again = [
+        (item.rendered.wp.step, {k: str(v) for k, v in item.rendered.wp.point.items()})
+        for item in dry_run(resolve(out))
+    ]
+    assert again == planned(tmp_path, CHOSEN)
+
+
+def test_a_chosen_set_that_does_not_exist_is_an_error_naming_the_step(tmp_path: Path) -> None:
+    path = tmp_path / "own.yaml"
+    path.write_text(
+        "name: b\nparametersets:\n  p: {i: [0, 1]}\n  s0: {n: 1}\n"
+        "steps:\n  op: {use: [p, s$i], do: echo $n}\n"
+    )
+    with pytest.raises(
+        DefinitionError, match="uses 's\\$i', that is 's1', which is no parameterset"
+    ):
+        list(dry_run(resolve(path)))

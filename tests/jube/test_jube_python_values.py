@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from jubex.api import load
 from jubex.cli.main import main
@@ -200,15 +201,24 @@ def test_jubexs_own_expressions_are_never_split_nor_real_python(tmp_path: Path) 
     assert "is not allowed in expressions" in caught.value.message
 
 
-def test_converting_a_file_that_needs_real_python_is_refused_naming_the_snippet(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_converted_file_keeps_real_python_and_plans_the_same_points(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "bench.xml"
     path.write_text(IMPORTS)
-    assert main(["convert", str(path), "-o", str(tmp_path / "out.yaml")]) != 0
-    error = capsys.readouterr().err
-    assert "bench.xml:4: error: parameter 'half'" in error and "real Python" in error
-    assert not (tmp_path / "out.yaml").exists()
+    out = tmp_path / "out.yaml"
+    assert main(["convert", str(path), "-o", str(out)]) == 0
+    converted = out.read_text()
+    half = yaml.safe_load(converted)["parametersets"]["p"]["half"]
+    assert half == {"python": HALF.replace("$tasks", "tasks"), "separator": ","}
+    assert _planned(tmp_path, converted, "again.yaml") == _planned(tmp_path, IMPORTS)
+    capsys.readouterr()
+    monkeypatch.setenv("JUBEX_NO_PYTHON", "1")
+    assert main(["validate", str(out)]) == 1
+    error = "".join(capsys.readouterr())
+    line = next(n for n, t in enumerate(converted.splitlines(), 1) if "python: " in t)
+    assert f"out.yaml:{line}:" in error and "parameter 'half'" in error
+    assert "JUBEX_NO_PYTHON refuses" in error and "Traceback" not in error
 
 
 def test_a_child_step_inheriting_a_value_that_names_the_step_keeps_its_parents(

@@ -28,7 +28,6 @@ from jubex.definition.model import (
     SubstituteSet,
     Table,
 )
-from jubex.errors import DefinitionError, Loc
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 T = TypeVar("T")
@@ -206,15 +205,8 @@ class Converter:
         return result
 
     def step(self, step: Step) -> dict[str, object]:
-        if step.chosen:
-            raise DefinitionError(
-                f"step '{step.name}' chooses its set '{step.chosen[0]}' per point, which "
-                "jubex's own spelling cannot say",
-                step.loc,
-                "run the JUBE file itself, or write one step per chosen set",
-            )
         result: dict[str, object] = {
-            "use": [self._name("parametersets", n) for n in step.use or ()]
+            "use": [self._name("parametersets", n) for n in step.use or ()] + list(step.chosen)
         }
         result.update(
             _present(
@@ -266,19 +258,7 @@ class Converter:
         return result
 
 
-def _no_python(mode: str, what: str, loc: Loc | None) -> None:
-    """jubex's own format has no real Python: such a snippet cannot be converted."""
-    if mode == "python":
-        raise DefinitionError(
-            f"{what}: its python snippet needs real Python, which jubex's own format does not run",
-            loc,
-            "rewrite it in the safe expression language (docs/expressions.md) before "
-            "converting, or keep running the JUBE file",
-        )
-
-
 def parameter(p: Parameter) -> object:
-    _no_python(p.mode, f"parameter '{p.name}'", p.loc)
     options = _present(
         type=p.type if p.type != "auto" else None,
         unit=p.unit,
@@ -286,20 +266,19 @@ def parameter(p: Parameter) -> object:
     )
     if p.export:
         options["export"] = True
-    if p.mode == "expr" and p.separator:  # a python snippet's result is split, as in JUBE
+    if p.mode in ("expr", "python") and p.separator:  # a snippet's result is split, as in JUBE
         options["separator"] = p.separator
-    if p.mode in ("expr", "shell", "env"):
+    if p.mode in ("expr", "python", "shell", "env"):
         return {p.mode: p.values[0], **options}
     values: object = p.values[0] if len(p.values) == 1 else list(p.values)
     return {"values": values, **options} if options else values
 
 
 def pattern(p: Pattern) -> object:
-    _no_python(p.mode, f"pattern '{p.name}'", p.loc)
     options = _present(type=p.type if p.type != "str" else None, unit=p.unit, default=p.default)
     if p.dotall:
         options["dotall"] = True
-    key = p.mode if p.mode in ("expr", "shell") else "regex"
+    key = p.mode if p.mode in ("expr", "python", "shell") else "regex"
     return {key: p.regex, **options} if options or key != "regex" else p.regex
 
 
