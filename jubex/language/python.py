@@ -33,9 +33,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-import platformdirs
-import yaml
-
 from jubex.errors import ExpressionError, Loc, UsageError
 from jubex.language.values import Float, Int
 
@@ -109,6 +106,8 @@ def allowed() -> bool:
 
 def user_config_file() -> Path:
     """The user's jubex configuration (platformdirs' user config dir, ``config.yaml``)."""
+    import platformdirs  # read only when no switch has decided: most commands never do
+
     return platformdirs.user_config_path("jubex") / "config.yaml"
 
 
@@ -117,6 +116,8 @@ def config_allows(path: Path) -> bool:
     """``python`` of the user's config.yaml, read once per process; no file: True."""
     if not path.is_file():
         return True
+    import yaml
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

@@ -12,10 +12,9 @@ import os
 from collections.abc import Sequence
 
 from jubex.definition.model import Table
-from jubex.results import syslog
 from jubex.results.database import write_database
 from jubex.results.files import keep_in_run, result_dir, write_result
-from jubex.results.formats import render
+from jubex.results.formats import render, terminal_width
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tables_with_definitions
 from jubex.store.rundir import Run
@@ -33,6 +32,8 @@ def deliver(table: Table, result: ResultTable, run: Run, *, targets: bool = True
         write_database(result, target, table.primekeys)
         result.notes.append(f"written to the database {target}")
     if targets and table.syslog is not None:
+        from jubex.results import syslog  # logging's handlers, for the tables that use them
+
         sent = syslog.send(result, table.syslog)
         return f"table '{table.name}': {sent} lines sent to syslog at {syslog.where(table.syslog)}"
     if targets and table.result_dir and not table.database:
@@ -63,18 +64,24 @@ def report(
     if not built:
         return "no analysed workpackages yet\n"
     out = []
+    unlimited = width == 0 or (width is None and terminal_width() is None)
     for table, result in built:
         line = deliver(table, result, runs[-1], targets=targets)
-        if keep and len(runs) == 1:
-            _keep(runs[0], result, fmt)
-        out.append(f"{line}\n" if line else render(result, fmt, width=width))
+        kept = _keep(runs[0], result, fmt) if keep and len(runs) == 1 else None
+        if line:
+            out.append(f"{line}\n")
+        else:  # the text kept is the text shown where no terminal limits its width
+            out.append(kept if kept is not None and unlimited else render(result, fmt, width=width))
     return "\n".join(out)
 
 
-def _keep(run: Run, result: ResultTable, fmt: str | None) -> None:
-    """The table into its run; a run that cannot take it (read-only, full) is noted, the
-    table still shown."""
+def _keep(run: Run, result: ResultTable, fmt: str | None) -> str | None:
+    """The table into its run, and the text written; a run that cannot take it (read-only,
+    full) is noted in the table, which is still shown (None: render it again, with the note)."""
+    text = render(result, fmt, width=0)
     try:
-        keep_in_run(run.dir, result, fmt)
+        keep_in_run(run.dir, result, fmt, text)
     except OSError as exc:
         result.notes.append(f"not kept in {run.dir / 'result'}: {exc.strerror or exc}")
+        return None
+    return text

@@ -53,12 +53,15 @@ EXTENSIONS = {
 }
 
 
-def keep_in_run(run_dir: Path, result: ResultTable, fmt: str | None = None) -> Path:
+def keep_in_run(
+    run_dir: Path, result: ResultTable, fmt: str | None = None, text: str | None = None
+) -> Path:
     """Write ``result`` into ``<run_dir>/result/<name>.<ext>`` in format ``fmt`` (default:
-    the table's style); an OSError when the run directory cannot take it."""
+    the table's style), as ``text`` when already rendered so (as wide as the table); an
+    OSError when the run directory cannot take it."""
     fmt = fmt or result.style
     path = run_dir / "result" / f"{result.name}.{EXTENSIONS.get(fmt, fmt)}"
-    write_atomically(path, render(result, fmt, width=0))
+    write_atomically(path, render(result, fmt, width=0) if text is None else text)
     return path
 
 

@@ -16,11 +16,6 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from rich import box
-from rich.console import Console
-from rich.table import Table as RichTable
-from rich.text import Text
-
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header, PlusMinus
 from jubex.results.table import FLAGS, ResultTable
@@ -195,6 +190,11 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
         natural = _natural_width(grid)
     if width and natural > width:
         return _blocks(table, grid, width)
+    from rich import box  # rich only for this style: the others start without it
+    from rich.console import Console
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
     out = RichTable(
         title=Text(table.name), box=box.SIMPLE_HEAD, show_edge=False, min_width=len(table.name)
     )

@@ -58,7 +58,7 @@ def result_rows(
     harvesters = {step: Harvester(run.benchmark, step) for step in {g[0].step for g, _ in groups}}
     computed = {step for step, harvester in harvesters.items() if harvester.computes(stored)}
     merged = [g for g, _ in groups if len(g) > 1 or g[0].step in computed]
-    values = run.store.representatives(stored) if len(merged) < len(groups) else {}
+    values = run.store.representatives(stored, _label) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored, harvesters)
     where = {
         "run": label or run.id,
@@ -70,7 +70,11 @@ def result_rows(
     for group, reduced in groups:
         wp = group[0]
         row: dict[str, object] = _as_stored(wp.point) if stored_as_jube else dict(wp.point)
-        found = merge(group, row) if wp.id in merge.ids else values.get(wp.id, ())
+        found: Mapping[str, object] = values.get(wp.id, {})
+        if wp.id in merge.ids:
+            found = {}
+            for name, record, value in merge(group, row):
+                found.setdefault(_label(name, record), value)
         ok, reason = _verdict(group, analysed)
         row.update(
             {
@@ -83,11 +87,16 @@ def result_rows(
                 "reduced": reduced,
             }
         )
-        for name, record, value in found:
-            row.setdefault(name if record == 0 else f"{name}_{record}", value)
+        for name, value in found.items():
+            row.setdefault(name, value)
         if chains is not None:
             chains.add(wp, row)
         yield row
+
+
+def _label(name: str, record: int) -> str:
+    """A row's name of a value: a record beyond the first (another IOR test) is a suffix."""
+    return name if record == 0 else f"{name}_{record}"
 
 
 class _Chains:
@@ -155,9 +164,9 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
         for wp in run.store.workpackages(states=list(ANALYSABLE))
         if wp.kind != SHARED and wp.step in steps
     ]
-    if per_iteration:
-        return [([wp], False) for wp in wps]
     reducing = reducing_steps(run.benchmark) & steps
+    if per_iteration or not reducing:
+        return [([wp], False) for wp in wps]
     keeping = keeping_steps(run.benchmark) | (steps - reducing)
     iterations = {name: run.benchmark.steps[name].iterations for name in reducing}
     groups: dict[tuple[int, bool], list[Workpackage]] = {}

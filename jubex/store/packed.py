@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from jubex.store.measurement import Measurement, Value
@@ -37,14 +37,17 @@ class Packed(NamedTuple):
 
 
 def key(name: str, record: int) -> str:
-    """The key of a name's values in one record (:func:`pack` spells it out inline)."""
-    return name if record == 0 else f"{name}@{record}"
+    """The key of a name's values in one record (:func:`pack` spells it out inline): a name
+    that holds ``@`` itself says its record even when it is 0 (``a@b@0``)."""
+    return f"{name}@{record}" if record or "@" in name else name
 
 
 def name_record(key: str) -> tuple[str, int]:
     """The name and record of a key."""
-    name, _, record = key.partition("@")
-    return name, int(record) if record else 0
+    name, at, record = key.rpartition("@")
+    if at and record.isascii() and record.isdigit():
+        return name, int(record)
+    return key, 0
 
 
 def pack(measurements: Sequence[Measurement]) -> Packed:
@@ -56,9 +59,10 @@ def pack(measurements: Sequence[Measurement]) -> Packed:
     grouped: dict[str, list[object]] = {}
     units: dict[str, str] = {}
     for name, value, unit, record in measurements:
-        found = grouped.get(f"{name}@{record}" if record else name)
+        stored = f"{name}@{record}" if record or "@" in name else name
+        found = grouped.get(stored)
         if found is None:
-            found = grouped[f"{name}@{record}" if record else name] = [unit]
+            found = grouped[stored] = [unit]
             if unit and name not in units:
                 units[name] = unit
         found.append(value if type(value) in _PLAIN else _stored(value))
@@ -71,27 +75,31 @@ def pack(measurements: Sequence[Measurement]) -> Packed:
 
 def unpack(data: str) -> Iterator[Measurement]:
     """The values of :func:`pack`, grouped by name and record, each group in order."""
-    for name_record, (unit, *values) in json.loads(data).items():
-        name, _, record = name_record.partition("@")
-        number = int(record) if record else 0
+    for stored, (unit, *values) in json.loads(data).items():
+        name, number = name_record(stored)
         for value in values:
             yield Measurement(name, value, unit, number)
 
 
+#: how a caller names the first value of a name in a record (:func:`key` by default)
+Label = Callable[[str, int], str]
+
+
 def first_values(
-    rows: Iterable[tuple[int, str | None]], names: Sequence[str] | None
-) -> dict[int, list[tuple[str, int, Value]]]:
-    """(name, record, first value) per workpackage, from rows of (wp, data)."""
-    found: dict[int, list[tuple[str, int, Value]]] = {}
+    rows: Iterable[tuple[int, str | None]], names: Sequence[str] | None, label: Label = key
+) -> dict[int, dict[str, Value]]:
+    """The first value of each name and record per workpackage, from rows of (wp, data),
+    under ``label(name, record)``."""
+    found: dict[int, dict[str, Value]] = {}
     wanted = None if names is None else set(names)
     for wp, data in rows:
         if data is None:
             continue
-        values = []
-        for name_record, group in json.loads(data).items():
-            name, _, record = name_record.partition("@")
+        values = {}
+        for stored, group in json.loads(data).items():
+            name, record = name_record(stored)
             if wanted is None or name in wanted:
-                values.append((name, int(record) if record else 0, group[1]))
+                values[label(name, record)] = group[1]
         if values:
             found[wp] = values
     return found

@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from jubex.definition.frozen import from_json, to_json
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError, UsageError
@@ -61,6 +59,8 @@ class Run:
 
 
 def _record_file() -> Path:
+    import platformdirs  # only where runs are looked up by directory
+
     return platformdirs.user_state_path("jubex") / "runs_by_dir.json"
 
 

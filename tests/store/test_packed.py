@@ -9,9 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.store.measurement import Measurement
-from jubex.store.packed import pack, unpack
+from jubex.store.packed import key, name_record, pack, unpack
 
-NAMES = st.sampled_from(["bw", "bw_max", "api", "t", "n_cnt"])
+NAMES = st.one_of(
+    st.sampled_from(["bw", "bw_max", "api", "t", "n_cnt", "a@b", "a@1", 'q"u']),
+    st.text(min_size=1, max_size=6),
+)
 VALUES = st.one_of(
     st.none(),
     st.integers(-(2**53), 2**53),
@@ -38,8 +41,9 @@ def test_values_come_back_grouped_in_order(measurements: list[Measurement]) -> N
     found = pack(measurements)
     assert list(unpack(found.data)) == grouped(measurements)
     assert found.found == len(measurements)
-    assert found.keys == tuple(
-        dict.fromkeys(m.name if m.record == 0 else f"{m.name}@{m.record}" for m in measurements)
+    assert found.keys == tuple(dict.fromkeys(key(m.name, m.record) for m in measurements))
+    assert [name_record(k) for k in found.keys] == list(
+        dict.fromkeys((m.name, m.record) for m in measurements)
     )
 
 

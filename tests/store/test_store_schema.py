@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from jubex.space.plan import Workpackage
 from jubex.store.measurement import Measurement
@@ -66,12 +69,13 @@ def schema_1(path: Path) -> None:
 def test_first_values_are_read_by_name_in_the_order_found(tmp_path: Path) -> None:
     store = fresh(tmp_path / "s.sqlite")
     store.store_analysis([(wp, True, "", "s", found) for wp, found in FOUND.items()])
-    assert store.representatives({"bw", "api", "ok", "nowhere"}) == {
-        1: [("bw", 0, 10.0), ("api", 0, "POSIX"), ("bw", 1, 20.0), ("ok", 0, None)],
-        2: [("bw", 0, 7)],
-    }
+    picked = store.representatives({"bw", "api", "ok", "nowhere"})
+    assert picked == {1: {"bw": 10.0, "api": "POSIX", "bw@1": 20.0, "ok": None}, 2: {"bw": 7}}
+    assert list(picked[1]) == ["bw", "api", "bw@1", "ok"]
     assert store.representatives(set()) == {}
-    assert store.representatives()[2] == [("bw", 0, 7), ("t", 0, 0.5)]
+    assert store.representatives()[2] == {"bw": 7, "t": 0.5}
+    labelled = store.representatives({"bw"}, lambda name, record: f"{name}/{record}")
+    assert labelled == {1: {"bw/0": 10.0, "bw/1": 20.0}, 2: {"bw/0": 7}}
     assert store.values_of([1], {"bw"}, {"api"}) == {
         1: [
             ("bw", 0, 10.0, "MiB/s"),
@@ -102,7 +106,7 @@ def test_analysing_again_replaces_the_values(tmp_path: Path) -> None:
     store = fresh(tmp_path / "s.sqlite")
     store.store_analysis([(1, True, "", "a", FOUND[1])])
     store.store_analysis([(1, True, "", "b", [Measurement("bw", 3.0, "MiB/s")])])
-    assert store.representatives({"bw", "api"}) == {1: [("bw", 0, 3.0)]}
+    assert store.representatives({"bw", "api"}) == {1: {"bw": 3.0}}
 
 
 def test_a_schema_1_store_that_cannot_be_written_is_read_unchanged(
@@ -112,6 +116,52 @@ def test_a_schema_1_store_that_cannot_be_written_is_read_unchanged(
     before = (tmp_path / "old.sqlite").read_bytes()
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     old = Store(tmp_path / "old.sqlite")
-    assert old.representatives({"bw"}) == {1: [("bw", 0, 10.0), ("bw", 1, 20.0)], 2: [("bw", 0, 7)]}
+    assert old.representatives({"bw"}) == {1: {"bw": 10.0, "bw@1": 20.0}, 2: {"bw": 7}}
     old.close()
     assert (tmp_path / "old.sqlite").read_bytes() == before
+
+
+_VALUES = st.one_of(
+    st.floats(),
+    st.integers(min_value=-(2**53), max_value=2**53),
+    st.text(max_size=8),
+    st.booleans(),
+    st.none(),
+)
+_FOUND = st.dictionaries(
+    st.integers(min_value=1, max_value=4),
+    st.lists(
+        st.builds(
+            Measurement,
+            st.sampled_from(["bw", "t", "api", "x@y", 'q"uote']),
+            _VALUES,
+            st.sampled_from(["", "MiB/s"]),
+            st.integers(min_value=0, max_value=2),
+        ),
+        max_size=6,
+    ),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(found=_FOUND, names=st.sets(st.sampled_from(["bw", "t", "api", "x@y", 'q"uote', "none"])))
+def test_sqlite_picks_out_the_first_values_python_decodes(
+    tmp_path: Path, found: dict[int, list[Measurement]], names: set[str]
+) -> None:
+    """The few names a table reads (picked out by SQLite) are the values the whole packed
+    rows give when decoded in Python: NaN, infinities, texts and absent names alike (each
+    workpackage's in the run's order of names there, its own here)."""
+    store = Store(Path(tempfile.mkdtemp(dir=tmp_path)) / "s.sqlite", create=True)
+    store.add_workpackages([Workpackage(i, "run", 0, {}) for i in found])
+    store.store_analysis([(wp, True, "", "s", values) for wp, values in found.items()])
+    every = store.representatives(label=lambda name, record: f"{record}:{name}")
+    expected = {
+        wp: sorted(kept, key=repr)
+        for wp, values in every.items()
+        if (kept := [v for v in values.items() if v[0].split(":", 1)[1] in names])
+    }
+    picked = store.representatives(names, lambda name, record: f"{record}:{name}")
+    assert repr({wp: sorted(v.items(), key=repr) for wp, v in picked.items()}) == repr(expected)
+    store.close()
