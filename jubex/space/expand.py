@@ -189,16 +189,15 @@ class Space:
         return Derived(splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
 
     def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:
-        template, kind, name = Template(text, loc, shell=True), p.type, p.name
-        return Derived(
-            lambda env: parse_value(self._run(name, template.render(env), loc), kind, loc),
-            self._deps(template.names),
+        template, name = Template(text, loc, shell=True), p.name
+        return self._read_text(
+            p, lambda env: self._run(name, template.render(env), loc), template.names, loc
         )
 
     def _env(self, p: Parameter, text: str, loc: Loc | None) -> object:
-        variable, kind, name = text.strip().lstrip("$"), p.type, p.name
+        variable, name = text.strip().lstrip("$"), p.name
 
-        def read(env: Mapping[str, object]) -> object:
+        def read(env: Mapping[str, object]) -> str:
             if variable not in os.environ:
                 raise DefinitionError(
                     f"parameter '{name}' reads the environment variable {variable}, "
@@ -206,9 +205,23 @@ class Space:
                     loc,
                     f"export {variable}=... before running",
                 )
-            return parse_value(os.environ[variable], kind, loc)
+            return os.environ[variable]
 
-        return Derived(read, frozenset())
+        return self._read_text(p, read, (), loc)
+
+    def _read_text(
+        self,
+        p: Parameter,
+        read: Callable[[Mapping[str, object]], str],
+        names: Iterable[str],
+        loc: Loc | None,
+    ) -> Derived:
+        """A value read as text (a command's output, a variable); with a separator, a text
+        holding it is several values, as JUBE makes a template of it."""
+        if p.separator:
+            return Derived(splitting(read, p, loc, text=True), self._deps(names), True)
+        kind = p.type
+        return Derived(lambda env: parse_value(read(env), kind, loc), self._deps(names))
 
     def _tag(self, p: Parameter, text: str, loc: Loc | None) -> object:
         return parse_value(text, p.type, loc) if tag_matches(text, self._tags, loc) else ""

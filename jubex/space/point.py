@@ -35,15 +35,23 @@ class Several(tuple[object, ...]):
 
 
 def splitting(
-    evaluate: Callable[[Mapping[str, object]], object], p: Parameter, loc: Loc | None
+    evaluate: Callable[[Mapping[str, object]], object],
+    p: Parameter,
+    loc: Loc | None,
+    *,
+    text: bool = False,
 ) -> Callable[[Mapping[str, object]], object]:
-    """JUBE's reading of a snippet's result: text holding the separator is several values."""
+    """JUBE's reading of a snippet's result: text holding the separator is several values.
+    ``text``: the result is always a text (a command's output, a variable), read as a value
+    of the parameter's type like any text, not kept as computed."""
     kind, separator = p.type, p.separator or ""
 
     def split(env: Mapping[str, object]) -> object:
         value = evaluate(env)
         if isinstance(value, str) and separator and separator in value:
             return Several(parse_value(v.strip(), kind, loc) for v in value.split(separator))
+        if text:
+            return parse_value(str(value), kind, loc)
         return coerce(value, kind, loc)
 
     return split

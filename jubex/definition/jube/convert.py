@@ -266,7 +266,7 @@ def parameter(p: Parameter) -> object:
     )
     if p.export:
         options["export"] = True
-    if p.mode in ("expr", "python") and p.separator:  # a snippet's result is split, as in JUBE
+    if p.mode in ("expr", "python", "shell", "env") and p.separator:  # its result is split
         options["separator"] = p.separator
     if p.mode in ("expr", "python", "shell", "env"):
         return {p.mode: p.values[0], **options}

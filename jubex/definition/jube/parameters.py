@@ -211,7 +211,7 @@ def model_parameter(p: RawParameter, mode: str, values: tuple[str, ...]) -> Para
         values,
         type=TYPES.get(p.type, "auto"),
         mode=mode,
-        separator=p.separator if mode in ("expr", "python") else None,
+        separator=p.separator if mode in ("expr", "python", "shell", "env") else None,
         export=p.export,
         unit=p.unit,
         update_mode=p.update_mode,
