@@ -16,7 +16,6 @@ from jubex.definition.model import (
     Benchmark,
     Column,
     Constraint,
-    Do,
     FileOp,
     FileSet,
     IOFile,
@@ -25,13 +24,21 @@ from jubex.definition.model import (
     Pattern,
     PatternSet,
     Plot,
-    Resources,
     Step,
     Sub,
     SubstituteSet,
     Syslog,
     Table,
     Until,
+)
+from jubex.definition.step_fields import (
+    dos_of,
+    entries,
+    environment_of,
+    iterations_of,
+    optional,
+    pack_of,
+    resources_of,
 )
 from jubex.definition.tree import Map, Seq, split_top, text_of
 from jubex.errors import DefinitionError, JubexError, Loc
@@ -78,7 +85,7 @@ class Builder:
             tables={n: self.table(n, s, at) for n, s, at in _named(tree, "results")},
             plots={n: self.plot(n, s, at) for n, s, at in _named(tree, "plots")},
             where=self.where(tree),
-            environment=_environment(tree.get("environment")),
+            environment=environment_of(tree.get("environment")),
             tags=tuple(tree.get("tags", ())),
             platform=text_of(tree, "platform") if "platform" in tree else None,
             file=self.file,
@@ -194,7 +201,7 @@ class Builder:
             Constraint(text_of(item, "expr"), item.get("tag"), loc)
             if isinstance(item, Map)
             else Constraint(text, None, loc)
-            for item, loc, text in _entries(tree, "where")
+            for item, loc, text in entries(tree, "where")
         ]
 
     def fileset(self, name: str, spec: Seq, loc: Loc) -> FileSet:
@@ -205,15 +212,15 @@ class Builder:
                 FileOp(
                     kind=kind,
                     source=text_of(entry, kind),
-                    target=_opt(entry, "to"),
-                    directory=_opt(entry, "work_dir" if kind == "prepare" else "directory"),
+                    target=optional(entry, "to"),
+                    directory=optional(entry, "work_dir" if kind == "prepare" else "directory"),
                     rel_path_ref=entry.get("relative_to", "definition"),
-                    source_dir=_opt(entry, "source_dir"),
-                    target_dir=_opt(entry, "target_dir"),
+                    source_dir=optional(entry, "source_dir"),
+                    target_dir=optional(entry, "target_dir"),
                     separator=entry.get("separator"),
                     active=entry.get("active", "true"),
-                    stdout=_opt(entry, "stdout"),
-                    stderr=_opt(entry, "stderr"),
+                    stdout=optional(entry, "stdout"),
+                    stderr=optional(entry, "stderr"),
                     tag=entry.get("tag"),
                     outside=entry.get("outside") is True,
                     loc=spec.value_loc(index),
@@ -253,7 +260,7 @@ class Builder:
             options: dict[str, Any] = {
                 "type": value.get("type", "str"),
                 "unit": value.get("unit", ""),
-                "default": _opt(value, "default"),
+                "default": optional(value, "default"),
                 "dotall": value.get("dotall", False),
                 "higher_is_better": None if better is None else better == "higher",
                 "loc": at,
@@ -297,30 +304,30 @@ class Builder:
         used = _names(spec.get("use"))
         return Step(
             name,
-            do=_dos(spec),
+            do=dos_of(spec),
             depend=_names(spec.get("depend")),
             use=None if "use" not in spec else tuple(n for n in used if "$" not in n),
             chosen=tuple(n for n in used if "$" in n),
             use_files=_names(spec.get("files")),
-            iterations=_iterations(spec),
+            iterations=iterations_of(spec),
             until=self.until(name, spec),
             cycles=spec.get("cycles", 1),
             shared=spec.get("shared"),
             active=spec.get("active", "true"),
-            work_dir=_opt(spec, "work_dir"),
-            suffix=_opt(spec, "suffix") or "",
+            work_dir=optional(spec, "work_dir"),
+            suffix=optional(spec, "suffix") or "",
             max_async=spec.get("max_async", 0),
             procs=spec.get("procs", 1),
             export=spec.get("export", False),
-            do_log_file=_opt(spec, "do_log_file"),
-            environment=_environment(spec.get("environment")),
-            resources=_resources(spec.get("resources")),
+            do_log_file=optional(spec, "do_log_file"),
+            environment=environment_of(spec.get("environment")),
+            resources=resources_of(spec.get("resources")),
             analyse=_names(spec.get("analyse")),
-            time_limit=_opt(spec, "time_limit"),
+            time_limit=optional(spec, "time_limit"),
             array=spec.get("array", False),
-            pack=_pack(spec.get("pack", 0))[0],
-            pack_time=_pack(spec.get("pack", 0))[1],
-            pack_nodes=_pack(spec.get("pack", 0))[2],
+            pack=pack_of(spec.get("pack", 0))[0],
+            pack_time=pack_of(spec.get("pack", 0))[1],
+            pack_nodes=pack_of(spec.get("pack", 0))[2],
             tag=spec.get("tag"),
             loc=loc,
         )
@@ -364,13 +371,13 @@ class Builder:
             filter=spec.get("filter"),
             style=spec.get("style", "pretty"),
             transpose=spec.get("transpose", False),
-            pivot=_opt(spec, "pivot"),
+            pivot=optional(spec, "pivot"),
             cv_limit=_share(spec.get("flags"), "cv"),
             outlier_alpha=_share(spec.get("flags"), "outliers"),
             separator=spec.get("separator", ","),
-            database=_opt(spec, "database"),
+            database=optional(spec, "database"),
             primekeys=_names(spec.get("primekeys")),
-            result_dir=_opt(spec, "result_dir"),
+            result_dir=optional(spec, "result_dir"),
             syslog=_syslog(spec.get("syslog")),
             tag=spec.get("tag"),
             loc=loc,
@@ -394,7 +401,7 @@ class Builder:
             y=text_of(spec, "y"),
             group=_names(spec.get("group")),
             kind=kind,
-            rows=_opt(spec, "rows"),
+            rows=optional(spec, "rows"),
             stat=spec.get("stat", "mean"),
             error=spec.get("error", "std"),
             logx=spec.get("logx"),
@@ -427,19 +434,6 @@ def _names(value: Any) -> tuple[str, ...]:
 _UNTIL = re.compile(r"^\s*(ci95|cv)\s*(?:\(([^()]*)\))?\s*(?:<=|≤)\s*([0-9]*\.?[0-9]+)\s*%\s*$")
 
 
-def _iterations(spec: Map) -> int:
-    """``iterations: N``, or the most a point may get: ``{min, max, until}``'s ``max``."""
-    value = spec.get("iterations", 1)
-    return int(value["max"]) if isinstance(value, Map) else int(value)
-
-
-def _pack(value: int | Map) -> tuple[int, str | None, int]:
-    """``pack: N`` or ``pack: {size: N, time: T, nodes: K}`` as (size, time, nodes)."""
-    if isinstance(value, Map):
-        return int(value["size"]), _opt(value, "time"), int(value.get("nodes", 0))
-    return int(value), None, 0
-
-
 def _share(holder: Map | None, key: str) -> float | None:
     """A share written as a fraction (0.05) or a percentage ("5%"); ``false`` is 0."""
     value = holder.get(key) if holder else None
@@ -449,66 +443,10 @@ def _share(holder: Map | None, key: str) -> float | None:
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
-def _opt(holder: Map, key: str) -> str | None:
-    return text_of(holder, key) if holder.get(key) is not None else None
-
-
-def _environment(spec: Map | None) -> dict[str, str]:
-    return {key: text_of(spec, key) for key in spec} if spec else {}
-
-
-def _resources(spec: Map | None) -> Resources:
-    if not spec:
-        return Resources()
-    fields = {key: text_of(spec, key) for key in spec if key != "extra"}
-    return Resources(**fields, extra=_environment(spec.get("extra")))
-
-
-def _entries(tree: Map, key: str) -> list[tuple[Any, Loc, str]]:
-    """A key's one entry or list of entries, each with its place and its text as written."""
-    value = tree[key]
-    if not isinstance(value, list):
-        return [(value, tree.value_loc(key), text_of(tree, key))]
-    return [
-        (
-            item,
-            value.value_loc(i) if isinstance(value, Seq) else tree.value_loc(key),
-            text_of(value, i),
-        )
-        for i, item in enumerate(value)
-    ]
-
-
-def _dos(spec: Map) -> list[Do]:
-    if "do" not in spec:
-        return []
-    result = []
-    for item, loc, text in _entries(spec, "do"):
-        if not isinstance(item, Map):
-            result.append(Do(text, loc=loc))
-            continue
-        result.append(
-            Do(
-                text_of(item, "cmd"),
-                active=item.get("active", "true"),
-                shared=item.get("shared", False),
-                done_file=_opt(item, "done_file"),
-                error_file=_opt(item, "error_file"),
-                break_file=_opt(item, "break_file"),
-                work_dir=_opt(item, "work_dir"),
-                stdout=_opt(item, "stdout"),
-                stderr=_opt(item, "stderr"),
-                tag=item.get("tag"),
-                loc=loc,
-            )
-        )
-    return result
-
-
 def _syslog(spec: Map | None) -> Syslog | None:
     if spec is None:
         return None
-    target = Syslog(_opt(spec, "address"), _opt(spec, "host"), spec.get("port", 514))
+    target = Syslog(optional(spec, "address"), optional(spec, "host"), spec.get("port", 514))
     if "format" in spec:
         target.format = text_of(spec, "format")
     return target
