@@ -44,16 +44,21 @@ def later_checks(benchmark: Benchmark) -> list[JubexError]:
 
 
 def load(
-    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+    path: str | Path,
+    *,
+    tags: Iterable[str] = (),
+    include_path: Sequence[Path] = (),
+    benchmark: str | None = None,
 ) -> Benchmark:
-    """The benchmark a definition file describes; raises every error found (not warnings)."""
+    """The benchmark a definition file describes (of a JUBE file holding several, the one
+    named ``benchmark``, else the first); raises every error found (not warnings)."""
     from jubex.definition import load as loading
 
-    benchmark = loading.load(path, tags=tags, include_path=include_path)
-    errors = [p for p in later_checks(benchmark) if not isinstance(p, DefinitionWarning)]
+    loaded = loading.load(path, tags=tags, include_path=include_path, benchmark=benchmark)
+    errors = [p for p in later_checks(loaded) if not isinstance(p, DefinitionWarning)]
     if errors:
         raise errors[0] if len(errors) == 1 else ErrorList(errors)
-    return benchmark
+    return loaded
 
 
 def validate(
@@ -70,18 +75,24 @@ def validate(
             problems += _platform_problems(str(path))
             continue
         benchmark, found = loading.problems_of(path, tags)
-        problems += found
-        if benchmark is None:
-            continue
-        problems += later_checks(benchmark)
-        if benchmark.dialect == "jubex" and all(isinstance(p, DefinitionWarning) for p in found):
-            spaces = check_spaces(benchmark, tags)
-            problems += spaces
-            if all(isinstance(p, DefinitionWarning) for p in spaces):  # else counted in vain
-                problems += _work_problems(benchmark, tags, max_workpackages)
-            problems += _with_platform(benchmark, tags)
-        problems += _outpath_problems(benchmark)
-    return problems
+        # a JUBE file holding several benchmarks: each is checked, as jubex run runs each
+        others = benchmark.file_benchmarks[1:] if benchmark else ()
+        readings = [(benchmark, found), *(loading.problems_of(path, tags, n) for n in others)]
+        for benchmark, found in readings:
+            problems += found
+            if benchmark is None:
+                continue
+            problems += later_checks(benchmark)
+            if benchmark.dialect == "jubex" and all(
+                isinstance(p, DefinitionWarning) for p in found
+            ):
+                spaces = check_spaces(benchmark, tags)
+                problems += spaces
+                if all(isinstance(p, DefinitionWarning) for p in spaces):  # else in vain
+                    problems += _work_problems(benchmark, tags, max_workpackages)
+                problems += _with_platform(benchmark, tags)
+            problems += _outpath_problems(benchmark)
+    return list({str(p): p for p in problems}.values())
 
 
 def _outpath_problems(benchmark: Benchmark) -> list[JubexError]:
@@ -199,8 +210,11 @@ def resolve(
     overrides: Mapping[str, Sequence[str]] | None = None,
     include_path: Sequence[str | Path] = (),
     outpath: str | Path | None = None,
+    benchmark: str | None = None,
 ) -> RunSpec:
-    """The one way from a definition file (and the command line's choices) to a run."""
+    """The one way from a definition file (and the command line's choices) to a run; of a
+    JUBE file holding several benchmarks, the one named ``benchmark`` (else the first:
+    ``spec.benchmark.file_benchmarks`` names them all)."""
     from jubex.language import python
     from jubex.platform.load import load_platform
     from jubex.space.spec import resolve_spec
@@ -211,12 +225,12 @@ def resolve(
     # its python: false refuses the snippets reading works out.
     first = load_platform(platform) if platform else _local_platform()
     python.refuse_for_platform(None if first is None or first.python else first.name)
-    benchmark = load(definition, tags=tags, include_path=paths)
-    chosen = first if first and (platform or not benchmark.platform) else None
-    chosen = chosen or load_platform(platform or benchmark.platform)
+    loaded = load(definition, tags=tags, include_path=paths, benchmark=benchmark)
+    chosen = first if first and (platform or not loaded.platform) else None
+    chosen = chosen or load_platform(platform or loaded.platform)
     python.refuse_for_platform(None if chosen.python else chosen.name)
     return resolve_spec(
-        benchmark, chosen, tags=tags, overrides=overrides, include_path=paths, outpath=outpath
+        loaded, chosen, tags=tags, overrides=overrides, include_path=paths, outpath=outpath
     )
 
 

@@ -60,7 +60,7 @@ def _positive(text: str) -> int:
 
 
 def add_reading_options(parser: argparse.ArgumentParser) -> None:
-    """How a definition is read: its tags and where its includes are found."""
+    """How a definition is read: its tags, where its includes are found, which benchmark."""
     add_list_option(
         parser,
         "-t",
@@ -74,6 +74,12 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="DIR",
         help="a directory searched for included files (repeatable)",
+    )
+    parser.add_argument(
+        "-b",
+        "--benchmark",
+        metavar="NAME",
+        help="of a JUBE file holding several benchmarks, this one (default: run takes each)",
     )
 
 

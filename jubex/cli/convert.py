@@ -29,7 +29,11 @@ def handle(args: argparse.Namespace) -> int:
     if read_source(source).shape != "jube":
         raise UsageError(f"'{args.file}' is a jubex definition already; convert reads JUBE files")
     text = convert_file(
-        source, args.output, tags=args.tag, include_path=[Path(p) for p in args.include_path]
+        source,
+        args.output,
+        tags=args.tag,
+        include_path=[Path(p) for p in args.include_path],
+        benchmark=args.benchmark,
     )
     if args.output is None:
         sys.stdout.write(text)

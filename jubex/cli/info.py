@@ -112,7 +112,11 @@ def _definition_info(args: argparse.Namespace) -> int:
     answers in about a second (a constrained space is walked for its exact count up to
     WALK combinations, and so is any for --all)."""
     spec = resolve(
-        args.target, tags=args.tag, overrides=overrides(args), include_path=args.include_path
+        args.target,
+        tags=args.tag,
+        overrides=overrides(args),
+        include_path=args.include_path,
+        benchmark=args.benchmark,
     )
     benchmark = spec.benchmark
     own = step_own(benchmark.parametersets.values())

@@ -21,6 +21,7 @@ from jubex.engine.driver import Options
 from jubex.engine.failures import failure_causes, id_list
 from jubex.errors import JubexError, UsageError
 from jubex.results.deliver import report
+from jubex.space.spec import RunSpec
 from jubex.store.rundir import Run
 from jubex.store.store import FAILED
 
@@ -109,18 +110,43 @@ def draw_plots(run: Run) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    """One run; of a JUBE file holding several benchmarks, one after another (as JUBE runs
+    each) unless ``--benchmark`` names one. The exit status is the worst of them."""
     if args.no_wait and args.dry_run:
         raise UsageError("--dry-run and --no-wait exclude each other")
     if args.format != "pretty" and not args.dry_run:
         raise UsageError("--format is for --dry-run: a run prints its result tables")
-    spec = resolve(
+    spec = _resolved(args, args.benchmark)
+    several = () if args.benchmark else spec.benchmark.file_benchmarks
+    if several and args.dry_run and args.format == "json":
+        raise UsageError(
+            f"{args.definition} holds {len(several)} benchmarks ({', '.join(several)}); "
+            "--format json plans one",
+            hint=f"name it with --benchmark NAME (e.g. --benchmark {several[0]})",
+        )
+    status = 0
+    for name in several or (spec.benchmark.name,):
+        if several:
+            print(f"benchmark '{name}' ({several.index(name) + 1} of {len(several)}):")
+            spec = spec if name == spec.benchmark.name else _resolved(args, name)
+        status = max(status, _run_one(spec, args))
+    return status
+
+
+def _resolved(args: argparse.Namespace, benchmark: str | None) -> RunSpec:
+    return resolve(
         args.definition,
         tags=args.tag,
         platform=args.platform,
         overrides=overrides(args),
         include_path=args.include_path,
         outpath=args.outpath,
+        benchmark=benchmark,
     )
+
+
+def _run_one(spec: RunSpec, args: argparse.Namespace) -> int:
+    """Plan (``--dry-run``) or run one benchmark, saying its warnings first."""
     for warning in spec.benchmark.warnings:
         print(warning, file=sys.stderr)
     if args.dry_run:

@@ -28,6 +28,7 @@ from jubex.errors import (
     ErrorList,
     JubexError,
     Loc,
+    UsageError,
     did_you_mean,
 )
 
@@ -125,13 +126,30 @@ def read_source(path: Path) -> Source:
 
 
 def load(
-    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+    path: str | Path,
+    *,
+    tags: Iterable[str] = (),
+    include_path: Sequence[Path] = (),
+    benchmark: str | None = None,
 ) -> Benchmark:
-    """The benchmark a definition file describes; raises every error found (not warnings)."""
+    """The benchmark a definition file describes (of a JUBE file holding several, the one
+    named ``benchmark``, else the first); raises every error found (not warnings)."""
     source = read_source(Path(path))
     if source.shape == "jube":
-        return _load_jube(Path(path), tags=tags, include_path=include_path)
-    benchmark, problems = _complete(source, include_path)
+        return _load_jube(Path(path), tags=tags, include_path=include_path, benchmark=benchmark)
+    loaded, problems = _complete(source, include_path)
+    if loaded is not None and benchmark not in (None, loaded.name):
+        raise UsageError(
+            f"{path} holds one benchmark, '{loaded.name}', not '{benchmark}'",
+            hint="leave out --benchmark",
+        )
+    return _checked(loaded, problems, tags)
+
+
+def _checked(
+    benchmark: Benchmark | None, problems: list[JubexError], tags: Iterable[str]
+) -> Benchmark:
+    """The benchmark, unless a problem (its own, its tags', its consistency's) is an error."""
     errors: Sequence[JubexError] = [p for p in problems if not isinstance(p, DefinitionWarning)]
     if benchmark is not None and not errors:
         errors = check_tags(benchmark, tags) or [
@@ -144,12 +162,16 @@ def load(
 
 
 def _load_jube(
-    path: Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+    path: Path,
+    *,
+    tags: Iterable[str] = (),
+    include_path: Sequence[Path] = (),
+    benchmark: str | None = None,
 ) -> Benchmark:
     """The hook for JUBE's own spelling (XML ``<jube>`` and JUBE's YAML)."""
     from jubex.definition.jube import load_jube
 
-    return load_jube(path, tags=tags, include_path=include_path)
+    return load_jube(path, tags=tags, include_path=include_path, benchmark=benchmark)
 
 
 def _complete(
@@ -347,7 +369,7 @@ def _extend(into: Seq, holder: Map, key: str) -> None:
 
 
 def problems_of(
-    path: str | Path, tags: Sequence[str] = ()
+    path: str | Path, tags: Sequence[str] = (), benchmark: str | None = None
 ) -> tuple[Benchmark | None, list[JubexError]]:
     """Every problem the load stage finds in a file, warnings included (``exit_code`` 0),
     and the benchmark when one could be built (the later stages check it further)."""
@@ -359,12 +381,12 @@ def problems_of(
         from jubex.definition.jube import read_jube
 
         try:
-            loaded = read_jube(source.path, tags=tags)
+            loaded = read_jube(source.path, tags=tags, benchmark=benchmark)
         except JubexError as exc:
             return None, [exc]
         return loaded.benchmark, list(loaded.warnings)
-    benchmark, problems = _complete(source, ())
-    if benchmark is not None and all(isinstance(p, DefinitionWarning) for p in problems):
-        problems += check_tags(benchmark, tags)
-        problems += check_consistency(benchmark)
-    return benchmark, problems
+    built, problems = _complete(source, ())
+    if built is not None and all(isinstance(p, DefinitionWarning) for p in problems):
+        problems += check_tags(built, tags)
+        problems += check_consistency(built)
+    return built, problems

@@ -387,6 +387,9 @@ class Benchmark:
     dialect: str = "jubex"
     #: what reading a JUBE file passed over as JUBE does (file:line each); ``run`` prints them
     warnings: tuple[str, ...] = ()
+    #: the benchmarks of a JUBE file holding several (JUBE runs each, ``jubex run`` each in
+    #: turn), this one among them; empty when the file holds one
+    file_benchmarks: tuple[str, ...] = ()
 
     def parameter_types(self) -> dict[str, str]:
         """Each parameter's declared type, by name (how a stored value is read back)."""

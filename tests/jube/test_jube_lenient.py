@@ -14,7 +14,8 @@ import pytest
 
 from jubex.api import validate
 from jubex.cli.main import main
-from jubex.errors import DefinitionWarning
+from jubex.errors import DefinitionError, DefinitionWarning
+from jubex.store.rundir import open_run
 
 LENIENT = Path(__file__).resolve().parent / "corpus" / "lenient"
 
@@ -60,11 +61,49 @@ def test_an_unused_tag_is_a_warning_and_tags_of_loaded_files_count(
     assert main(["validate", path, "-t", "nosuch"]) == 0
 
 
-def test_the_first_of_several_benchmarks_runs_with_a_warning() -> None:
-    for name in ("two_benchmarks.xml", "benchmark_list.yaml"):
-        (warning,) = validate([LENIENT / name])
-        assert isinstance(warning, DefinitionWarning)
-        assert "JUBE runs each, jubex runs one benchmark per file: the first" in warning.message
+@pytest.mark.parametrize("name", ["two_benchmarks.xml", "benchmark_list.yaml"])
+def test_several_benchmarks_run_one_after_another_as_jube_runs_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    runs = tmp_path / "runs"
+    assert main(["run", str(LENIENT / name), "--outpath", str(runs), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "benchmark 'first' (1 of 2):" in out and "benchmark 'second' (2 of 2):" in out
+    made = [open_run(runs / f"00000{i}").benchmark.name for i in range(2)]
+    assert made == ["first", "second"] and not (runs / "000002").exists()
+    assert main(["run", str(LENIENT / name), "--outpath", str(runs), "-q", "-b", "second"]) == 0
+    assert open_run(runs / "000002").benchmark.name == "second"
+    assert not (runs / "000003").exists()
+
+
+def test_validate_checks_each_benchmark_and_the_others_read_one_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two.xml"
+    broken = (
+        (LENIENT / "two_benchmarks.xml")
+        .read_text()
+        .replace(
+            '<benchmark name="second" outpath="runs"><step name="s">',
+            '<benchmark name="second" outpath="runs"><step name="s"><use>nosuch</use>',
+        )
+    )
+    path.write_text(broken)
+    problems = validate([path])
+    assert [type(p) for p in problems] == [DefinitionWarning, DefinitionError]
+    assert "jubex run and validate take each in turn" in problems[0].message
+    assert "nosuch" in problems[1].message and problems[1].loc and problems[1].loc.line == 3
+    capsys.readouterr()
+    assert main(["run", str(path), "--dry-run", "-f", "json"]) == 2
+    assert "--format json plans one" in capsys.readouterr().err
+    assert main(["convert", str(LENIENT / "two_benchmarks.xml")]) == 2
+    assert "convert each with --benchmark NAME" in capsys.readouterr().err
+    assert main(["convert", str(LENIENT / "two_benchmarks.xml"), "-b", "second"]) == 0
+    assert "name: second" in capsys.readouterr().out
+    assert main(["info", str(path), "-b", "third"]) == 1
+    assert "the file holds no benchmark 'third' (it holds first, second)" in (
+        capsys.readouterr().err
+    )
 
 
 def test_reducing_and_keeping_analysers_of_one_step_give_jube_rows(

@@ -28,6 +28,7 @@ from jubex.definition.model import (
     SubstituteSet,
     Table,
 )
+from jubex.errors import UsageError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 T = TypeVar("T")
@@ -40,9 +41,19 @@ def convert_file(
     *,
     tags: Iterable[str] = (),
     include_path: Sequence[Path] = (),
+    benchmark: str | None = None,
 ) -> str:
-    """The YAML text; relative paths are re-based onto the folder of ``output``."""
-    loaded = read_jube(path, tags=tags, include_path=include_path)
+    """The YAML text; relative paths are re-based onto the folder of ``output``. Of a file
+    holding several benchmarks, the one named ``benchmark``: one is all a file of jubex's
+    own format holds, so without a name such a file is refused."""
+    loaded = read_jube(path, tags=tags, include_path=include_path, benchmark=benchmark)
+    several = loaded.benchmark.file_benchmarks
+    if several and benchmark is None:
+        raise UsageError(
+            f"{path} holds {len(several)} benchmarks ({', '.join(several)}); a converted file "
+            "holds one",
+            hint=f"convert each with --benchmark NAME (e.g. --benchmark {several[0]})",
+        )
     target = Path(output).resolve().parent if output else Path(path).resolve().parent
     return Converter(loaded, target).text()
 

@@ -25,7 +25,7 @@ from jubex.definition.jube.steps import set_kind, step
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
 from jubex.definition.order import step_order
 from jubex.definition.references import check_tags
-from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, Loc
+from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, Loc, did_you_mean
 
 SET_KINDS = ("parameterset", "fileset", "substituteset", "patternset")
 _ROOT = ("selection", "include-path", "benchmark", "tags", "check_tags", *SET_KINDS)
@@ -44,38 +44,52 @@ class Loaded:
 
 
 def load_jube(
-    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+    path: str | Path,
+    *,
+    tags: Iterable[str] = (),
+    include_path: Sequence[Path] = (),
+    benchmark: str | None = None,
 ) -> Benchmark:
     """The benchmark of a JUBE file, read for the given tags (as JUBE applies them)."""
-    return read_jube(path, tags=tags, include_path=include_path).benchmark
+    return read_jube(path, tags=tags, include_path=include_path, benchmark=benchmark).benchmark
 
 
 def read_jube(
-    path: str | Path, *, tags: Iterable[str] = (), include_path: Sequence[Path] = ()
+    path: str | Path,
+    *,
+    tags: Iterable[str] = (),
+    include_path: Sequence[Path] = (),
+    benchmark: str | None = None,
 ) -> Loaded:
+    """The file's benchmark named ``benchmark`` (default: its first), with every warning."""
     sources = Sources(tags, include_path)
     ctx = Context(sources, sources.main(Path(path)))
-    benchmark = _Builder(ctx).benchmark()
+    builder = _Builder(ctx)
+    benchmark_model = builder.benchmark(benchmark)
     if ctx.errors:
         raise ctx.errors[0] if len(ctx.errors) == 1 else ErrorList(ctx.errors)
-    assert benchmark is not None
-    benchmark.tags = tuple(sorted(set(benchmark.tags) | sources.mentioned_tags()))
-    for unused in check_tags(benchmark, tags):  # JUBE accepts a tag the files never use
+    assert benchmark_model is not None
+    benchmark_model.tags = tuple(sorted(set(benchmark_model.tags) | sources.mentioned_tags()))
+    for unused in check_tags(benchmark_model, tags):  # JUBE accepts a tag the files never use
         ctx.warn(unused.message + "; JUBE accepts it, and so does jubex", None, unused.hint)
     warnings = list({str(w): w for w in ctx.warnings}.values())
-    benchmark.warnings = tuple(str(w) for w in warnings)
-    return Loaded(benchmark, ctx.jube, ctx.notes, warnings)
+    benchmark_model.warnings = tuple(str(w) for w in warnings)
+    if len(builder.names) > 1:
+        benchmark_model.file_benchmarks = tuple(builder.names)
+    return Loaded(benchmark_model, ctx.jube, ctx.notes, warnings)
 
 
 class _Builder:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.root = ctx.jube.root
+        #: the names of the benchmarks ``<selection>`` leaves, in the file's order
+        self.names: list[str] = []
 
-    def benchmark(self) -> Benchmark | None:
+    def benchmark(self, name: str | None = None) -> Benchmark | None:
         ctx = self.ctx
         ctx.check(self.root, _ROOT)
-        node = self.selected()
+        node = self.selected(name)
         if node is None:
             return None
         ctx.check(node, _BENCHMARK)
@@ -123,8 +137,8 @@ class _Builder:
             built.patternsets[item.get("name") or ""] = patternset(ctx, item, known)
         return known
 
-    def selected(self) -> Node | None:
-        """The benchmark ``<selection>`` leaves; of several (JUBE runs each), the first."""
+    def candidates(self) -> list[Node]:
+        """The benchmarks ``<selection>`` leaves, in the file's order."""
         only: set[str] = set()
         never: set[str] = set()
         for selection in self.root.all("selection"):
@@ -134,19 +148,34 @@ class _Builder:
                     split_list(child.value)
                 )
         found = self.root.all("benchmark")
-        chosen = [
+        return [
             b for b in found if (not only or b.get("name") in only) and b.get("name") not in never
         ]
+
+    def selected(self, name: str | None) -> Node | None:
+        """The benchmark named ``name``, else the first of those ``<selection>`` leaves
+        (``jubex run`` runs each in turn, as JUBE does; the other commands read one)."""
+        chosen = self.candidates()
         if not chosen:
             self.ctx.fail("the file holds no selected benchmark", self.root.loc)
             return None
+        names = self.names = [b.get("name") or "" for b in chosen]
+        if name is not None:
+            if name not in names:
+                self.ctx.fail(
+                    f"the file holds no benchmark '{name}' (it holds {', '.join(names)})",
+                    self.root.loc,
+                    did_you_mean(name, names),
+                )
+                return None
+            return chosen[names.index(name)]
         if len(chosen) > 1:
-            names = ", ".join(b.get("name") or "?" for b in chosen)
             self.ctx.warn(
-                f"the file holds {len(chosen)} benchmarks ({names}); JUBE runs each, jubex runs "
-                f"one benchmark per file: the first, '{chosen[0].get('name')}'",
+                f"the file holds {len(chosen)} benchmarks ({', '.join(names)}): jubex run and "
+                "validate take each in turn, as JUBE runs each; other commands read the "
+                f"first, '{names[0]}'",
                 chosen[1].loc,
-                "choose another with <selection><only>NAME</only></selection>",
+                "choose one with --benchmark NAME",
             )
         return chosen[0]
 
