@@ -35,12 +35,16 @@ def points(path: Path) -> list[tuple[object, ...]]:
     return sorted(tuple(wp.point[n] for n in NAMES) for wp in plan(load(path)))
 
 
-def test_a_result_holding_the_separator_is_one_point_per_piece_as_in_jube(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def scripts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The file, with the variable its env parameter reads set to two values."""
     monkeypatch.setenv("JUBEX_TEST_LIST", "u, v")
     path = tmp_path / "s.xml"
     path.write_text(SCRIPTS)
+    return path
+
+
+def test_a_result_holding_the_separator_is_one_point_per_piece_as_in_jube(scripts: Path) -> None:
     expected = sorted(
         (n, pl, semi, ev, "a b")
         for n in (1, 2, 4)
@@ -48,21 +52,16 @@ def test_a_result_holding_the_separator_is_one_point_per_piece_as_in_jube(
         for semi in ("x", "y")
         for ev in ("u", "v")
     )
-    assert points(path) == expected
+    assert points(scripts) == expected
 
 
-def test_the_converted_file_keeps_the_separators_and_plans_the_same_points(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("JUBEX_TEST_LIST", "u,v")
-    path = tmp_path / "s.xml"
-    path.write_text(SCRIPTS)
-    out = tmp_path / "s.yaml"
-    out.write_text(convert_file(path, out))
+def test_the_converted_file_keeps_the_separators_and_plans_the_same_points(scripts: Path) -> None:
+    out = scripts.with_suffix(".yaml")
+    out.write_text(convert_file(scripts, out))
     written = yaml.safe_load(out.read_text())["parametersets"]["p"]
     assert written["semi"] == {"shell": 'echo "x;y"', "separator": ";"}
     assert written["ev"] == {"env": "JUBEX_TEST_LIST", "separator": ","}
-    assert points(out) == points(path)
+    assert points(out) == points(scripts)
 
 
 def test_in_jubexs_own_format_a_shell_value_splits_only_when_given_a_separator(
