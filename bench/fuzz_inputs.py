@@ -57,8 +57,14 @@ def _seeds() -> dict[str, list[Path]]:
     corpus = ROOT / "tests/jube/corpus"
     found = {
         "definition.yaml": sorted((ROOT / "examples").glob("*.yaml")),
-        "jube.xml": sorted(corpus.glob("*.xml")) + sorted((ROOT / "examples").glob("*.xml")),
-        "jube.yaml": [p for p in sorted(corpus.glob("*.yaml")) if ".expected" not in p.name],
+        "jube.xml": sorted(corpus.glob("*.xml"))
+        + sorted((corpus / "lenient").glob("*.xml"))
+        + sorted((ROOT / "examples").glob("*.xml")),
+        "jube.yaml": [
+            p
+            for p in sorted([*corpus.glob("*.yaml"), *(corpus / "lenient").glob("*.yaml")])
+            if ".expected" not in p.name
+        ],
         "platform": sorted((ROOT / "jubex/data/platforms").glob("*.yaml")),
     }
     return {k: [p for p in v if "shell" not in p.read_text().lower()] for k, v in found.items()}
