@@ -270,9 +270,12 @@ class DryWorkpackage:
     scripts: dict[Path, str]
 
 
-def dry_run(spec: RunSpec, *, max_workpackages: int | None = None) -> Iterator[DryWorkpackage]:
+def dry_run(
+    spec: RunSpec, *, max_workpackages: int | None = None, earlier: int = 0
+) -> Iterator[DryWorkpackage]:
     """Every workpackage a run of the spec would make, rendered exactly as the run renders
-    it (the same function), in the run directory it would get; nothing is written. A run
+    it (the same function), in the run directory it would get (after ``earlier`` runs made
+    in its outpath first: the other benchmarks of its file); nothing is written. A run
     larger than ``max_workpackages`` (else the definition's limit) is refused, as by run."""
     from jubex.schedulers.registry import scheduler_for
     from jubex.space.limit import check_work
@@ -282,7 +285,7 @@ def dry_run(spec: RunSpec, *, max_workpackages: int | None = None) -> Iterator[D
     from jubex.workdir.writer import DryWriter
 
     check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
-    run_dir = next_run_dir(Path(spec.outpath).resolve())
+    run_dir = next_run_dir(Path(spec.outpath).resolve(), earlier)
     scheduler = scheduler_for(spec.platform)
     renderer = Renderer(spec, run_dir, local=scheduler.local)
     planned: dict[int, Workpackage] = {}

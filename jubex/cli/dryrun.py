@@ -11,9 +11,12 @@ from jubex.space.spec import RunSpec
 from jubex.workdir.writer import STOPS
 
 
-def show_dry_run(spec: RunSpec, style: str, max_workpackages: int | None = None) -> int:
-    """Print the dry run as text (commands and files) or as one JSON document."""
-    items = dry_run(spec, max_workpackages=max_workpackages)
+def show_dry_run(
+    spec: RunSpec, style: str, max_workpackages: int | None = None, earlier: int = 0
+) -> int:
+    """Print the dry run as text (commands and files) or as one JSON document; ``earlier``
+    runs would be made in its outpath before it."""
+    items = dry_run(spec, max_workpackages=max_workpackages, earlier=earlier)
     if style == "json":
         found = [_as_dict(item) for item in items]
         print(json.dumps({"platform": spec.platform.name, "workpackages": found}, indent=1))

@@ -125,11 +125,13 @@ def handle(args: argparse.Namespace) -> int:
             hint=f"name it with --benchmark NAME (e.g. --benchmark {several[0]})",
         )
     status = 0
+    made: dict[str, int] = {}  # runs made (or, dry, planned) per outpath so far
     for name in several or (spec.benchmark.name,):
         if several:
             print(f"benchmark '{name}' ({several.index(name) + 1} of {len(several)}):")
             spec = spec if name == spec.benchmark.name else _resolved(args, name)
-        status = max(status, _run_one(spec, args))
+        status = max(status, _run_one(spec, args, made.get(spec.outpath, 0)))
+        made[spec.outpath] = made.get(spec.outpath, 0) + 1
     return status
 
 
@@ -145,11 +147,12 @@ def _resolved(args: argparse.Namespace, benchmark: str | None) -> RunSpec:
     )
 
 
-def _run_one(spec: RunSpec, args: argparse.Namespace) -> int:
-    """Plan (``--dry-run``) or run one benchmark, saying its warnings first."""
+def _run_one(spec: RunSpec, args: argparse.Namespace, earlier: int) -> int:
+    """Plan (``--dry-run``: after ``earlier`` dry runs in its outpath) or run one benchmark,
+    saying its warnings first."""
     for warning in spec.benchmark.warnings:
         print(warning, file=sys.stderr)
     if args.dry_run:
-        return show_dry_run(spec, args.format, args.max_workpackages)
+        return show_dry_run(spec, args.format, args.max_workpackages, earlier)
     run, counts = api_run(spec, options_from(args), max_workpackages=args.max_workpackages)
     return finish(run, counts, args)

@@ -96,13 +96,14 @@ def _read_record() -> dict[str, str]:
     return {str(k): str(v) for k, v in record.items()}
 
 
-def next_run_dir(outpath: Path) -> Path:
-    """The directory the next run below ``outpath`` would get (nothing is made)."""
+def next_run_dir(outpath: Path, earlier: int = 0) -> Path:
+    """The directory the next run below ``outpath`` would get (nothing is made), after
+    ``earlier`` runs made there before it."""
     try:
         ids = [int(p.name) for p in outpath.iterdir() if p.name.isdigit()]
     except OSError:
         ids = []
-    return outpath / f"{max(ids, default=-1) + 1:06d}"
+    return outpath / f"{max(ids, default=-1) + 1 + earlier:06d}"
 
 
 def create_run(spec: RunSpec) -> Run:

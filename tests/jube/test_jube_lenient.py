@@ -66,6 +66,10 @@ def test_several_benchmarks_run_one_after_another_as_jube_runs_each(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     runs = tmp_path / "runs"
+    assert main(["run", str(LENIENT / name), "--outpath", str(runs), "--dry-run"]) == 0
+    planned = capsys.readouterr().out.split("benchmark 'second' (2 of 2):")
+    assert f"in {runs}/000000/" in planned[0] and f"in {runs}/000001/" in planned[1]
+    assert f"{runs}/000001/" not in planned[0] and not runs.exists()
     assert main(["run", str(LENIENT / name), "--outpath", str(runs), "-q"]) == 0
     out = capsys.readouterr().out
     assert "benchmark 'first' (1 of 2):" in out and "benchmark 'second' (2 of 2):" in out
