@@ -126,9 +126,9 @@ def handle(args: argparse.Namespace) -> int:
         )
     status = 0
     made: dict[str, int] = {}  # runs made (or, dry, planned) per outpath so far
-    for name in several or (spec.benchmark.name,):
+    for number, name in enumerate(several or (spec.benchmark.name,), 1):
         if several:
-            print(f"benchmark '{name}' ({several.index(name) + 1} of {len(several)}):")
+            print(f"benchmark '{name}' ({number} of {len(several)}):")
             spec = spec if name == spec.benchmark.name else _resolved(args, name)
         status = max(status, _run_one(spec, args, made.get(spec.outpath, 0)))
         made[spec.outpath] = made.get(spec.outpath, 0) + 1

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from jubex.definition.model import (
+    DERIVED_MODES,
     AnalyseFile,
     Analyser,
     Benchmark,
@@ -45,8 +46,7 @@ from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.language import python, ranges
 from jubex.language.python import PythonExpr
 
-_SOURCES = ("values", "range", "expr", "python", "shell", "env")
-_DERIVED = ("expr", "python", "shell", "env")
+_SOURCES = ("values", "range", *DERIVED_MODES)
 
 
 class Builder:
@@ -135,7 +135,7 @@ class Builder:
         if not isinstance(value, Map):
             return Parameter(name, (text_of(holder, name),), loc=loc)
         source = next(key for key in _SOURCES if key in value)
-        mode = source if source in _DERIVED else "text"
+        mode = source if source in DERIVED_MODES else "text"
         if mode == "python":
             self.python(f"parameter '{name}'", text_of(value, "python"), value.value_loc("python"))
         separator = value.get("separator")
@@ -302,6 +302,7 @@ class Builder:
 
     def step(self, name: str, spec: Map, loc: Loc) -> Step:
         used = _names(spec.get("use"))
+        pack, pack_time, pack_nodes = pack_of(spec.get("pack", 0))
         return Step(
             name,
             do=dos_of(spec),
@@ -325,9 +326,9 @@ class Builder:
             analyse=_names(spec.get("analyse")),
             time_limit=optional(spec, "time_limit"),
             array=spec.get("array", False),
-            pack=pack_of(spec.get("pack", 0))[0],
-            pack_time=pack_of(spec.get("pack", 0))[1],
-            pack_nodes=pack_of(spec.get("pack", 0))[2],
+            pack=pack,
+            pack_time=pack_time,
+            pack_nodes=pack_nodes,
             tag=spec.get("tag"),
             loc=loc,
         )

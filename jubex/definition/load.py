@@ -143,22 +143,15 @@ def load(
             f"{path} holds one benchmark, '{loaded.name}', not '{benchmark}'",
             hint="leave out --benchmark",
         )
-    return _checked(loaded, problems, tags)
-
-
-def _checked(
-    benchmark: Benchmark | None, problems: list[JubexError], tags: Iterable[str]
-) -> Benchmark:
-    """The benchmark, unless a problem (its own, its tags', its consistency's) is an error."""
     errors: Sequence[JubexError] = [p for p in problems if not isinstance(p, DefinitionWarning)]
-    if benchmark is not None and not errors:
-        errors = check_tags(benchmark, tags) or [
-            p for p in check_consistency(benchmark) if not isinstance(p, DefinitionWarning)
+    if loaded is not None and not errors:
+        errors = check_tags(loaded, tags) or [
+            p for p in check_consistency(loaded) if not isinstance(p, DefinitionWarning)
         ]
     if errors:
         raise errors[0] if len(errors) == 1 else ErrorList(errors)
-    assert benchmark is not None
-    return benchmark
+    assert loaded is not None
+    return loaded
 
 
 def _load_jube(

@@ -13,6 +13,9 @@ from jubex.errors import Loc
 
 PARAMETER_TYPES = ("auto", "int", "float", "str", "bool", "size", "duration")
 PARAMETER_MODES = ("text", "expr", "shell", "env", "tag", "python")
+#: the modes whose one value is worked out (an expression, Python, a command, a variable);
+#: a result holding the separator is several values
+DERIVED_MODES = ("expr", "python", "shell", "env")
 UPDATE_MODES = ("never", "use", "step", "cycle", "always")
 DUPLICATE_MODES = ("replace", "concat", "error", "none")
 PATTERN_TYPES = ("str", "int", "float", "bool", "size", "duration")

@@ -14,6 +14,7 @@ from typing import Any
 
 from lxml import etree
 
+from jubex.definition.model import DERIVED_MODES
 from jubex.definition.tree import Map, Seq, split_top
 from jubex.errors import DefinitionError, Loc, did_you_mean
 from jubex.language.values import MAX_DIGITS
@@ -220,7 +221,7 @@ class _Reader:
         options = self.attrs(el, _PARAM, skip=("name",))
         mode = options.pop("mode", "text")
         text = self.text(el)
-        if mode in ("expr", "python", "shell", "env"):
+        if mode in DERIVED_MODES:
             options.put(mode, text, self.loc(el), text=text)
         elif mode != "text":
             self.fail(

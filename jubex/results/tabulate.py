@@ -89,8 +89,9 @@ def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Ro
     its rows has one of the table's non-group-by columns, so a step's rows whose analysers
     found nothing still count (as missing), and a build step's rows stay out.
     """
-    mixed = mixed_steps(benchmark)
-    if table.use and (benchmark.dialect == "jube" or _names_one_of(table.use, mixed, benchmark)):
+    if table.use and (
+        benchmark.dialect == "jube" or _names_one_of(table.use, mixed_steps(benchmark), benchmark)
+    ):
         return _rows_per_analyser(table.use, rows, benchmark)
     return rows_of_steps(table, rows, benchmark)
 
@@ -110,7 +111,8 @@ def rows_of_steps(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> li
     return [
         r
         for r in rows
-        if r["jube_step_name"] in steps and not (r.get("reduced") and r["jube_step_name"] in mixed)
+        if r["jube_step_name"] in steps
+        and not (mixed and r.get("reduced") and r["jube_step_name"] in mixed)
     ]
 
 

@@ -17,6 +17,7 @@ from typing import TypeVar
 from jubex.definition.jube.reader import Loaded, read_jube
 from jubex.definition.jube.yaml_writer import Flagged, dump
 from jubex.definition.model import (
+    DERIVED_MODES,
     Analyser,
     Column,
     Do,
@@ -277,9 +278,9 @@ def parameter(p: Parameter) -> object:
     )
     if p.export:
         options["export"] = True
-    if p.mode in ("expr", "python", "shell", "env") and p.separator:  # its result is split
+    if p.mode in DERIVED_MODES and p.separator:  # its result is split, as in JUBE
         options["separator"] = p.separator
-    if p.mode in ("expr", "python", "shell", "env"):
+    if p.mode in DERIVED_MODES:
         return {p.mode: p.values[0], **options}
     values: object = p.values[0] if len(p.values) == 1 else list(p.values)
     return {"values": values, **options} if options else values

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node
-from jubex.definition.model import Parameter
+from jubex.definition.model import DERIVED_MODES, Parameter
 from jubex.errors import Loc
 
 #: JUBE's parameter and pattern types, and the model's type for each
@@ -211,7 +211,7 @@ def model_parameter(p: RawParameter, mode: str, values: tuple[str, ...]) -> Para
         values,
         type=TYPES.get(p.type, "auto"),
         mode=mode,
-        separator=p.separator if mode in ("expr", "python", "shell", "env") else None,
+        separator=p.separator if mode in DERIVED_MODES else None,
         export=p.export,
         unit=p.unit,
         update_mode=p.update_mode,
