@@ -245,6 +245,7 @@ def _matplotlib() -> Iterator[None]:
         matplotlib.use("Agg")
     except ImportError:
         raise UsageError(
-            "plots need matplotlib, which is not installed: pip install 'jubex[plot]'"
+            "plots need matplotlib, a dependency of jubex that is missing here: "
+            "pip install matplotlib"
         ) from None
     yield
