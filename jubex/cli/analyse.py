@@ -9,6 +9,12 @@ from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.engine.driver import run_lock
 from jubex.errors import UsageError
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex analyse", "read the latest run's new outputs"),
+    ("jubex analyse -i 1 --force", "read all of run 1's outputs again"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)

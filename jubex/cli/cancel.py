@@ -7,6 +7,12 @@ import argparse
 from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.engine.driver import cancel
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex cancel", "the latest run's queued and running jobs"),
+    ("jubex cancel runs/000002", ""),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)

@@ -51,6 +51,13 @@ def add_noise_options(parser: argparse.ArgumentParser, *, tolerance: str, alpha:
     )
 
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex compare 0 1", "run 1 against run 0; exit 1: a regression beyond the noise"),
+    ("jubex compare 0 1 -m write_bw -f junit", "one metric, as JUnit XML for CI"),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     run_help = "a run directory, an outpath (its latest run), a run id, 'last' or -N"
     parser.add_argument("baseline", metavar="BASELINE", help=f"the reference run: {run_help}")

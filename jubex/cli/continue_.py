@@ -8,6 +8,12 @@ from jubex.api import drive
 from jubex.cli.common import add_run_selector, selected_run
 from jubex.cli.run import add_driving_options, finish, options_from
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex continue", "this directory's latest run, where it stopped"),
+    ("jubex continue runs/000003 --retry-failed", "run the failed ones again"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)

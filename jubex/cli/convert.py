@@ -11,6 +11,12 @@ from jubex.definition.jube.convert import convert_file
 from jubex.definition.load import read_source
 from jubex.errors import UsageError
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex convert benchmark.xml -o benchmark.yaml", "a JUBE file as jubex YAML"),
+    ("jubex convert benchmark.xml -t big", "with tags, to the terminal"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -9,6 +9,12 @@ from pathlib import Path
 from jubex.cli.common import add_runs_selector, selected_runs, shown
 from jubex.store.bundle import export_runs
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex export -o study.tar.gz", "the latest run, outputs included"),
+    ("jubex export -i all --no-outputs -o study.tar.gz", "every run, without outputs"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_runs_selector(parser)

@@ -1,4 +1,5 @@
-"""``jubex help [TOPIC]``: a short page per topic, shipped with jubex, pointing to the docs."""
+"""``jubex help [TOPIC]``: a short page per concept, and every command's help, shipped with
+jubex (nothing here points to a file that is not installed)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,26 @@ from importlib import resources
 
 from jubex.errors import UsageError, did_you_mean
 
-#: topic -> one line about it (the text is jubex/data/help/TOPIC.txt)
+#: concept -> one line about it (the text is jubex/data/help/TOPIC.txt)
 TOPICS = {
     "format": "the definition format: parameters, steps, patterns, results",
     "expressions": "values, sizes, $substitution and the expression language",
     "running": "runs, the run directory, status, continue and the other commands",
     "platforms": "platform files: local, Slurm, PBS and your site's",
     "results": "result tables, formats and jubex compare",
+    "sharing": "plots, the HTML report, result sets across runs, bundles",
     "analysers": "patterns and the built-in IOR, mdtest, fio and IO500 analysers",
     "jube": "running JUBE's files, and JUBE's commands in jubex",
     "kernels": "the bundled bandwidth and metadata kernels",
+    "exit-codes": "what each exit status means, the same for every command",
 }
+
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex help", "the topics and the commands"),
+    ("jubex help run", "a command: what it does, its options, examples"),
+    ("jubex help exit-codes", ""),
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,27 +35,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "topic",
         nargs="?",
         metavar="TOPIC",
-        help=f"one of {', '.join(TOPICS)} (default: list them)",
+        help=f"a command, or one of {', '.join(TOPICS)} (default: list them)",
     )
 
 
+def topics() -> list[str]:
+    """Every name ``jubex help`` takes: the concepts, then the commands."""
+    from jubex.cli.main import COMMANDS
+
+    return [*TOPICS, *(name for name in COMMANDS if name not in TOPICS)]
+
+
 def topic_text(topic: str) -> str:
-    """The page of ``topic`` as shipped in the package."""
+    """The page of a concept as shipped in the package."""
     return (resources.files("jubex") / "data" / "help" / f"{topic}.txt").read_text()
 
 
+def command_text(command: str) -> str:
+    """A command's ``--help``: what it does, its options, examples, exit status."""
+    from jubex.cli.main import build_parser
+
+    parser = build_parser(command)
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sub.choices[command].format_help()
+
+
+def page(topic: str) -> str:
+    """What ``jubex help TOPIC`` prints; a name both concept and command gets both."""
+    from jubex.cli.main import COMMANDS
+
+    parts = []
+    if topic in TOPICS:
+        parts.append(topic_text(topic))
+    if topic in COMMANDS:
+        parts.append(command_text(topic))
+    return "\n".join(parts)
+
+
 def handle(args: argparse.Namespace) -> int:
+    from jubex.cli.main import COMMANDS
+
     if args.topic is None:
-        width = max(len(name) for name in TOPICS)
+        width = max(len(name) for name in [*TOPICS, *COMMANDS])
         print("jubex help TOPIC, one of:")
         for name, line in TOPICS.items():
             print(f"  {name:<{width}}  {line}")
-        print("jubex COMMAND --help: a command's options; the docs/ directory: everything")
+        print("or a command (jubex help COMMAND is jubex COMMAND --help):")
+        for name, (_, line) in COMMANDS.items():
+            print(f"  {name:<{width}}  {line}")
         return 0
-    if args.topic not in TOPICS:
+    if args.topic not in topics():
         raise UsageError(
-            f"no help topic '{args.topic}'; topics: {', '.join(TOPICS)}",
-            hint=did_you_mean(args.topic, TOPICS),
+            f"no help topic '{args.topic}' (`jubex help` lists the topics and commands)",
+            hint=did_you_mean(args.topic, topics()),
         )
-    print(topic_text(args.topic), end="")
+    print(page(args.topic), end="")
     return 0

@@ -16,6 +16,12 @@ from jubex.results.formats import render
 from jubex.results.history import history_of_runs
 from jubex.store.rundir import STORE, Run, list_runs, open_run, resolve_run
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex history ior.yaml", "each metric across the runs of ior.yaml, over time"),
+    ("jubex history runs -m write_bw -k tasks", "one metric, points told apart by tasks"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

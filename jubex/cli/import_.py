@@ -9,6 +9,9 @@ from jubex.cli.common import shown
 from jubex.errors import UsageError
 from jubex.store.bundle import import_bundle
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (("jubex import study.tar.gz", "into ./runs; then: jubex result -i all"),)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bundle", metavar="BUNDLE", help="a bundle written by jubex export")

@@ -69,6 +69,14 @@ def walk(space: Space, names: Sequence[str], every: bool) -> Walked:
         tried = min(tried * 10, WALK)
 
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex info ior.yaml", "size of the space, what varies, the first points"),
+    ("jubex info ior.yaml -p tasks=1,2,4 --all", "every point, a parameter overridden"),
+    ("jubex info runs/000000 --parametrisation", "the values a run's workpackages had"),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "target",

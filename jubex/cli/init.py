@@ -18,6 +18,13 @@ TEMPLATES = {
 }
 
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex init ior", "writes ior.yaml, a commented study that runs here"),
+    ("jubex init generic -o mine.yaml", ""),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     listed = "; ".join(f"{name}: {text}" for name, text in TEMPLATES.items())
     parser.add_argument(

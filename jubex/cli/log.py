@@ -8,6 +8,12 @@ import time
 
 from jubex.cli.common import REPORT_FORMATS, add_format, add_run_selector, selected_run
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex log", "the latest run's state changes"),
+    ("jubex log -i 2 -w 7", "run 2, only workpackage 7"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)

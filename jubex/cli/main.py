@@ -51,10 +51,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"jubex {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
-        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        cmd = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         if only is None or name == only:
             mod = importlib.import_module(f"jubex.cli.{module}")
             mod.add_arguments(cmd)
+            cmd.epilog = examples_text(getattr(mod, "EXAMPLES", ()))
             cmd.add_argument(
                 "--no-python",
                 action="store_true",
@@ -63,6 +69,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             )
             cmd.set_defaults(handler=mod.handle)
     return parser
+
+
+def examples_text(examples: Sequence[tuple[str, str]]) -> str:
+    """A command's examples as ``--help`` ends with them: each line, and what it does."""
+    width = min(max((len(line) for line, _ in examples), default=0), 48)
+    shown = (f"  {line:<{width}}  # {what}" if what else f"  {line}" for line, what in examples)
+    return (
+        "examples:\n"
+        + "\n".join(shown)
+        + "\n\nexit status: 0 ok, 1 a benchmark or comparison failed, 2 bad input or usage"
+    )
 
 
 def _command_of(argv: Sequence[str]) -> str | None:

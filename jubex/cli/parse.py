@@ -36,6 +36,14 @@ LONG = 60
 _Parse = Callable[[str], ParseResult]
 
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex parse ior ior.out", "IOR's numbers of any output file"),
+    ("jubex parse mdtest mdtest.out -a", "every value found, and its statistics"),
+    ("jubex parse fio run.json -f json", ""),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "analyser",

@@ -15,6 +15,12 @@ from jubex.definition.frozen import to_data
 from jubex.errors import UsageError
 from jubex.platform.load import load_platform, schema
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex platform slurm", "the slurm platform, its parents merged in"),
+    ("jubex platform slurm -r nodes=2 -r time=1h", "the job script these resources give"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", default="local", help="platform name or file")

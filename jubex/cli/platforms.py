@@ -9,6 +9,12 @@ from jubex.errors import JubexError
 from jubex.platform.load import load_platform, platform_paths, search_dirs
 from jubex.schedulers.registry import unknown_scheduler
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex platforms", "every platform name -P takes, and its file"),
+    ("jubex platforms --path ~/platforms", ""),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -12,6 +12,13 @@ from jubex.definition.model import PLOT_ERRORS, PLOT_KINDS, PLOT_STATS, Plot
 from jubex.errors import UsageError
 from jubex.store.rundir import Run
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex plot -x transfer -y write_bw -g tasks", "write_bw_by_transfer.svg here"),
+    ("jubex plot -x tasks -y write_bw --stat max -o bw.png", ""),
+    ("jubex plot", "the plots the definition declares, into RUN/plots/"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_runs_selector(

@@ -10,6 +10,12 @@ from jubex.engine.driver import run_lock
 from jubex.errors import UsageError
 from jubex.store.rundir import wp_dir_of
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex remove -i 4 -y", "run 4 of ./runs, without asking"),
+    ("jubex remove -w 12", "one workpackage of the latest run, to run it again"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)

@@ -8,6 +8,12 @@ from pathlib import Path
 from jubex.cli.common import add_runs_selector, add_tabulating_options, shown, tabulated_runs
 from jubex.errors import UsageError
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex report -o study.html", "the latest run: plots, tables, provenance, failures"),
+    ("jubex report -i all -o study.html", "every run of ./runs as one study"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_runs_selector(parser, "; several runs are one result set")

@@ -14,6 +14,13 @@ from jubex.cli.common import (
 )
 from jubex.results.deliver import report
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex result", "the latest run's tables"),
+    ("jubex result -T bandwidth -f csv -o bw.csv", "one table, as CSV, into a file"),
+    ("jubex result -i all --pivot site", "every run as one set, sites side by side"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_runs_selector(parser, "; several runs are one table")

@@ -44,6 +44,15 @@ def add_driving_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-result", action="store_true", help="do not print result tables")
 
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex run ior.yaml", "run here, then print the result tables"),
+    ("jubex run ior.yaml --dry-run", "the exact commands; nothing written"),
+    ("jubex run ior.yaml -P slurm -t real --no-wait", "submit to Slurm and return"),
+    ("jubex run ior.yaml -p transfer=1m,4m -j 4", "a parameter overridden; 4 at once"),
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("definition", metavar="FILE", help="a definition (YAML or XML)")
     parser.add_argument("-P", "--platform", help="platform name or file (default: local)")

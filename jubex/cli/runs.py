@@ -12,6 +12,12 @@ from jubex.errors import UsageError
 from jubex.store.rundir import list_runs, outpath_here
 from jubex.store.store import FAILED, FINAL_STATES, Store
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex runs", "every run below ./runs"),
+    ("jubex runs /scratch/me/runs -f json", ""),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

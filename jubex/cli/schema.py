@@ -9,6 +9,9 @@ from pathlib import Path
 from jubex.definition.schema_check import schema_text
 from jubex.errors import UsageError
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (("jubex schema -o jubex.schema.json", "for an editor's YAML completion"),)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

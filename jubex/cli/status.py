@@ -13,6 +13,12 @@ from jubex.engine.failures import Cause, failure_causes, id_list
 from jubex.store.rundir import Run
 from jubex.store.store import STATES
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex status", "counts per step and state of the latest run; why failures failed"),
+    ("jubex status -i 3 -f json", "run 3 of ./runs, for scripts; exit 1: some failed"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_selector(parser)

@@ -15,6 +15,13 @@ from jubex.cli.common import (
 )
 from jubex.errors import JubexError, UsageError
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex validate ior.yaml", "every problem of the file, each at its line"),
+    ("jubex validate ior.yaml -t real", "as `jubex run -t real` would read it"),
+    ("jubex validate *.yaml -f json", "for scripts and editors"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (YAML or XML)")

@@ -1,4 +1,4 @@
-"""Getting started: jubex init, jubex help TOPIC and shell completion, as a user calls them."""
+"""Getting started: jubex init and shell completion, as a user calls them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from jubex.cli.help_topics import TOPICS
 from jubex.cli.init import TEMPLATES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,23 +100,12 @@ def test_the_fio_starter_runs_here(tmp_path: Path) -> None:
     ]
 
 
-def test_help_lists_the_topics_and_prints_each(tmp_path: Path) -> None:
-    listed = jubex(tmp_path, "help")
-    assert listed.returncode == 0
-    assert [line.split()[0] for line in listed.stdout.splitlines()[1:-1]] == list(TOPICS)
-    for topic in TOPICS:
-        page = jubex(tmp_path, "help", topic)
-        assert page.returncode == 0 and f"(docs/{topic}.md)" in page.stdout.splitlines()[0]
-        assert (REPO / "docs" / f"{topic}.md").is_file()
-    wrong = jubex(tmp_path, "help", "formt")
-    assert wrong.returncode == 2 and "did you mean 'format'?" in wrong.stderr
-
-
-@pytest.mark.parametrize("shell", ["bash", "zsh"])
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_prints_a_hook_for_the_shell(tmp_path: Path, shell: str) -> None:
     done = jubex(tmp_path, "completion", shell)
     assert done.returncode == 0
-    assert "_python_argcomplete" in done.stdout and "jubex" in done.stdout
+    hook = "__fish_jubex_complete" if shell == "fish" else "_python_argcomplete"
+    assert hook in done.stdout and "jubex" in done.stdout
     if shell == "bash":
         assert "complete " in done.stdout
 
