@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from importlib import resources
 
+from jubex.cli.parser import subparser
 from jubex.errors import UsageError, did_you_mean
 
 #: concept -> one line about it (the text is jubex/data/help/TOPIC.txt)
@@ -55,9 +56,9 @@ def command_text(command: str) -> str:
     """A command's ``--help``: what it does, its options, examples, exit status."""
     from jubex.cli.main import build_parser
 
-    parser = build_parser(command)
-    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return sub.choices[command].format_help()
+    found = subparser(build_parser(command), command)
+    assert found is not None, command  # a name of COMMANDS
+    return found.format_help()
 
 
 def page(topic: str) -> str:

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from jubex.cli.parser import Parser, subparser
 from jubex.errors import JubexError
 from jubex.language import python
 from jubex.version import __version__
@@ -42,9 +43,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> Parser:
     """The parser; with ``only``, just that subcommand's module is imported (fast start)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="jubex",
         description="A declarative benchmark workflow environment for HPC.",
     )
@@ -97,7 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argcomplete.autocomplete(build_parser())
     command = _command_of(argv)
     parser = build_parser(command or "")
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        (subparser(parser, command) or parser).unrecognized(unknown)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
