@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from jubex.definition.model import Table
 from jubex.results.database import write_database
@@ -24,7 +25,15 @@ def deliver(table: Table, result: ResultTable, run: Run, *, targets: bool = True
     """Write ``result`` where ``table`` sends it, noting where in ``result.notes``.
 
     Returns the line that stands for the table when its rows went to syslog instead.
+    An imported run's definition is the sender's: its places (``result_dir``, a database
+    path, a syslog host) are not followed; a database goes into the run's own ``result``.
     """
+    if run.meta.get("imported_from"):
+        if table.database:
+            target = run.dir / "result" / Path(table.database).name
+            write_database(result, target, table.primekeys)
+            result.notes.append(f"written to the database {target} (an imported run)")
+        return None
     if table.database:
         # As JUBE: beside the result_dir's tables, else in the run's result directory.
         folder = result_dir(run.benchmark.file, run.dir, table) or run.dir / "result"

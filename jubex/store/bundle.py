@@ -5,8 +5,10 @@ consistent copy, taken with SQLite's backup), the frozen definition and platform
 provenance, the definition's copy and the result files, and unless left out the
 workpackages' outputs; and a manifest with the sha256 of every file. Import checks the
 whole bundle in a private directory first (every path relative and inside, no device,
-no link leading out, every checksum right, no file missing or extra) and only then moves
-the runs into place: a bundle that is truncated or tampered with leaves nothing behind.
+no link leading out even through other links, every checksum right, no file missing or
+extra, members streamed and their total bounded by the bundle's size), copies each store
+into jubex's own schema (:mod:`jubex.store.imported`), and only then moves the runs into
+place: a bundle that is truncated or tampered with leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tarfile
 import tempfile
 import time
@@ -25,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from jubex.errors import JubexError
+from jubex.store.imported import UntrustedStore, copy_store
 from jubex.store.rundir import LOCK, STORE, Run, next_run_dir
 from jubex.store.store import Store
 from jubex.version import __version__
@@ -34,6 +38,10 @@ FORMAT, FORMAT_VERSION = "jubex-bundle", 1
 #: files of a run directory that are never bundled (SQLite's side files: the store is
 #: copied whole; the lock belongs to the machine that drives the run)
 _SKIPPED = {LOCK, f"{STORE}-wal", f"{STORE}-shm"}
+#: what import unpacks at most: MAX_RATIO times the bundle's size, past MIN_UNPACKED bytes
+MAX_RATIO, MIN_UNPACKED = 100, 256 << 20
+MAX_MEMBERS = 2_000_000
+MAX_MANIFEST = 256 << 20
 
 
 class BundleError(JubexError):
@@ -179,30 +187,49 @@ def import_bundle(bundle: Path, outpath: Path) -> list[Path]:
     try:
         manifest = _unpack_checked(bundle, staging)
         for entry in manifest["runs"]:
+            _fresh_store(bundle, staging / entry["name"])
             _mark_imported(staging / entry["name"], bundle, entry, manifest.get("outputs", True))
         return [_move_into_place(staging / e["name"], outpath) for e in manifest["runs"]]
+    except (OSError, sqlite3.Error) as exc:
+        raise BundleError(
+            f"cannot import the bundle {bundle}: {exc}; nothing was imported"
+        ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _fresh_store(bundle: Path, run_dir: Path) -> None:
+    """Replace the bundled store by a copy into jubex's own schema (:mod:`imported`)."""
+    fresh = run_dir / f"{STORE}.fresh"
+    try:
+        copy_store(run_dir / STORE, fresh)
+    except UntrustedStore as exc:
+        raise BundleError(
+            f"the bundle {bundle}: the store of its run '{run_dir.name}' {exc.message}; "
+            "nothing was imported"
+        ) from None
+    os.replace(fresh, run_dir / STORE)
+
+
 def _unpack_checked(bundle: Path, staging: Path) -> dict:
-    """Every member checked and written below ``staging``; then the manifest checked
-    against what was found."""
+    """Every member checked and written below ``staging``, links checked once all are made;
+    then the manifest checked against what was found."""
     seen: dict[str, str] = {}
     manifest: dict | None = None
+    budget = _Budget(bundle)
     try:
         with tarfile.open(bundle, "r:gz") as tar:
             for info in tar:
+                # tarfile keeps every header it read: a million members would all stay
+                tar.members = []  # type: ignore[attr-defined]
+                budget.take(bundle, info)
                 name = _checked_name(bundle, info.name, seen)
                 if name == MANIFEST and info.isfile():
-                    manifest = _read_manifest(bundle, _read(tar, info))
+                    manifest = _read_manifest(bundle, _read(bundle, tar, info))
                 elif info.issym():
                     seen[name] = _unpack_link(bundle, staging, name, info.linkname)
                 elif info.isfile():
-                    data = _read(tar, info)
-                    (staging / name).parent.mkdir(parents=True, exist_ok=True)
-                    (staging / name).write_bytes(data)
-                    seen[name] = hashlib.sha256(data).hexdigest()
+                    seen[name] = _unpack_file(tar, info, staging / name)
                 elif not info.isdir():
                     raise BundleError(
                         f"the bundle {bundle} holds '{name}', which is neither a file, a "
@@ -223,8 +250,61 @@ def _unpack_checked(bundle: Path, staging: Path) -> dict:
         raise BundleError(
             f"the bundle {bundle} has no {MANIFEST}: it is cut short or not a jubex bundle"
         )
+    _check_links(bundle, staging, [n for n, d in seen.items() if d.startswith("link:")])
     _check_files(bundle, manifest, seen)
     return manifest
+
+
+class _Budget:
+    """What unpacking may write: at most :data:`MAX_RATIO` times the bundle's own size
+    (past :data:`MIN_UNPACKED`), and :data:`MAX_MEMBERS` members, counted from each
+    member's header before any of it is written (a 3 MB bundle of a 3 GiB file of zeros
+    is refused before it takes the disk)."""
+
+    def __init__(self, bundle: Path) -> None:
+        self.limit = max(MIN_UNPACKED, MAX_RATIO * bundle.stat().st_size)
+        self.used = 0
+        self.members = 0
+
+    def take(self, bundle: Path, info: tarfile.TarInfo) -> None:
+        self.used += info.size + tarfile.BLOCKSIZE
+        self.members += 1
+        if self.used > self.limit:
+            raise BundleError(
+                f"the bundle {bundle} unpacks to more than {self.limit:,} bytes (at "
+                f"'{info.name[:80]}'), over {MAX_RATIO} times its own size: a compression "
+                "bomb or not a jubex bundle; nothing was imported"
+            )
+        if self.members > MAX_MEMBERS:
+            raise BundleError(
+                f"the bundle {bundle} holds more than {MAX_MEMBERS:,} members; nothing was imported"
+            )
+
+
+def _unpack_file(tar: tarfile.TarFile, info: tarfile.TarInfo, path: Path) -> str:
+    """Stream one member into a new file (never through one already there); its sha256."""
+    digest = hashlib.sha256()
+    handle = tar.extractfile(info)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "xb") as out:
+        while handle is not None and (chunk := handle.read(1 << 20)):
+            digest.update(chunk)
+            out.write(chunk)
+    return digest.hexdigest()
+
+
+def _check_links(bundle: Path, staging: Path, links: list[str]) -> None:
+    """Every link, followed through the links made beside it, ends inside its run: a chain
+    of links each harmless as text (``l1 -> ..``, ``l2 -> l1/..``) is refused as a whole."""
+    for name in links:
+        run = os.path.realpath(staging / PurePosixPath(name).parts[0])
+        target = os.path.realpath(staging / name)
+        if os.path.commonpath([run, target]) != run:
+            raise BundleError(
+                f"the bundle {bundle} holds '{name}', a link that leads out of its run "
+                f"through the links beside it ('{os.readlink(staging / name)}'); "
+                "nothing was imported"
+            )
 
 
 def _read_to_the_end(tar: tarfile.TarFile) -> None:
@@ -268,7 +348,12 @@ def _unpack_link(bundle: Path, staging: Path, name: str, target: str) -> str:
     return f"link:{target}"
 
 
-def _read(tar: tarfile.TarFile, info: tarfile.TarInfo) -> bytes:
+def _read(bundle: Path, tar: tarfile.TarFile, info: tarfile.TarInfo) -> bytes:
+    if info.size > MAX_MANIFEST:
+        raise BundleError(
+            f"the bundle {bundle} has a {MANIFEST} of {info.size:,} bytes, more than "
+            f"{MAX_MANIFEST:,}: not a jubex bundle; nothing was imported"
+        )
     handle = tar.extractfile(info)
     return handle.read() if handle is not None else b""
 
@@ -277,6 +362,11 @@ def _read_manifest(bundle: Path, data: bytes) -> dict:
     """The manifest, checked for its format, its version and the runs it names."""
     try:
         manifest = json.loads(data)
+    except RecursionError:
+        raise BundleError(
+            f"the bundle {bundle} has a {MANIFEST} nested deeper than Python reads "
+            f"({sys.getrecursionlimit()} levels; a manifest has 3): not a jubex bundle"
+        ) from None
     except ValueError:
         manifest = None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -294,10 +384,12 @@ def _read_manifest(bundle: Path, data: bytes) -> dict:
         isinstance(r, dict)
         and isinstance(r.get("name"), str)
         and "/" not in r["name"]
-        and r["name"] not in ("", ".", "..")
+        and r["name"] not in ("", ".", "..", MANIFEST)
         for r in runs
     )
-    if not names_ok or not isinstance(files, dict):
+    names_ok = names_ok and len({r["name"] for r in runs or ()}) == len(runs or ())
+    files_ok = isinstance(files, dict) and all(isinstance(v, str) for v in files.values())
+    if not names_ok or not files_ok:
         raise BundleError(f"the bundle {bundle} has a damaged {MANIFEST}")
     return manifest
 

@@ -297,5 +297,12 @@ def _shown(path: Path) -> Path:
 
 
 def wp_dir_of(run_dir: Path, wp: Workpackage) -> Path:
-    """Where a stored workpackage lives (its name is kept in the store since planning)."""
-    return run_dir / wp.dir_name
+    """Where a stored workpackage lives (its name is kept in the store since planning):
+    always inside the run, whatever a damaged or foreign store names."""
+    name = wp.dir_name
+    if not name or name in (".", "..") or "/" in name or "\0" in name:
+        raise JubexError(
+            f"the run store {run_dir / STORE} places workpackage {wp.id} in '{name[:80]}', "
+            "which is not a directory name inside the run"
+        )
+    return run_dir / name

@@ -129,9 +129,14 @@ class Store:
             if create:
                 self.db.executescript(SCHEMA)
                 self.set_meta({"schema_version": str(SCHEMA_VERSION)})
-            version = int(self.meta().get("schema_version", "0"))
+            text = str(self.meta().get("schema_version", "0"))
         except sqlite3.Error as exc:
             raise JubexError(f"cannot open the run store {path}: {exc}") from None
+        if not (text.isascii() and text.isdigit() and len(text) < 10):
+            raise JubexError(
+                f"the run store {path} is damaged: its schema version is {text[:20]!r}"
+            )
+        version = int(text)
         if version > SCHEMA_VERSION:
             raise JubexError(
                 f"the run store {path} was written by a newer jubex (schema {version})",
