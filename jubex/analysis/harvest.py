@@ -23,7 +23,14 @@ from typing import cast
 from jubex.analysis import builtin
 from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
 from jubex.analysis.patterns import Matches, PatternEngine, Stored, reductions
-from jubex.definition.model import STATISTICS, AnalyseFile, Analyser, Benchmark, Pattern
+from jubex.definition.model import (
+    CODE_MODES,
+    STATISTICS,
+    AnalyseFile,
+    Analyser,
+    Benchmark,
+    Pattern,
+)
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.language.template import Template
 from jubex.store.measurement import Measurement, Value
@@ -70,6 +77,10 @@ class Harvester:
         builtins = {rule.builtin.name: rule.builtin for rule in self._rules if rule.builtin}
         self._builtins = list(builtins.values())
         self._repeated = frozenset().union(*(_repeated(b) for b in self._builtins))
+
+    def code_patterns(self) -> list[Pattern]:
+        """The patterns that run code to give their value (a shell command, real Python)."""
+        return [p for p, _ in self._patterns.values() if p.mode in CODE_MODES]
 
     def harvest(self, workdir: Path, params: Mapping[str, object]) -> ParseResult:
         """Everything the step's analysers find in ``workdir``; never raises for bad output."""

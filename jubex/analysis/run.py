@@ -19,6 +19,7 @@ from pathlib import Path
 from jubex.analysis.harvest import Harvester
 from jubex.analysis.measurement import ParseResult
 from jubex.definition.model import Benchmark
+from jubex.errors import JubexError
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.packed import Packed, pack
 from jubex.store.rundir import Run, wp_dir_of
@@ -64,6 +65,20 @@ class RunAnalysis:
         if found is None:
             found = self.harvesters[step] = Harvester(self.run.benchmark, step)
         return found
+
+    def refuse_code(self) -> None:
+        """Refuse to analyse when a pattern would run code: an imported run's definition is
+        the sender's, and its shell and python patterns would run the sender's code here."""
+        for step in sorted(self.steps):
+            for pattern in self.harvester(step).code_patterns():
+                raise JubexError(
+                    f"the run {self.run.dir} was imported from "
+                    f"{self.run.meta.get('imported_from')}: analysing it again would run "
+                    f"the sender's code, the {pattern.mode} pattern '{pattern.name}'"
+                    + (f" ({pattern.loc})" if pattern.loc else ""),
+                    hint="its store holds the analysis made where it ran, which `jubex "
+                    "result` shows; only regex, JSON and expression patterns are read again",
+                )
 
     def workpackages(self, wps: Sequence[Workpackage], *, force: bool = False) -> int:
         """Harvest the given finished workpackages whose outputs are new; returns how many."""
@@ -133,7 +148,10 @@ def _cores() -> int:
 
 def analyse_run(run: Run, *, force: bool = False) -> int:
     wps = run.store.workpackages(states=list(ANALYSABLE))
-    return RunAnalysis(run).workpackages(wps, force=force)
+    analysis = RunAnalysis(run)
+    if run.meta.get("imported_from"):
+        analysis.refuse_code()
+    return analysis.workpackages(wps, force=force)
 
 
 def missing_analysis(run: Run) -> list[tuple[int, str]]:

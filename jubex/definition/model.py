@@ -16,6 +16,9 @@ PARAMETER_MODES = ("text", "expr", "shell", "env", "tag", "python")
 #: the modes whose one value is worked out (an expression, Python, a command, a variable);
 #: a result holding the separator is several values
 DERIVED_MODES = ("expr", "python", "shell", "env")
+#: the modes of a parameter or pattern that run code to give a value: a shell command,
+#: real Python (never run for an imported run, nor by inspection unless allowed)
+CODE_MODES = ("shell", "python")
 UPDATE_MODES = ("never", "use", "step", "cycle", "always")
 DUPLICATE_MODES = ("replace", "concat", "error", "none")
 PATTERN_TYPES = ("str", "int", "float", "bool", "size", "duration")

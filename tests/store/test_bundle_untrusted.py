@@ -232,3 +232,31 @@ def test_a_compression_bomb_is_refused_before_it_is_written(
     with pytest.raises(BundleError, match="compression bomb"):
         import_bundle(bad, tmp_path / "runs")
     assert not list((tmp_path / "runs").iterdir())
+
+
+def test_an_imported_run_is_never_analysed_with_the_senders_code(tmp_path: Path) -> None:
+    site, here = tmp_path / "site", tmp_path / "here"
+    site.mkdir(), here.mkdir()
+    marker = tmp_path / "RAN"
+    definition = DEFINITION.replace(
+        "unit: MiB/s}", f"unit: MiB/s}}\n    twice: {{shell: 'touch {marker}; echo 2'}}"
+    )
+    (site / "b.yaml").write_text(definition)
+    jubex(site, "run", "b.yaml", "-q", "--no-result")
+    jubex(site, "export", "runs/000000", "-o", str(tmp_path / "b.tgz"))
+    marker.unlink()
+    jubex(here, "import", str(tmp_path / "b.tgz"))
+    done = jubex(here, "analyse", "runs/000000", "--force", check=False)
+    assert done.returncode == 1 and "would run the sender's code" in done.stderr
+    assert "shell pattern 'twice'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert jubex(here, "result", "runs/000000", "-f", "csv").stdout.count("\n") == 3
+    assert not marker.exists()
+
+
+def test_an_imported_run_is_analysed_again_with_declarative_patterns(
+    bundle: Path, tmp_path: Path
+) -> None:
+    import_bundle(bundle, tmp_path / "runs")
+    done = jubex(tmp_path, "analyse", "runs/000000", "--force")
+    assert "2 workpackage(s) analysed" in done.stdout
