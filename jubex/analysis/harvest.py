@@ -137,6 +137,11 @@ class Harvester:
             firsts.setdefault((m.name, m.record), m.value)
         return row + [(name, record, value) for (name, record), value in firsts.items()]
 
+    @property
+    def repeated(self) -> frozenset[str]:
+        """The names the step's built-in analysers give once per program iteration."""
+        return self._repeated
+
     def computes(self, names: Collection[str] | None) -> bool:
         """Whether reading ``names`` (None: every value) needs :meth:`merge`: the statistics
         of a built-in analyser's per-iteration values (``write_bw_avg``) are not stored --

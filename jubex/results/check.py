@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from jubex.analysis import builtin
+from jubex.definition.model import STATISTICS as REDUCTIONS
 from jubex.definition.model import Benchmark, Column, Table
 from jubex.definition.references import BUILTIN_PREFIXES, unknown
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
@@ -64,7 +65,12 @@ def _known_names(b: Benchmark) -> tuple[set[str], set[str]]:
     reduced = {f"{name}_{stat}" for name in patterns for stat in ("first", "last", "min", "max")}
     reduced |= {f"{name}_{stat}" for name in patterns for stat in ("avg", "sum", "cnt", "std")}
     parameters = {name for ps in b.parametersets.values() for name in ps.parameters}
-    metrics = {name for n in _builtins_in_use(b) for name in builtin.get(n).metrics}
+    metrics: set[str] = set()
+    for used in _builtins_in_use(b):
+        for name, metric in builtin.get(used).metrics.items():
+            metrics.add(name)
+            if metric.repeated:  # once per program iteration: its statistics are worked out
+                metrics |= {f"{name}_{stat}" for stat in REDUCTIONS}
     return parameters | set(META), patterns | reduced | metrics
 
 

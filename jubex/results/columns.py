@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import Expr, compile_expr
-from jubex.results.rows import META
+from jubex.results.rows import META, samples_of
 from jubex.results.stats import ALIASES, COUNTS, NUMERIC, RATIOS, STATISTICS, Summary, summarize
 from jubex.results.units import UnitError, factor
 
@@ -82,13 +82,14 @@ class ColumnPlan:
 
 
 class Sample:
-    """The values of one field within one group; statistics computed once, on demand."""
+    """The values of one field within one group -- every repetition a program made inside
+    each row's execution (:func:`samples_of`) -- with statistics computed once, on demand."""
 
     __slots__ = ("_summary", "field", "present", "values")
 
     def __init__(self, name: str, rows: Sequence[Row]) -> None:
         self.field = name
-        self.values = [row.get(name) for row in rows]
+        self.values = [value for row in rows for value in samples_of(row, name)]
         self.present = [v for v in self.values if v is not None]
         self._summary: Summary | None = None
 
@@ -261,7 +262,7 @@ def _unit(
     name: str, column: Column, units: Mapping[str, str], loc: Loc | None
 ) -> tuple[str, float]:
     """The unit shown for a field's column and the factor that converts into it."""
-    source = units.get(name, "")
+    source = units.get(name, "") or _statistic_unit(name, units)
     if not column.unit or column.unit == source:
         return source, 1.0
     if not units:  # nothing was measured (every workpackage failed): nothing to convert
@@ -273,6 +274,14 @@ def _unit(
             loc,
         )
     return column.unit, factor(source, column.unit, loc)
+
+
+def _statistic_unit(name: str, units: Mapping[str, str]) -> str:
+    """The unit of a statistic worked out rather than stored (``write_bw_avg``: its value's;
+    a count has none)."""
+    base, _, stat = name.rpartition("_")
+    stat = ALIASES.get(stat, stat)
+    return "" if stat in COUNTS or stat not in STATISTICS else units.get(base, "")
 
 
 def _check_names(

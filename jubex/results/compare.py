@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
 from jubex.results.flags import side_warnings
+from jubex.results.rows import samples_of
 from jubex.results.significance import (
     CORRECTIONS,
     TESTS,
@@ -348,7 +349,7 @@ def group_points(
 def numbers_of(rows: list[Row] | None, metric: str, scale: float) -> list[float]:
     """The present numbers of ``metric``; ValueError naming a value that is no number."""
     present: list[float] = []
-    for value in (row.get(metric) for row in rows or ()):
+    for value in (value for row in rows or () for value in samples_of(row, metric)):
         if value is None:
             continue
         if not isinstance(value, int | float) or isinstance(value, bool):

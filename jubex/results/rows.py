@@ -16,7 +16,8 @@ from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run
 
 #: the keys every row has besides parameters and values (``reduced``: a row of iterations;
-#: ``run``, ``platform`` and ``site`` tell the runs of a result set apart)
+#: ``run``, ``platform`` and ``site`` tell the runs of a result set apart; ``samples``: the
+#: repetitions a program made inside its executions, see :func:`samples_of`)
 META = (
     "jube_wp_id",
     "jube_step_name",
@@ -27,6 +28,7 @@ META = (
     "ok",
     "reason",
     "reduced",
+    "samples",
 )
 
 
@@ -60,6 +62,7 @@ def result_rows(
     merged = [g for g, _ in groups if len(g) > 1 or g[0].step in computed]
     values = run.store.representatives(stored, _label) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored, harvesters)
+    repeats = _Repeats(run, groups, stored, harvesters)
     where = {
         "run": label or run.id,
         "platform": run.platform.name,
@@ -85,6 +88,7 @@ def result_rows(
                 "ok": ok,
                 "reason": reason,
                 "reduced": reduced,
+                "samples": repeats(group),
             }
         )
         for name, value in found.items():
@@ -92,6 +96,21 @@ def result_rows(
         if chains is not None:
             chains.add(wp, row)
         yield row
+
+
+def samples_of(row: Mapping[str, object], name: str) -> list[object]:
+    """The samples a row gives of ``name``: every repetition the program made inside the
+    row's executions (IOR's ``-i``: one ``write_bw`` per iteration), else its one value.
+
+    The row's own ``name`` stays the first (JUBE's representative value); statistics,
+    comparisons and outlier marks take every repetition, so that ``n`` counts them.
+    """
+    samples = row.get("samples")
+    if isinstance(samples, Mapping):
+        found = samples.get(name)
+        if found:
+            return list(found)
+    return [row.get(name)]
 
 
 def _label(name: str, record: int) -> str:
@@ -216,6 +235,31 @@ class _Merge:
             for name, record, value in merged
             if self.stored is None or name in self.stored
         ]
+
+
+class _Repeats:
+    """Every value of the names a built-in analyser gives once per program iteration, per
+    row, from one read of the store: the samples of :func:`samples_of`."""
+
+    def __init__(
+        self,
+        run: Run,
+        groups: Sequence[tuple[list[Workpackage], bool]],
+        stored: set[str] | None,
+        harvesters: Mapping[str, Harvester],
+    ) -> None:
+        wanted: set[str] = set().union(*(h.repeated for h in harvesters.values()))
+        if stored is not None:
+            wanted &= stored
+        ids = [wp.id for group, _ in groups for wp in group] if wanted else []
+        self.found = run.store.values_of(ids, wanted) if ids else {}
+
+    def __call__(self, group: Sequence[Workpackage]) -> dict[str, tuple[object, ...]]:
+        samples: dict[str, list[object]] = {}
+        for wp in group:
+            for name, record, value, _ in self.found.get(wp.id, ()):
+                samples.setdefault(_label(name, record), []).append(value)
+        return {name: tuple(values) for name, values in samples.items()}
 
 
 def _verdict(

@@ -1,0 +1,97 @@
+"""The repetitions a program makes inside one execution (IOR's ``-i``) are samples of a
+table's statistics and of a comparison: on every real IOR output, the table's mean, min
+and max are IOR's own, and n counts executions times repetitions."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jubex.analysis import builtin
+from jubex.api import load, resolve, run
+from jubex.engine.driver import Options
+from jubex.platform.load import load_platform
+from jubex.results.compare_runs import compare_runs
+from jubex.results.tabulate import tables_with_definitions
+from jubex.space.spec import resolve_spec
+
+OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "outputs" / "ior"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+#: the real outputs that print each iteration's results and IOR's summary of them
+FILES = sorted(
+    p
+    for p in OUTPUTS.glob("*.txt")
+    if "Summary of all tests" in (text := p.read_text(errors="replace")) and "\naccess" in text
+)
+
+
+def _study(tmp_path: Path, files: list[Path], executions: int) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    definition = tmp_path / "d.yaml"
+    definition.write_text(
+        "name: repetitions\n"
+        f"parameters: {{file: [{', '.join(shlex.quote(str(p)) for p in files)}]}}\n"
+        f"steps:\n  read:\n    iterations: {executions}\n    do: cat $file\n"
+        "    analyse: [ior]\n"
+        "results:\n  t:\n    group_by: [file]\n    columns:\n"
+        "      - {name: write_bw, stats: [n, mean, min, max]}\n"
+        "      - {name: read_bw, stats: [n, mean, min, max]}\n"
+        "      - write_bw_avg\n"
+    )
+    return definition
+
+
+def _made(tmp_path: Path, files: list[Path], executions: int):
+    definition = _study(tmp_path, files, executions)
+    spec = resolve_spec(load(definition), load_platform("local"), outpath=tmp_path / "runs")
+    made, _ = run(spec, Options(progress="quiet"))
+    return made
+
+
+def test_table_statistics_are_iors_own_over_every_iteration(tmp_path: Path) -> None:
+    assert len(FILES) >= 3
+    made = _made(tmp_path, FILES, executions=2)
+    (_, table), *_ = tables_with_definitions([made])
+    records = {str(r["file"]): r for r in table.records()}
+    for path in FILES:
+        found = {m.name: m.value for m in builtin.get("ior").parse(path.read_text()).measurements}
+        got = records[str(path)]
+        for op in ("write", "read"):
+            # IOR prints its summary with two decimals, and each iteration's bandwidth
+            # with two as well, or none from 1000 MiB/s on (3934 for 3933.64)
+            assert got[f"{op}_bw_n"] == 2 * found["repetitions"], path.name
+            for stat in ("mean", "min", "max"):
+                expected = pytest.approx(found[f"{op}_{stat}"], abs=0.5)
+                assert got[f"{op}_bw_{stat}"] == expected, (path.name, op, stat)
+        assert got["write_bw_avg"] == got["write_bw_mean"]
+
+
+def test_the_documented_statistic_names_pass_validate(tmp_path: Path) -> None:
+    load(_study(tmp_path, FILES[:1], executions=1))  # raises on an unknown name
+
+
+def test_a_comparison_counts_every_iteration(tmp_path: Path) -> None:
+    made = [_made(tmp_path / side, FILES[:1], executions=2) for side in ("a", "b")]
+    result = compare_runs(made[0], made[1], metrics=["write_bw"])
+    (item,) = result.items
+    assert item.baseline is not None and item.candidate is not None
+    assert (item.baseline.n, item.candidate.n) == (6, 6)
+
+
+@pytest.mark.skipif(
+    shutil.which("make") is None or shutil.which("cc") is None,
+    reason="the kernels need make and a C compiler",
+)
+def test_lustre_clio_counts_five_runs_times_iors_repetitions(tmp_path: Path) -> None:
+    spec = resolve(
+        EXAMPLES / "lustre-clio.yaml",
+        tags=["kernels"],
+        overrides={"repetitions": ["2"], "items": ["40"], "block": ["2m"]},
+        outpath=tmp_path / "runs",
+    )
+    made, _ = run(spec, Options(jobs=1, progress="quiet"))
+    ((_, table),) = tables_with_definitions([made], ["ior"])
+    assert table.column("write_bw_n") == [5 * 2, 5 * 2]
