@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jubex.results.columns import Row
+from jubex.results.rows import samples_of
 from jubex.results.stats import Summary, outliers, summarize
 
 #: a point is noisy above this coefficient of variation
@@ -52,21 +53,28 @@ def flag(
     outlying: list[str] = []
     for name in fields:
         present = [
-            (row, value)
-            for row in members
-            if isinstance(value := row.get(name), int | float) and not isinstance(value, bool)
+            (_where(row, k, len(samples)), value)
+            for row, samples in ((row, samples_of(row, name)) for row in members)
+            for k, value in enumerate(samples)
+            if isinstance(value, int | float) and not isinstance(value, bool)
         ]
         values = [value for _, value in present]
         cv = summarize(values).cv
         if cv is not None and cv > cv_limit:
             noisy.append(f"{name} cv {cv:.1%}")
         for index in outliers(values, outlier_alpha) if outlier_alpha else ():
-            row, value = present[index]
-            where = row.get("jube_wp_iteration")
-            outlying.append(
-                f"{name} {value:g}" + (f" (iteration {where})" if where is not None else "")
-            )
+            where, value = present[index]
+            outlying.append(f"{name} {value:g}" + (f" ({where})" if where else ""))
     return Flags(tuple(noisy), tuple(outlying))
+
+
+def _where(row: Row, repetition: int, repetitions: int) -> str:
+    """Which sample a value is: its iteration, and the program's own repetition in it."""
+    iteration = row.get("jube_wp_iteration")
+    parts = [] if iteration is None else [f"iteration {iteration}"]
+    if repetitions > 1:
+        parts.append(f"repetition {repetition + 1} of {repetitions}")
+    return ", ".join(parts)
 
 
 def flag_note(

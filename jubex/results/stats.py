@@ -163,6 +163,16 @@ def _median(values: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
+#: fewer values than this have no outliers: with three, the test can only fire where two
+#: values (nearly) tie -- 878.6 marked beside 875.2 and 1516.2 is no finding
+OUTLIER_MIN_N = 6
+#: the values kept must differ this often, so that ties (bucketed percentiles, times in
+#: whole milliseconds) do not shrink the spread the farthest value is measured against
+OUTLIER_MIN_DISTINCT = 3
+#: among ties, how far a value must lie from the nearest other, as a share of its size
+OUTLIER_TIE_DISTANCE = 0.25
+
+
 def outliers(values: Sequence[Number], alpha: float = 0.01) -> list[int]:
     """Positions of outlying values by Rosner's generalized ESD test at level ``alpha``.
 
@@ -170,11 +180,34 @@ def outliers(values: Sequence[Number], alpha: float = 0.01) -> list[int]:
     probability about ``alpha`` whatever the sample's size, where a fixed distance rule
     (five median absolute deviations, say) marks one in four samples of three and one in
     ten of twenty. Up to half the values less one are tested in turn, the farthest first,
-    so that two far values do not hide each other; with fewer than three values nothing
-    is an outlier.
+    so that two far values do not hide each other. Fewer than :data:`OUTLIER_MIN_N`
+    values have no outlier. Where the values left unmarked take fewer than
+    :data:`OUTLIER_MIN_DISTINCT` distinct values, their spread is made of ties and says
+    nothing about how far a value may fall by chance (the test's score is then the same
+    for 13 among twelves as for 10^8 among zeros): a value is marked only when it lies
+    farther from the nearest of them than :data:`OUTLIER_TIE_DISTANCE` of its size.
     """
+    found = _esd(values, alpha)
+    if not found:
+        return []
+    marked = set(found)
+    kept = sorted({values[i] for i in range(len(values)) if i not in marked})
+    if len(kept) >= OUTLIER_MIN_DISTINCT:
+        return found
+    return [i for i in found if _apart(values[i], kept)]
+
+
+def _apart(value: Number, kept: Sequence[Number]) -> bool:
+    """Whether ``value`` lies far from every one of a few tied ``kept`` values."""
+    nearest = min(kept, key=lambda k: abs(k - value))
+    size = max(abs(value), abs(nearest))
+    return abs(value - nearest) > OUTLIER_TIE_DISTANCE * size
+
+
+def _esd(values: Sequence[Number], alpha: float) -> list[int]:
+    """The generalized ESD test itself (see :func:`outliers`)."""
     n = len(values)
-    if n < 3:
+    if n < OUTLIER_MIN_N:
         return []
     largest = max(abs(v) for v in values)
     if largest > 1e100:  # squares would overflow; which values are far does not change

@@ -10,7 +10,7 @@ from jubex.results.flags import flag, side_warnings
 from jubex.results.stats import summarize
 from jubex.results.table import build_table
 
-#: three points of five iterations: quiet, noisy (cv 13 %), and one with an outlier
+#: three points of six iterations: quiet, noisy (cv 13 %), and one with an outlier
 DEFINITION = r"""
 name: flags
 parameters:
@@ -20,7 +20,7 @@ patterns:
     bw: {regex: '^bw: $jube_pat_fp MiB/s', type: float, unit: MiB/s}
 steps:
   run:
-    iterations: 5
+    iterations: 6
     do: |
       case $point in
         quiet) v=$((1000 + $jube_wp_iteration)) ;;
@@ -41,19 +41,23 @@ def rows(point, *values):
 
 
 def test_a_group_is_flagged_for_its_spread_and_its_outliers():
-    marks = flag(rows("p", 1000, 1001, 1002, 1003, 1503), ["bw"])
-    assert marks.text() == "noisy: bw cv 20.4%; outlier: bw 1503 (iteration 4)"
+    marks = flag(rows("p", 1000, 1001, 1002, 1003, 1004, 1503), ["bw"])
+    assert marks.text() == "noisy: bw cv 18.8%; outlier: bw 1503 (iteration 5)"
     assert flag(rows("p", 1000, 1001, 1002), ["bw"]).text() is None
+    # three values have no outlier, nor have ties alone (fio's bucketed percentiles)
+    assert flag(rows("p", 878.6, 1516.2, 875.2), ["bw"], cv_limit=1).text() is None
+    ties = rows("p", 1105.92, 1155.072, 1155.072, 1155.072, 1155.072, 1155.072, 1155.072)
+    assert flag(ties, ["bw"]).text() is None
     assert flag(rows("p", 1000, 1100, 1200), ["bw"], cv_limit=0.10).text() is None
 
 
 def test_the_outlier_stays_in_every_statistic():
-    data = rows("odd", 1000, 1001, 1002, 1003, 1503) + rows("quiet", 1000, 1001)
+    data = rows("odd", 1000, 1001, 1002, 1003, 1004, 1503) + rows("quiet", 1000, 1001)
     table = Table("t", columns=[Column("bw", stats=("n", "mean"))], group_by=("point",))
     result = build_table(data, table, {"bw": "MiB/s"}, {})
     odd, quiet = result.records()
-    assert odd["bw_n"] == 5 and odd["bw_mean"] == pytest.approx(1101.8)
-    assert odd["flags"] == "noisy: bw cv 20.4%; outlier: bw 1503 (iteration 4)"
+    assert odd["bw_n"] == 6 and odd["bw_mean"] == pytest.approx(1085.5)
+    assert odd["flags"] == "noisy: bw cv 18.8%; outlier: bw 1503 (iteration 5)"
     assert quiet["flags"] is None
     assert result.notes[-1].startswith("flags: 1 noisy point(s) (coefficient of variation")
     assert "1 outlier(s)" in result.notes[-1]
@@ -70,9 +74,9 @@ def test_tables_without_flags_or_without_groups_have_no_flags_column():
 
 
 def test_a_comparison_notes_a_noisy_side_and_an_outlier():
-    values = [1000.0, 1001.0, 1002.0, 1003.0, 1503.0]
+    values = [1000.0, 1001.0, 1002.0, 1003.0, 1004.0, 1503.0]
     assert side_warnings("baseline", values, summarize(values)) == [
-        "noisy baseline (cv 20.4%)",
+        "noisy baseline (cv 18.8%)",
         "outlier in the baseline: 1503",
     ]
 
@@ -85,9 +89,9 @@ def test_jubex_result_shows_the_flags(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["result", str(out), "-f", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "point,bw_n,bw_mean [MiB/s],bw_cv,bw_hmean [MiB/s],bw_gmean [MiB/s],flags"
-    assert lines[1] == "quiet,5,1002.0,0.2%,1002.0,1002.0,"
-    assert lines[2].startswith("noisy,5,1200.0,13.2%,1183.2,1191.6,noisy: bw cv 13.2%")
-    assert lines[3].endswith("noisy: bw cv 20.3%; outlier: bw 1503 (iteration 3)")
+    assert lines[1] == "quiet,6,1002.5,0.2%,1002.5,1002.5,"
+    assert lines[2].startswith("noisy,6,1250.0,15.0%,1226.3,1238.2,noisy: bw cv 15.0%")
+    assert lines[3].endswith("noisy: bw cv 18.8%; outlier: bw 1503 (iteration 3)")
     assert any(line.startswith("# flags: 2 noisy point(s)") for line in lines)
 
 
@@ -101,8 +105,8 @@ def test_a_table_sets_when_it_flags(tmp_path: Path, capsys: pytest.CaptureFixtur
     capsys.readouterr()
     assert main(["result", str(out), "-f", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2].endswith(",")  # cv 13.2 %: not noisy above 15 %
-    assert lines[3].endswith(",noisy: bw cv 20.3%")  # and no outlier test
+    assert lines[2].endswith(",")  # cv 15.0 %: not noisy above 15 %
+    assert lines[3].endswith(",noisy: bw cv 18.8%")  # and no outlier test
     assert "above 15%" in lines[-1] and "0 outlier(s)" in lines[-1]
 
 

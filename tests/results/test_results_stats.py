@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from jubex.results.stats import STATISTICS, outliers, summarize, t_quantile
+from jubex.results.stats import OUTLIER_MIN_N, STATISTICS, outliers, summarize, t_quantile
 
 
 def test_known_sample_hand_checked():
@@ -113,10 +113,9 @@ def test_hmean_gmean_and_mad_agree_with_scipy(values):
 
 
 def test_outliers_by_the_generalized_esd_test():
-    assert outliers([1000, 1001, 1002, 1003, 1503]) == [4]
-    assert outliers([1000, 1100, 1200, 1300, 1400]) == []  # spread, but nothing apart
-    assert outliers([5, 5, 5, 9]) == [3]  # as far apart as four values can be
-    assert outliers([5, 5, 5, 5, 5, 5, 9]) == [6]
+    assert outliers([1000, 1001, 1002, 1003, 1004, 1503]) == [5]
+    assert outliers([1000, 1100, 1200, 1300, 1400, 1500]) == []  # spread, but nothing apart
+    assert outliers([5, 5, 5, 5, 5, 5, 9]) == [6]  # among ties, far for its size
     assert outliers([1, 100]) == []  # two values cannot outvote each other
     assert outliers([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 50, 51]) == [10, 11]  # neither hides the other
 
@@ -136,7 +135,7 @@ def test_a_far_value_among_many_is_always_found(values, far):
 def _esd_by_the_book(values, alpha=0.01):
     """Rosner's steps as NIST's handbook writes them, recomputing everything each step."""
     left, removed, found = list(range(len(values))), [], 0
-    for step in range(max(1, (len(values) - 1) // 2) if len(values) >= 3 else 0):
+    for step in range(max(1, (len(values) - 1) // 2) if len(values) >= OUTLIER_MIN_N else 0):
         size = len(left)
         mean = statistics.fmean(values[i] for i in left)
         sd = statistics.stdev([values[i] for i in left])
@@ -149,6 +148,20 @@ def _esd_by_the_book(values, alpha=0.01):
         removed.append(far)
         left.remove(far)
     return sorted(removed[:found])
+
+
+def test_few_values_have_no_outliers():
+    assert outliers([878.6, 1516.2, 875.2]) == []  # three: only near ties could fire
+    assert outliers([1000, 1001, 1002, 1003, 1503]) == []
+    assert outliers([5, 5, 5, 9]) == []
+
+
+def test_ties_alone_mark_nothing():
+    # fio's bucketed percentiles, runtimes in whole milliseconds
+    assert outliers([1105.92, 1155.072, 1155.072, 1155.072, 1155.072, 1155.072]) == []
+    assert outliers([12, 12, 12, 13, 12, 12, 12, 12]) == []
+    assert outliers([1155.072] * 6 + [1204.224] * 3 + [1105.92]) == []
+    assert outliers([1155.072] * 6 + [2400.0]) == [6]  # far, not one bucket away
 
 
 def test_outliers_agree_with_the_test_done_by_the_book():
