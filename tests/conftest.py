@@ -1,4 +1,6 @@
-"""Fixtures shared by the whole suite: the real Slurm cluster of ``ci/start-local-slurm.sh``.
+"""Fixtures shared by the whole suite: the real Slurm cluster of ``ci/start-local-slurm.sh``,
+the real Grid Engine of ``ci/start-local-sge.sh`` and the real PostgreSQL server of
+``ci/start-local-postgres.sh``.
 
 Tests that need Slurm are marked ``@pytest.mark.slurm`` and use the ``slurm`` fixture. Where
 the Slurm packages are missing they are skipped with the reason — except under CI (the
@@ -21,6 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 START = REPO / "ci" / "start-local-slurm.sh"
 STOP = REPO / "ci" / "stop-local-slurm.sh"
 START_SGE = REPO / "ci" / "start-local-sge.sh"
+START_POSTGRES = REPO / "ci" / "start-local-postgres.sh"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -130,3 +133,23 @@ def sge() -> Iterator[Path]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def postgres() -> str:
+    """The URL of a running PostgreSQL server's database ``jubex`` (as its superuser):
+    ``$JUBEX_TEST_POSTGRES`` when set (.ci/run starts the server), else the server of
+    ``ci/start-local-postgres.sh``, started by this session when it is not running.
+
+    Skipped with the reason where it cannot start - except under CI, where it fails."""
+    found = os.environ.get("JUBEX_TEST_POSTGRES")
+    if found:
+        return found
+    ci = bool(os.environ.get("CI"))
+    result = subprocess.run(
+        ["bash", str(START_POSTGRES)], capture_output=True, text=True, timeout=600, check=False
+    )
+    if result.returncode != 0:
+        message = f"ci/start-local-postgres.sh failed:\n{result.stderr[-3000:]}"
+        pytest.fail(message) if ci else pytest.skip(message)
+    return result.stdout.strip().rpartition("=")[2]

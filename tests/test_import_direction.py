@@ -27,6 +27,7 @@ ORDER = (
     "engine",  # execute: the state machine
     "analysis",  # analyse
     "results",  # tabulate
+    "resultsdb",  # beside tabulate: the shared results database, read back as runs and rows
     "api",  # the library: the stages composed
     "cli",
     "__main__",

@@ -143,6 +143,17 @@ def add_runs_selector(parser: argparse.ArgumentParser, what: str = "") -> None:
     parser.add_argument(
         "-n", "--num", type=int, metavar="N", help="the N latest runs of the outpath (JUBE's -n)"
     )
+    add_database_option(parser)
+
+
+def add_database_option(parser: argparse.ArgumentParser) -> None:
+    """``--database``: the results database that publish, query and ``db:`` selectors use."""
+    parser.add_argument(
+        "--database",
+        metavar="URL|PATH",
+        help="the results database (default: $JUBEX_RESULTS_DB, else results_database in "
+        "config.yaml, else results.sqlite in the user's data directory)",
+    )
 
 
 def add_tabulating_options(parser: argparse.ArgumentParser) -> None:
@@ -164,9 +175,41 @@ def tabulated_runs(args: argparse.Namespace) -> list[Run]:
 
 
 def selected_runs(args: argparse.Namespace) -> list[Run]:
-    """The runs RUN..., -i and -n name, each opened."""
-    specs = [*args.runs, *args.run_id]
-    return [open_run(path) for path in resolve_runs(specs, args.outpath, args.num)]
+    """The runs RUN..., -i and -n name, each opened; ``db:`` selectors name published runs."""
+    published = [spec for spec in args.runs if is_selector(spec)]
+    specs = [*(spec for spec in args.runs if not is_selector(spec)), *args.run_id]
+    runs = database_runs(published, args.database)
+    if published and not specs and args.num is None:
+        return runs
+    return [*runs, *(open_run(path) for path in resolve_runs(specs, args.outpath, args.num))]
+
+
+def is_selector(spec: str | None) -> bool:
+    """Whether a run argument selects published runs (``db:benchmark=ior,...``)."""
+    return bool(spec) and str(spec).startswith("db:")
+
+
+def database_runs(selectors: list[str], database: str | None) -> list[Run]:
+    """The published runs the ``db:`` selectors name, each once (none: no database opened)."""
+    if not selectors:
+        return []
+    from jubex.resultsdb.connect import Database
+    from jubex.resultsdb.select import selected_runs as published
+
+    return published(selectors, Database(database))
+
+
+def one_run(spec: str, outpath: str | None, database: str | None = None) -> Run:
+    """One run from a directory, an id, ``last``, -N, or a ``db:`` selector naming one."""
+    if not is_selector(spec):
+        return open_run(resolve_run(spec, outpath))
+    runs = database_runs([spec], database)
+    if len(runs) > 1:
+        raise UsageError(
+            f"'{spec}' selects {len(runs)} published runs; one is needed here",
+            hint="narrow it, e.g. with last=1 or id=ID",
+        )
+    return runs[0]
 
 
 def selected_run(args: argparse.Namespace) -> Run:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import compare
-from jubex.cli.common import add_format, add_list_option
+from jubex.cli.common import add_database_option, add_format, add_list_option, one_run
 from jubex.results.formats import render
 from jubex.results.gate import to_json, to_junit
 from jubex.results.significance import CORRECTIONS, TESTS
-from jubex.store.rundir import open_run, resolve_run
 
 
 def fraction(text: str, *, name: str, upper: float) -> float:
@@ -59,10 +58,14 @@ EXAMPLES = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    run_help = "a run directory, an outpath (its latest run), a run id, 'last' or -N"
+    run_help = (
+        "a run directory, an outpath (its latest run), a run id, 'last', -N or a db: "
+        "selector naming one published run"
+    )
     parser.add_argument("baseline", metavar="BASELINE", help=f"the reference run: {run_help}")
     parser.add_argument("candidate", metavar="CANDIDATE", help=f"the run judged: {run_help}")
     parser.add_argument("--outpath", help="where runs given by id live")
+    add_database_option(parser)
     add_noise_options(
         parser,
         tolerance="loss accepted when it is beyond the noise",
@@ -109,7 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = [open_run(resolve_run(spec, args.outpath)) for spec in (args.baseline, args.candidate)]
+    runs = [one_run(spec, args.outpath, args.database) for spec in (args.baseline, args.candidate)]
     result = compare(
         *runs,
         keys=args.keys,

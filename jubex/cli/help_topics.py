@@ -17,6 +17,7 @@ TOPICS = {
     "platforms": "platform files: local, Slurm, PBS and your site's",
     "results": "result tables, formats and jubex compare",
     "sharing": "plots, the HTML report, result sets across runs, bundles",
+    "database": "the results database: jubex publish, db: selectors, jubex query",
     "analysers": "patterns and the built-in IOR, mdtest, fio and IO500 analysers",
     "jube": "running JUBE's files, and JUBE's commands in jubex",
     "kernels": "the bundled bandwidth and metadata kernels",

@@ -10,7 +10,13 @@ import argparse
 from pathlib import Path
 
 from jubex.api import analyse_runs, resolve
-from jubex.cli.common import add_format, add_list_option
+from jubex.cli.common import (
+    add_database_option,
+    add_format,
+    add_list_option,
+    database_runs,
+    is_selector,
+)
 from jubex.cli.compare import add_noise_options
 from jubex.results.formats import render
 from jubex.results.history import history_of_runs
@@ -29,9 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="DEFINITION|RUN",
         help="a definition file (every run of it below its outpath), or runs: a run "
-        "directory, an id, 'last' or -N",
+        "directory, an id, 'last', -N or a db: selector of published runs",
     )
     parser.add_argument("--outpath", help="where the runs live")
+    add_database_option(parser)
     add_list_option(
         parser,
         "-m",
@@ -74,16 +81,25 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = runs_of(args.sources, args.outpath)
-    analyse_runs(runs)
-    table = history_of_runs(
-        runs,
-        keys=args.keys,
-        metrics=args.metric,
-        tolerance=args.tolerance,
-        alpha=args.alpha,
-        all_metrics=args.all_metrics,
-    )
+    selectors = [source for source in args.sources if is_selector(source)]
+    others = [source for source in args.sources if not is_selector(source)]
+    noise = {"tolerance": args.tolerance, "alpha": args.alpha, "all_metrics": args.all_metrics}
+    if len(selectors) == 1 and not others:  # from the samples alone: no run opened
+        from jubex.resultsdb.connect import Database
+        from jubex.resultsdb.samples import database_history
+
+        table = database_history(
+            selectors[0],
+            keys=args.keys,
+            metrics=args.metric,
+            database=Database(args.database),
+            **noise,
+        )
+    else:
+        runs = database_runs(selectors, args.database)
+        runs += runs_of(others, args.outpath) if others else []
+        analyse_runs(runs)
+        table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)
     text = render(table, "json" if args.format == "json" else "pretty")
     print(text, end="" if text.endswith("\n") else "\n")
     return 0

@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "platforms": ("platforms", "list the platform files jubex can find"),
     "platform": ("platform", "show one platform, resolved"),
     "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
+    "publish": ("publish", "send runs' results to the results database, each once and whole"),
+    "query": ("query", "a metric's samples over time from the results database"),
     "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
     "import": ("import_", "unpack a bundle's runs into the runs directory"),
     "init": ("init", "write a commented starter definition"),

@@ -91,7 +91,26 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
                 print(text, end="")
         if run.benchmark.plots:
             draw_plots(run)
+        publish_finished(run)
     return 1 if counts.get(FAILED) else 0
+
+
+def publish_finished(run: Run) -> None:
+    """Publish a finished run when the configuration asks for it (``publish: true``); a
+    failure to publish is said and leaves the run's outcome as it is."""
+    from jubex.resultsdb.connect import Database, publishes
+
+    if not publishes():
+        return
+    from jubex.resultsdb.publish import publish
+
+    try:
+        database = Database()
+        said = "published to" if publish(database, run) else "already in"
+    except JubexError as exc:
+        print(f"run not published: {exc}", file=sys.stderr)
+        return
+    print(f"run {shown(run.dir)}: {said} {database.name}")
 
 
 def print_causes(run: Run) -> None:

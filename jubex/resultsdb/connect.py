@@ -1,0 +1,244 @@
+"""Where the results database is and how jubex talks to it: one interface, two back ends.
+
+SQLite (the default: a file in the user's data directory, or any path) and PostgreSQL (a
+URL; its credentials come from libpq's own service and password files or the
+environment, never from jubex) are reached through SQLAlchemy. A writer takes the
+database's write lock when it begins (SQLite's ``BEGIN IMMEDIATE``), so that two writers
+queue instead of one failing with "database is locked" halfway; readers of SQLite's WAL
+are never blocked by them. The schema is brought up to date (Alembic) on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+
+from jubex.errors import JubexError, UsageError
+from jubex.resultsdb.schema import HEAD
+
+#: the environment variable that names the database (wins over the configuration files)
+ENV = "JUBEX_RESULTS_DB"
+#: the environment variable that switches publishing at the end of each run on (1) or off (0)
+PUBLISH_ENV = "JUBEX_PUBLISH"
+#: the key of config.yaml that names it
+CONFIG_KEY = "results_database"
+#: seconds a writer waits for SQLite's write lock before giving up
+SQLITE_WAIT = 600
+#: the lock PostgreSQL writers take while one of them migrates the schema
+_MIGRATION_LOCK = 7_283_046
+
+
+def default_path() -> Path:
+    """The embedded default: ``results.sqlite`` in the user's data directory."""
+    import platformdirs
+
+    return platformdirs.user_data_path("jubex") / "results.sqlite"
+
+
+def configured(explicit: str | None = None) -> str:
+    """The database to use: ``--database``, else $JUBEX_RESULTS_DB, else the user's then the
+    site's config.yaml (``results_database:``), else the default file."""
+    if explicit:
+        return explicit
+    if os.environ.get(ENV):
+        return os.environ[ENV]
+    for path in config_files():
+        found = read_config(path).get(CONFIG_KEY)
+        if found:
+            return str(found)
+    return str(default_path())
+
+
+def publishes() -> bool:
+    """Whether a finished run is published: $JUBEX_PUBLISH (1/0), else ``publish:`` of the
+    user's then the site's config.yaml, else not."""
+    switch = os.environ.get(PUBLISH_ENV, "").strip().lower()
+    if switch:
+        return switch in ("1", "true", "yes", "on")
+    for path in config_files():
+        found = read_config(path).get("publish")
+        if found is not None:
+            if not isinstance(found, bool):
+                raise UsageError(f"{path}: publish: expected true or false, got {found!r}")
+            return found
+    return False
+
+
+def config_files() -> list[Path]:
+    """The user's config.yaml, then the site's (platformdirs' config directories)."""
+    import platformdirs
+
+    return [
+        platformdirs.user_config_path("jubex") / "config.yaml",
+        platformdirs.site_config_path("jubex") / "config.yaml",
+    ]
+
+
+@lru_cache(maxsize=8)
+def read_config(path: Path) -> dict[str, object]:
+    """A config.yaml as a mapping (nothing when it is absent), read once per process."""
+    if not path.is_file():
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise UsageError(f"{path}: cannot read the jubex configuration: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: expected a mapping of settings, such as results_database: URL")
+    return data
+
+
+def url_of(text: str) -> URL:
+    """A URL or a file path as SQLAlchemy's URL: a path (or ``sqlite:///PATH``) is SQLite,
+    ``postgresql://...`` is PostgreSQL through psycopg 3."""
+    if "://" not in text:
+        return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
+    try:
+        url = make_url(text)
+    except sa.exc.ArgumentError:
+        raise UsageError(f"'{text}' is no database URL or path") from None
+    if url.get_backend_name() == "postgresql":
+        return url.set(drivername="postgresql+psycopg")
+    if url.get_backend_name() != "sqlite":
+        raise UsageError(
+            f"results database '{url.render_as_string()}': jubex keeps results in SQLite or "
+            "PostgreSQL",
+            hint="give a file path, sqlite:///PATH or postgresql://HOST/DATABASE",
+        )
+    return url
+
+
+class Database:
+    """A results database: ``writing()`` and ``reading()`` hand out connections."""
+
+    def __init__(self, where: str | None = None) -> None:
+        self.url = url_of(configured(where))
+        #: how messages name it: without a password
+        self.name = self.url.render_as_string(hide_password=True)
+        self.sqlite = self.url.get_backend_name() == "sqlite"
+        self.reader = self._engine(immediate=False)
+        self.writer = self._engine(immediate=True) if self.sqlite else self.reader
+        self._checked = False
+
+    def _engine(self, *, immediate: bool) -> Engine:
+        if not self.sqlite:
+            try:
+                return sa.create_engine(self.url, pool_pre_ping=True)
+            except ImportError:
+                raise JubexError(
+                    "PostgreSQL results databases need psycopg",
+                    hint="pip install 'jubex[postgresql]'",
+                ) from None
+        Path(self.url.database or "").parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(self.url, connect_args={"timeout": SQLITE_WAIT})
+
+        @sa.event.listens_for(engine, "connect")
+        def _connect(dbapi: object, _record: object) -> None:
+            dbapi.isolation_level = None  # type: ignore[attr-defined]  # BEGIN is ours
+            cursor = dbapi.cursor()  # type: ignore[attr-defined]
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        @sa.event.listens_for(engine, "begin")
+        def _begin(connection: Connection) -> None:
+            connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+        return engine
+
+    @contextmanager
+    def writing(self) -> Iterator[Connection]:
+        """One transaction that writes: all of it is committed, or none of it."""
+        self.ensure_schema()
+        with self._translated("write to"), self.writer.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A connection that reads (SQLite: one snapshot; never blocked by writers)."""
+        self.ensure_schema()
+        with self._translated("read"), self.reader.begin() as connection:
+            yield connection
+
+    def ensure_schema(self) -> None:
+        """Make or migrate the tables when the database is not at this jubex's schema."""
+        if self._checked:
+            return
+        with self._translated("read"), self.reader.connect() as connection:
+            current = _revision(connection)
+        if current != HEAD:
+            with self._translated("set up"), self.writer.begin() as connection:
+                if not self.sqlite:
+                    connection.execute(
+                        sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK}
+                    )
+                _migrate(connection, self.name)
+        self._checked = True
+
+    @contextmanager
+    def _translated(self, what: str) -> Iterator[None]:
+        """The driver's errors as one clear sentence naming the database."""
+        try:
+            yield
+        except sa.exc.DBAPIError as exc:
+            raise JubexError(
+                f"cannot {what} the results database {self.name}: {_reason(exc)}",
+                hint=_hint(exc),
+            ) from None
+
+    def close(self) -> None:
+        self.reader.dispose()
+        self.writer.dispose()
+
+
+def _revision(connection: Connection) -> str | None:
+    """The schema revision the database holds (None: no tables yet)."""
+    if not sa.inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _migrate(connection: Connection, name: str) -> None:
+    """Alembic's upgrade to this jubex's head, in the caller's transaction."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    config.attributes["connection"] = connection
+    current = _revision(connection)
+    if current == HEAD:  # another writer migrated it while this one waited for the lock
+        return
+    known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+    if current is not None and current not in known:
+        raise JubexError(
+            f"the results database {name} was made by a newer jubex (schema {current})",
+            hint="upgrade jubex to use it",
+        )
+    command.upgrade(config, "head")
+
+
+def _reason(exc: sa.exc.DBAPIError) -> str:
+    return str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+
+
+def _hint(exc: sa.exc.DBAPIError) -> str:
+    code = getattr(exc.orig, "sqlstate", None)
+    if code == "42501":  # insufficient privilege
+        return (
+            "the role jubex connects as lacks this right: publishing needs a writer role of "
+            "the project, reading the reader role (docs/database.md#roles)"
+        )
+    if isinstance(exc, sa.exc.OperationalError) and not code:
+        return "check the URL (--database, $JUBEX_RESULTS_DB or results_database in config.yaml)"
+    return ""

@@ -1,0 +1,262 @@
+"""A finished run into the results database: one transaction, once.
+
+A run's identity is the hash of what made it unique where it was made (its random uid,
+the moment it was made, the host and the benchmark), which a bundle carries along: the
+same run published from its directory, from an imported copy or twice is one run. Its
+rows are written in one transaction, so an interrupted publish (``kill -9``) leaves the
+database as it was; publishing again is then the whole run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import tempfile
+import time
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from jubex.definition.frozen import to_json
+from jubex.engine import provenance
+from jubex.results.compare_runs import completed_directions
+from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA
+from jubex.results.rows import META
+from jubex.results.stats import outliers, summarize
+from jubex.results.tabulate import directions_of, rows_of, units_of
+from jubex.resultsdb import schema
+from jubex.resultsdb.connect import Database
+from jubex.store.rundir import Run
+
+
+def run_key(meta: Mapping[str, str]) -> str:
+    """A run's identity: the same wherever its directory or a copy of it is published."""
+    parts = [meta.get(k, "") for k in ("uid", "created", "host", "name")]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+@dataclass
+class Point:
+    """One point of a run: its step, parameter values and the rows of its repetitions."""
+
+    step: str
+    parameters: dict[str, str]
+    rows: list[Mapping[str, object]] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return json.dumps([self.step, self.parameters], sort_keys=True, separators=(",", ":"))
+
+
+def points_of(run: Run) -> list[Point]:
+    """The run's analysed workpackages, a row per repetition, grouped into points."""
+    names = set(run.benchmark.parameter_types())
+    found: dict[str, Point] = {}
+    for row in rows_of([run], per_iteration=True):
+        params = {k: str(v) for k, v in row.items() if k in names and k not in META}
+        point = Point(str(row["jube_step_name"]), params)
+        found.setdefault(point.key, point).rows.append(row)
+    return list(found.values())
+
+
+def metrics_of(row: Mapping[str, object], parameters: Mapping[str, str]) -> dict[str, float]:
+    """A row's numbers that are measurements (not parameters, not jubex's meta keys)."""
+    return {
+        name: float(value)
+        for name, value in row.items()
+        if name not in parameters
+        and name not in META
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    }
+
+
+def store_bytes(run: Run) -> bytes:
+    """The run's store, compacted (``VACUUM INTO``) and compressed."""
+    with tempfile.TemporaryDirectory(prefix="jubex-publish-") as folder:
+        copy = Path(folder) / "store.sqlite"
+        run.store.db.execute("VACUUM INTO ?", (str(copy),))
+        return zlib.compress(copy.read_bytes(), 6)
+
+
+def publish(database: Database, run: Run) -> bool:
+    """Publish one run; False when the database holds it already (nothing is written)."""
+    meta = run.meta
+    key = run_key(meta)
+    with database.reading() as connection:
+        if _published(connection, key):
+            return False
+    spec = to_json(run.spec)
+    spec_hash = hashlib.sha256(spec.encode()).hexdigest()
+    facts = provenance.read(run.dir)
+    units = units_of([run])
+    directions, _ = completed_directions(directions_of([run]), units)
+    points = points_of(run)
+    body = store_bytes(run)
+    with database.writing() as connection:
+        _insert_ignoring(connection, schema.specs, [{"hash": spec_hash, "body": spec}], "hash")
+        inserted = connection.execute(
+            _conflict_free(connection, schema.runs, "run_key").returning(schema.runs.c.id),
+            _run_row(run, meta, key, spec_hash, facts),
+        ).scalar()
+        if inserted is None:  # another writer published it meanwhile
+            return False
+        connection.execute(schema.stores.insert(), {"run": inserted, "body": body})
+        _write_points(connection, inserted, points, units, directions)
+    return True
+
+
+def _published(connection: Connection, key: str) -> bool:
+    query = sa.select(schema.runs.c.id).where(schema.runs.c.run_key == key)
+    return connection.execute(query).first() is not None
+
+
+def _conflict_free(connection: Connection, table: sa.Table, column: str) -> sa.Insert:
+    """An INSERT that skips a row whose ``column`` is taken (both back ends' spelling)."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(table).on_conflict_do_nothing(index_elements=[column])
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(table).on_conflict_do_nothing(index_elements=[column])
+
+
+def _insert_ignoring(
+    connection: Connection, table: sa.Table, rows: list[dict[str, object]], column: str
+) -> None:
+    connection.execute(_conflict_free(connection, table, column), rows)
+
+
+def _run_row(
+    run: Run, meta: Mapping[str, str], key: str, spec_hash: str, facts: Mapping[str, object]
+) -> dict[str, object]:
+    definition = facts.get("definition")
+    sha = definition.get("sha256", "") if isinstance(definition, dict) else ""
+    return {
+        "run_key": key,
+        "benchmark": meta.get("name") or run.benchmark.name,
+        "run_id": run.id,
+        "directory": str(run.dir.resolve()),
+        "created": float(meta.get("created") or 0),
+        "published": time.time(),
+        "user_name": meta.get("user", ""),
+        "host": meta.get("host", ""),
+        "site": run.platform.site or run.platform.name,
+        "platform": run.platform.name,
+        "scheduler": run.platform.scheduler,
+        "jubex_version": meta.get("jubex_version", ""),
+        "definition": meta.get("definition", ""),
+        "definition_hash": str(sha),
+        "tags": meta.get("tags", "[]"),
+        "overrides": meta.get("overrides", "{}"),
+        "comment": meta.get("comment", ""),
+        "imported_from": meta.get("imported_from", ""),
+        "provenance": json.dumps(facts, sort_keys=True),
+        "spec_hash": spec_hash,
+    }
+
+
+def _write_points(
+    connection: Connection,
+    run_id: int,
+    points: Sequence[Point],
+    units: Mapping[str, str],
+    directions: Mapping[str, bool | None],
+) -> None:
+    """Points, their parameters, samples, verdicts and flags: a handful of bulk inserts."""
+    if not points:
+        return
+    ids = connection.execute(
+        schema.points.insert().returning(schema.points.c.id, sort_by_parameter_order=True),
+        [
+            {
+                "run": run_id,
+                "step": p.step,
+                "point_key": p.key,
+                "parameters": json.dumps(p.parameters, sort_keys=True),
+            }
+            for p in points
+        ],
+    ).scalars()
+    parameters, samples, verdicts, flags = [], [], [], []
+    for point_id, point in zip(ids, points, strict=True):
+        parameters += [
+            {"point": point_id, "name": n, "value": v, "number": _number(v)}
+            for n, v in point.parameters.items()
+        ]
+        series: dict[str, list[float]] = {}
+        for repetition, row in enumerate(point.rows):
+            wp = int(row["jube_wp_id"])  # type: ignore[call-overload]
+            verdicts.append(
+                {
+                    "point": point_id,
+                    "repetition": repetition,
+                    "run": run_id,
+                    "workpackage": wp,
+                    "ok": bool(row["ok"]),
+                    "reason": str(row.get("reason") or ""),
+                }
+            )
+            for metric, value in metrics_of(row, point.parameters).items():
+                series.setdefault(metric, []).append(value)
+                samples.append(
+                    {
+                        "point": point_id,
+                        "metric": metric,
+                        "repetition": repetition,
+                        "run": run_id,
+                        "workpackage": wp,
+                        "value": value if math.isfinite(value) else None,
+                        "unit": _unit(metric, units),
+                        "higher_is_better": directions.get(metric),
+                    }
+                )
+        flags += _flags(point_id, run_id, series)
+    for table, rows in (
+        (schema.parameters, parameters),
+        (schema.samples, samples),
+        (schema.verdicts, verdicts),
+        (schema.flags, flags),
+    ):
+        if rows:
+            connection.execute(table.insert(), rows)
+
+
+def _number(text: str) -> float | None:
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _unit(metric: str, units: Mapping[str, str]) -> str:
+    """A value's unit; of ``write_bw_1`` (record 1 of ``write_bw``), the unit of its name."""
+    if metric in units:
+        return units[metric]
+    base, _, record = metric.rpartition("_")
+    return units.get(base, "") if record.isdigit() else ""
+
+
+def _flags(point: int, run: int, series: Mapping[str, list[float]]) -> list[dict[str, object]]:
+    """A point's noisy metrics and outlying repetitions, as ``jubex result`` flags them."""
+    found = []
+    for metric, values in series.items():
+        cv = summarize(values).cv
+        if cv is not None and cv > CV_LIMIT:
+            found.append(_flag(point, run, metric, "noisy", f"cv {cv:.1%}"))
+        far = outliers(values, OUTLIER_ALPHA)
+        if far:
+            detail = ", ".join(f"repetition {i}: {values[i]:g}" for i in far)
+            found.append(_flag(point, run, metric, "outlier", detail))
+    return found
+
+
+def _flag(point: int, run: int, metric: str, flag: str, detail: str) -> dict[str, object]:
+    return {"point": point, "metric": metric, "flag": flag, "run": run, "detail": detail}

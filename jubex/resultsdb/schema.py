@@ -1,0 +1,139 @@
+"""The tables of a results database, one schema for SQLite and PostgreSQL alike.
+
+A person reads them with SQL (docs/database.md): ``runs`` says who ran what, when, where
+and with which jubex; ``points`` the parameter values of each point of a run (and
+``parameters`` the same one value a row, to filter on); ``samples`` one number a row, per
+repetition and metric, with its unit and better direction; ``verdicts`` whether each
+repetition ran and was analysed cleanly; ``flags`` what makes a point's numbers less
+trustworthy. ``specs`` and ``stores`` keep what jubex needs to show a run's tables exactly
+as its run directory did: the resolved run (``run.json``) and the run's own store.
+
+Changes to these tables are Alembic migrations (``migrations/versions/``): a database
+made by an older jubex is brought up to date when it is opened; a newer one is refused.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+#: the Alembic revision of the newest schema this jubex reads and writes
+HEAD = "0001"
+
+metadata = MetaData()
+
+specs = Table(
+    "specs",
+    metadata,
+    Column("hash", String(64), primary_key=True),
+    Column("body", Text, nullable=False),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_key", String(64), nullable=False, unique=True),
+    Column("benchmark", Text, nullable=False),
+    Column("run_id", Text, nullable=False),
+    Column("directory", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("published", Float, nullable=False),
+    Column("user_name", Text, nullable=False),
+    Column("host", Text, nullable=False),
+    Column("site", Text, nullable=False),
+    Column("platform", Text, nullable=False),
+    Column("scheduler", Text, nullable=False),
+    Column("jubex_version", Text, nullable=False),
+    Column("definition", Text, nullable=False),
+    Column("definition_hash", Text, nullable=False),
+    Column("tags", Text, nullable=False),
+    Column("overrides", Text, nullable=False),
+    Column("comment", Text, nullable=False),
+    Column("imported_from", Text, nullable=False),
+    Column("provenance", Text, nullable=False),
+    Column("spec_hash", String(64), ForeignKey("specs.hash"), nullable=False),
+    Index("runs_series", "benchmark", "site", "created"),
+    Index("runs_created", "created"),
+)
+
+stores = Table(
+    "stores",
+    metadata,
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("body", LargeBinary, nullable=False),
+)
+
+points = Table(
+    "points",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("step", Text, nullable=False),
+    Column("point_key", Text, nullable=False),
+    Column("parameters", Text, nullable=False),
+    Index("points_run", "run"),
+    Index("points_key", "point_key"),
+)
+
+parameters = Table(
+    "parameters",
+    metadata,
+    Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
+    Column("name", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+    Column("number", Float),
+    Index("parameters_value", "name", "value"),
+    sqlite_with_rowid=False,
+)
+
+samples = Table(
+    "samples",
+    metadata,
+    Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
+    Column("metric", Text, primary_key=True),
+    Column("repetition", Integer, primary_key=True),
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("workpackage", Integer, nullable=False),
+    Column("value", Float),
+    Column("unit", Text, nullable=False),
+    Column("higher_is_better", Boolean),
+    Index("samples_run", "run"),
+    sqlite_with_rowid=False,
+)
+
+verdicts = Table(
+    "verdicts",
+    metadata,
+    Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
+    Column("repetition", Integer, primary_key=True),
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("workpackage", Integer, nullable=False),
+    Column("ok", Boolean, nullable=False),
+    Column("reason", Text, nullable=False),
+    Index("verdicts_run", "run"),
+    sqlite_with_rowid=False,
+)
+
+flags = Table(
+    "flags",
+    metadata,
+    Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
+    Column("metric", Text, primary_key=True),
+    Column("flag", Text, primary_key=True),
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("detail", Text, nullable=False),
+    Index("flags_run", "run"),
+    sqlite_with_rowid=False,
+)

@@ -1,0 +1,98 @@
+"""A results database of each back end, fresh for each test, and real runs to publish."""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from jubex.cli.main import main
+from jubex.store.rundir import STORE, Run, open_run
+from jubex.store.store import Store
+
+#: a study whose numbers are known: repetition i of a point writes ``level * (1 + i / 100)``
+DEFINITION = r"""
+name: dbstudy
+parameters:
+  point: [a, b]
+  level: 1000
+patterns:
+  bw:
+    bw: {regex: '^bw: $jube_pat_fp MiB/s', type: float, unit: MiB/s, better: higher}
+    t: {regex: '^t: $jube_pat_fp s', type: float, unit: s, better: lower}
+steps:
+  run:
+    iterations: 5
+    do: 'echo bw: ${level * (1 + jube_wp_iteration / 100)} MiB/s; echo t: 2 s'
+    analyse: [bw]
+results:
+  bandwidth:
+    group_by: [point]
+    columns: [point, {name: bw, stats: [n, mean]}, {name: t, stats: [mean]}]
+"""
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty results database: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "results.sqlite")
+        return
+    yield request.getfixturevalue("new_postgres")
+
+
+@pytest.fixture
+def new_postgres(postgres: str) -> Iterator[str]:
+    """A new database on the test server (dropped afterwards): its URL."""
+    server = postgres
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server.replace("postgresql://", "postgresql+psycopg://", 1))
+    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+    url = sa.engine.make_url(server).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The definition file of :data:`DEFINITION`."""
+    path = tmp_path_factory.mktemp("study") / "dbstudy.yaml"
+    path.write_text(DEFINITION)
+    return path
+
+
+@pytest.fixture(scope="session")
+def made(study: Path) -> Path:
+    """Two real runs of the study (level 1000, then 500), analysed: their outpath."""
+    out = study.parent / "runs"
+    for level in ("1000", "500"):
+        argv = ["run", str(study), "--outpath", str(out), "-q", "--no-result"]
+        main([*argv, "-p", f"level={level}"])
+    return out
+
+
+def copies(run_dir: Path, count: int, where: Path) -> list[Path]:
+    """``count`` copies of a run, each a run of its own (its own uid and time)."""
+    made = []
+    created = float(open_run(run_dir).meta["created"])
+    for number in range(count):
+        target = where / f"{number:06d}"
+        shutil.copytree(run_dir, target)
+        store = Store(target / STORE)
+        store.set_meta({"uid": uuid.uuid4().hex[:8], "created": f"{created + number:.3f}"})
+        store.close()
+        made.append(target)
+    return made
+
+
+def opened(path: Path) -> Run:
+    return open_run(path)
