@@ -6,6 +6,13 @@ import argparse
 
 from jubex.cli.common import add_runs_selector, selected_runs, shown
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex publish", "the latest run, into the configured results database"),
+    ("jubex publish -i all --database results.sqlite", "every run of the outpath, into a file"),
+    ("jubex publish runs/000003 --database postgresql://db.example.org/bench", "to a centre's"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_runs_selector(parser, "; imported runs too")

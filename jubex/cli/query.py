@@ -6,6 +6,12 @@ import argparse
 
 from jubex.cli.common import FORMATS, add_database_option, add_format, write_output
 
+#: (command line, what it does): the examples of ``--help`` and ``jubex help``
+EXAMPLES = (
+    ("jubex query write_bw db:benchmark=ior,site=juwels", "every sample of write_bw there"),
+    ("jubex query write_bw db:transfer=1MiB,last=20 -f csv", "of one point, 20 latest runs"),
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("metric", metavar="METRIC", help="the measured value, e.g. write_bw")
