@@ -11,6 +11,7 @@ lacks a phase every IO500 version runs, and an extended run without its ``[SCORE
 
 from __future__ import annotations
 
+import math
 import re
 
 from jubex.analysis.builtin.common import (
@@ -47,20 +48,33 @@ _EXTENDED = (
     "mdworkbench-bench",
     "mdworkbench-delete",
 )
-_PHASES = (*_REQUIRED, "ior-rnd4K-easy-read", *_EXTENDED)
+#: phases the SC21 extended mode ran and scored besides those
+_EXTENDED_SC21 = ("ior-rnd4K-write", "ior-rnd1MB-write", "ior-rnd4K-read", "ior-rnd1MB-read")
+_PHASES = (*_REQUIRED, "ior-rnd4K-easy-read", *_EXTENDED, *_EXTENDED_SC21)
 _FINDS = ("find", "find-easy", "find-hard")
-_VERSION = re.compile(r"^IO500 version (\S+) \((\w+)\)", re.MULTILINE)
+_VERSION = re.compile(r"^IO500 version (\S+)(?: \((\w+)\))?", re.MULTILINE)
+#: ``[RESULT]``, ``[      ]`` (not scored), the bash harness's ``[RESULT-invalid]``; the bash
+#: harness (2017-2020) writes ``BW   phase 1`` before the name and ``GB/s`` for GiB/s, ISC20
+#: puts two blanks before the colon
 _RESULT = re.compile(
-    rf"^\[(RESULT| {{6}})\]\s+(\S+)\s+({FP}) (GiB/s|kIOPS) : time ({FP}) seconds( \[INVALID\])?",
+    rf"^\[(RESULT|RESULT-invalid| {{6}})\]\s+(?:(?:BW|IOPS) +phase +\d+\s+)?(\S+)\s+({FP}) "
+    rf"(GiB/s|GB/s|kIOPS|kiops)\s+: time\s+({FP}) seconds( \[INVALID\])?",
     re.MULTILINE,
 )
-_RESULT_START = re.compile(r"^\[(?:RESULT| {6})\].*", re.MULTILINE)
+_RESULT_START = re.compile(r"^\[(?:RESULT(?:-invalid)?| {6})\].*", re.MULTILINE)
+#: ``[SCORE ]``/``[SCOREX]`` since SC20; ``[SCORE]`` in ISC20 and the bash harness, which
+#: also wrote ``[SCORE-invalid]`` (and, in some copies, ``[SCORE-valid]``)
 _SCORE = re.compile(
-    rf"^\[(SCORE |SCOREX)\] Bandwidth ({FP}) GiB/s : IOPS ({FP}) kiops : TOTAL ({FP})"
-    r"( \[INVALID\])?",
+    rf"^\[(SCORE ?|SCOREX|SCORE-invalid|SCORE-valid)\] Bandwidth ({FP}) (?:GiB/s|GB/s) : "
+    rf"IOPS ({FP}) kiops : TOTAL ({FP})( \[INVALID\])?",
     re.MULTILINE,
 )
+#: IO500 reports bandwidth in GiB/s whatever it prints: the bash harness divides IOR's MiB/s
+#: by 1024 and labels it GB/s, ISC20's score line says GB/s for the GiB/s of its phases
+_UNITS = {"GiB/s": "GiB/s", "GB/s": "GiB/s", "kIOPS": "kIOPS", "kiops": "kIOPS"}
 _INVALID = re.compile(r"^(?:ERROR INVALID \([^)]*\)|; ERROR INVALID) (.*?)\s*$", re.MULTILINE)
+#: result.txt: a ``key = value`` line only its phase sections (or the ``[run]`` section) hold
+_INI = re.compile(r"^(?:t_start|t_delta|procs)\s*=", re.MULTILINE)
 _SECTION = re.compile(r"^\[([\w-]+)\]\s*$")
 _PAIR = re.compile(r"^([\w-]+)\s*=\s*(.*?)\s*$")
 _VERIFIED = re.compile(r"^\[(OK|ERROR)\][ \t]*(.*)$", re.MULTILINE)
@@ -111,9 +125,7 @@ METRICS = _metrics()
 
 def parse(text: str) -> ParseResult:
     text = untag(text)
-    if re.search(r"^\[run\]\s*$", text, re.MULTILINE) and re.search(
-        r"^procs\s*=", text, re.MULTILINE
-    ):
+    if _INI.search(text):
         return _parse_result_ini(text)
     if _VERIFIED.search(text) and not _SCORE.search(text):
         return _parse_verify(text)
@@ -125,33 +137,30 @@ def _parse_stdout(text: str) -> ParseResult:
     version = _VERSION.search(text)
     if version:
         out.add("version", version[1])
-        out.add("mode", version[2])
-    reasons: list[str] = []
+        if version[2]:
+            out.add("mode", version[2])
+    invalid: list[str] = []
     phases: set[str] = set()
+    printed: set[str] = set()
     for start in _RESULT_START.finditer(text):
         match = _RESULT.match(text, start.start())
         if match is None:
             line = line_at(text, start.start())
             out.problem(f"a result line IO500 does not print so: {start[0][:60]!r}", line)
             continue
-        if match[2] == "timestamp":
-            continue
-        name, unit, line = snake(match[2]), match[4], line_at(text, match.start())
-        phases.add(match[2])
-        out.number(name, match[3], unit=unit, line=line)
+        if match[2] == "timestamp" or match[0] in printed:
+            continue  # the bash harness prints every result line again at its end
+        printed.add(match[0])
+        name, line = snake(match[2]), line_at(text, match.start())
+        phases.add(name)
+        out.number(name, match[3], unit=_UNITS[match[4]], line=line)
         out.number(f"{name}_time", match[5], unit="s", line=line)
-        out.add(f"{name}_valid", not match[6], unit="")
-        if match[6]:
-            reasons.append(match[2])
-    scores: dict[str, str] = {}
-    for score in _SCORE.finditer(text):
-        suffix, line = "_x" if score[1] == "SCOREX" else "", line_at(text, score.start())
-        out.number(f"score{suffix}", score[4], line=line)
-        out.number(f"score{suffix}_bw", score[2], line=line)
-        out.number(f"score{suffix}_md", score[3], line=line)
-        out.add(f"valid{suffix}", not score[5])
-        scores[score[1]] = _rest(text, score.end(), line)
-    _validity(text, reasons, out)
+        valid = not match[6] and match[1] != "RESULT-invalid"
+        out.add(f"{name}_valid", valid, unit="")
+        if not valid:
+            invalid.append(match[2])
+    scores = _scores(text, out)
+    _validity(text, invalid, out)
     reason = failure(text, _ERRORS, _CLUES)
     if not reason and not version and not phases:
         reason = "not IO500 output: no 'IO500 version' line and no [RESULT] lines"
@@ -159,6 +168,34 @@ def _parse_stdout(text: str) -> ParseResult:
         extended = version is not None and version[2] == "extended"
         reason = _unfinished(scores, phases, extended, "[SCORE ] line", "[SCOREX] line")
     return out.result(reason)
+
+
+def _scores(text: str, out: Collector) -> dict[str, str]:
+    """Add the score lines' values; what is wrong with each kind of score line (or ``""``).
+
+    The harness of 2017-2018 printed bandwidth times IOPS as its TOTAL; the IO500 score has
+    always been ranked as their geometric mean, so ``score`` is that mean whichever was printed.
+    """
+    scores: dict[str, str] = {}
+    for score in _SCORE.finditer(text):
+        kind, line = score[1].strip(), line_at(text, score.start())
+        suffix = "_x" if kind == "SCOREX" else ""
+        names = (f"score{suffix}_bw", f"score{suffix}_md", f"score{suffix}")
+        bw, md, total = (out.value(name, score[i], line) for i, name in enumerate(names, 2))
+        if bw is not None and md is not None and total is not None and _is_product(bw, md, total):
+            total = math.sqrt(bw * md)
+        for name, value in zip(names, (bw, md, total), strict=True):
+            out.add(name, None if value is None else float(value))
+        out.add(f"valid{suffix}", not score[5] and kind != "SCORE-invalid")
+        scores["SCOREX" if suffix else "SCORE"] = _rest(text, score.end(), line)
+    return scores
+
+
+def _is_product(bw: float, md: float, total: float) -> bool:
+    """Whether ``total`` is the old harness's bandwidth x IOPS rather than their geometric mean
+    (both as printed, to 6 significant digits)."""
+    product, mean = bw * md, math.sqrt(bw * md)
+    return abs(total - product) <= 1e-4 * product and abs(total - mean) > 1e-4 * mean
 
 
 def _rest(text: str, end: int, line: int) -> str:
@@ -175,14 +212,14 @@ def _unfinished(
     scores: dict[str, str], phases: set[str], extended: bool, score: str, score_x: str
 ) -> str:
     """Why a run with these scores (kind -> problem) and phases did not finish, or ``""``."""
-    if "SCORE" not in scores and "SCORE " not in scores:
+    if "SCORE" not in scores:
         return f"no {score}: the IO500 run did not finish (truncated run?)"
     if extended and "SCOREX" not in scores:
         return f"an extended-mode run without its {score_x} (truncated run?)"
-    missing = [phase for phase in _REQUIRED if phase not in phases]
+    missing = [phase for phase in _REQUIRED if snake(phase) not in phases]
     if missing:
         return f"no result for the phase(s) {', '.join(missing)}"
-    if extended and (absent := [phase for phase in _EXTENDED if phase not in phases]):
+    if extended and (absent := [phase for phase in _EXTENDED if snake(phase) not in phases]):
         return f"an extended-mode run without the phase(s) {', '.join(absent)}"
     return "; ".join(problem for problem in scores.values() if problem)
 
@@ -207,16 +244,17 @@ def _parse_result_ini(text: str) -> ParseResult:
     out = Collector(METRICS)
     sections: dict[str, dict[str, tuple[str, int]]] = {}
     invalid: dict[str, bool] = {}
-    current = ""
+    current = "run"  # ISC20 writes the run's keys before any section
+    sections[current] = {}
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
         if not line.endswith(("\n", "\r")):
             break
         if (section := _SECTION.match(line)) is not None:
             current = section[1]
             sections[current] = {}
-        elif (pair := _PAIR.match(line)) is not None and current:
+        elif (pair := _PAIR.match(line)) is not None:
             sections[current].setdefault(pair[1], (pair[2], number))
-        elif line.startswith("; ERROR INVALID") and current:
+        elif line.startswith("; ERROR INVALID"):
             invalid[current] = True
     run = sections.pop("run", {})
     for key, name in (("version", "version"), ("mode", "mode"), ("config-hash", "config_hash")):
@@ -235,7 +273,7 @@ def _parse_result_ini(text: str) -> ParseResult:
     _validity(text, [p for p in invalid if p != "run"], out)
     reason = failure(text, _ERRORS, _CLUES)
     if not reason:
-        phases = {phase for phase, values in sections.items() if "score" in values}
+        phases = {snake(phase) for phase, values in sections.items() if "score" in values}
         extended = run.get("mode", ("",))[0] == "extended"
         reason = _unfinished(scores, phases, extended, "[SCORE] section", "[SCOREX] section")
     return out.result(reason)
