@@ -36,7 +36,17 @@ _ABORTS = (
     "CANCELLED AT",
     "oom-kill",
     "Out Of Memory",
+    "was unable to find the specified executable",
+    "was unable to launch",
 )
+#: a launcher's line that names a problem it then ignores is no failure
+#: (``srun: error: SLURMD_DEBUG=verbose invalid. ignoring...``)
+_NOISE = re.compile(r"\bignoring\b[.\s]*$", re.IGNORECASE)
+#: causes the error line a program prints may only imply (IOR's assertion after a write
+#: that failed): when the output names one, the reason quotes that line
+_ROOT_CAUSES = ("No space left on device", "Disk quota exceeded")
+#: where a wrapped sentence goes on: a line starting in lower case
+_GOES_ON_FROM = re.compile(r"^[a-z0-9]")
 
 
 def untag(text: str) -> str:
@@ -54,18 +64,55 @@ def failure(text: str, errors: re.Pattern[str], clues: tuple[str, ...]) -> str:
     """
     match = errors.search(text) if any(clue in text for clue in clues) else None
     if match is not None:
-        return _line(text, match.start(), match.end())
-    found = [(i, len(a)) for a in _ABORTS if (i := text.find(a)) >= 0]
+        return _with_root_cause(text, _line(text, match.start(), match.end()))
+    found = [(i, len(a)) for a in _ABORTS if (i := _first(text, a)) >= 0]
     if found:
         start, length = min(found)
-        return _line(text, start, start + length)
+        return _with_root_cause(text, _line(text, start, start + length))
     return ""
 
 
-def _line(text: str, start: int, end: int) -> str:
+def _first(text: str, clue: str) -> int:
+    """Where ``clue`` first stands in a line that is not harmless noise; -1 when nowhere."""
+    at = text.find(clue)
+    while at >= 0 and _NOISE.search(_line(text, at, at + len(clue), whole=False)):
+        at = text.find(clue, at + len(clue))
+    return at
+
+
+def _with_root_cause(text: str, reason: str) -> str:
+    """``reason``, or the line naming a root cause such as a full file system."""
+    for cause in _ROOT_CAUSES:
+        if cause not in reason and (at := text.find(cause)) >= 0:
+            return _line(text, at, at + len(cause))
+    return reason
+
+
+def _stops_mid_sentence(line: str) -> bool:
+    """Whether ``line`` is prose (no ``key: value``) cut mid-sentence, as Open MPI wraps its
+    messages at 72 columns."""
+    return (
+        (line[-1:].islower() or line.endswith((",", ";")))
+        and ":" not in line
+        and "=" not in line
+        and len(line.split(maxsplit=5)) > 5
+    )
+
+
+def _line(text: str, start: int, end: int, whole: bool = True) -> str:
+    """The line holding ``text[start:end]``; ``whole``: with the lines that finish its sentence
+    (a message wrapped over lines is quoted whole, not cut mid-sentence), at most five."""
     begin = text.rfind("\n", 0, start) + 1
     stop = text.find("\n", end)
-    return text[begin : len(text) if stop < 0 else stop].strip()
+    lines = [text[begin : len(text) if stop < 0 else stop].strip()]
+    while whole and stop >= 0 and len(lines) < 5 and _stops_mid_sentence(lines[-1]):
+        after = text.find("\n", stop + 1)
+        following = text[stop + 1 : len(text) if after < 0 else after].strip()
+        if not _GOES_ON_FROM.match(following):
+            break
+        lines.append(following)
+        stop = after
+    return " ".join(lines)
 
 
 def number(raw: object) -> int | float | None:

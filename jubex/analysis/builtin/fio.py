@@ -1,10 +1,12 @@
-"""fio 3.x: normal and JSON output (``--output-format=normal|json``).
+"""fio 2.x and 3.x: normal and JSON output (``--output-format=normal|json|json+``).
 
 One record per job, in the order fio reports them, then one record per reporting group
 (the "Run status group" totals; from JSON they are computed the way fio computes that line:
 all bytes of the group over its longest runtime). Directions a job did not run (zero bytes)
 are left out. Units are normalised whatever fio printed: bandwidth in MiB/s, latency in
-microseconds (``us``), amounts in bytes, runtimes in seconds.
+microseconds (``us``), amounts in bytes, runtimes in seconds. fio 2.x wrote ``KB`` and
+``MB`` for powers of 1024 (its default ``kb_base``) and its JSON ``io_bytes`` in KiB; the
+latency of fsync/fdatasync calls (``sync``) is its own section, not a direction's.
 """
 
 from __future__ import annotations
@@ -28,26 +30,38 @@ _NUM = r"[\d.]+[kKMG]?(?![\w.])"
 _UNIT = r"[^\s\d.]*?"
 
 _JOB = re.compile(r"^(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
+#: fio 2.x: ``read : io=68052KB, bw=2266.1KB/s, iops=566, runt= 30019msec``
+_DIRECTION_V2 = re.compile(
+    rf"^\s*(read|write|trim)\s*: io=\s*([\d.]+)\s*([KMGTP]?B),\s*bw=\s*([\d.]+)\s*([KMGTP]?B/s),"
+    rf"\s*iops=\s*({_NUM})\s*,\s*runt=\s*(\d+)msec"
+)
 _DIRECTION = re.compile(
     rf"^\s*(read|write|trim)\s*: IOPS=({_NUM}), BW=([\d.]+)({_UNIT}/s)\s*(?:\([^)]*\))?\s*"
     rf"\(([\d.]+)({_UNIT}B)/(\d+)msec\)"
 )
 _LATENCY = re.compile(
-    rf"^\s*(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({_NUM}),\s*max=\s*({_NUM}),"
-    rf"\s*avg=\s*({_NUM}),\s*stdev=\s*({_NUM})"
+    rf"^\s*(slat|clat|lat|sync)\s*\((nsec|usec|msec)\):\s*min=\s*({_NUM})\s*,\s*max=\s*({_NUM})"
+    rf"\s*,\s*avg=\s*({_NUM})\s*,\s*stdev=\s*({_NUM})"
 )
 #: how the lines above begin: one that begins so but does not read is broken
 _STARTS = re.compile(
-    r"^\s*(?:(?:read|write|trim)\s*: IOPS=|(?:slat|clat|lat)\s*\(\w+\):\s*min="
-    r"|(?:READ|WRITE|TRIM): bw=)"
+    r"^\s*(?:(?:read|write|trim)\s*: (?:IOPS|io)=|(?:slat|clat|lat|sync)\s*\(\w+\):\s*min="
+    r"|(?:READ|WRITE|TRIM): (?:bw|io)=)"
 )
-_PERCENTILE_HEAD = re.compile(r"^\s*(clat|lat|slat) percentiles \((nsec|usec|msec)\):")
+_PERCENTILE_HEAD = re.compile(r"^\s*(clat|lat|slat|sync) percentiles \((nsec|usec|msec)\):")
 _PERCENTILE = re.compile(rf"(?<![\d.])(\d+\.\d+)th=\[\s*({_NUM})\]")
 _GROUP = re.compile(r"^Run status group (\d+) \(all jobs\):")
 _GROUP_LINE = re.compile(
     rf"^\s*(READ|WRITE|TRIM): bw=([\d.]+)({_UNIT}/s).*?io=([\d.]+)({_UNIT}B)\b"
     r".*?run=\d+-(\d+)msec"
 )
+#: fio 2.x: ``READ: io=68052KB, aggrb=2266KB/s, minb=..., maxb=..., mint=...msec, maxt=...msec``
+_GROUP_LINE_V2 = re.compile(
+    r"^\s*(READ|WRITE|TRIM): io=([\d.]+)([KMGTP]?B), aggrb=([\d.]+)([KMGTP]?B/s),"
+    r".*?maxt=(\d+)msec"
+)
+#: fio 2.x's units are powers of 1024 whatever they are called
+_V2_UNITS = {"B": "B", "KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB", "PB": "PiB"}
 _CLUES = ("fio: ", "err=")
 _ERRORS = re.compile(
     r"^fio: .*?(?:fail|error|invalid|terminat|unable|cannot|could not|bad )"
@@ -80,6 +94,14 @@ def _metrics() -> dict[str, Metric]:
                 out[f"{d}_{kind}_p{pct}"] = Metric(
                     "us", False, f"{d} {kind} {pct.replace('_', '.')}th percentile"
                 )
+    for stat in ("mean", "min", "max", "std"):
+        out[f"sync_lat_{stat}"] = Metric(
+            "us", False if stat != "std" else None, f"fsync/fdatasync latency {stat}"
+        )
+    for pct in _PERCENTILES:
+        out[f"sync_lat_p{pct}"] = Metric(
+            "us", False, f"fsync/fdatasync latency {pct.replace('_', '.')}th percentile"
+        )
     return out
 
 
@@ -88,8 +110,9 @@ METRICS = metrics(_metrics())
 
 def parse(text: str) -> ParseResult:
     text = untag(text)
-    start = text.find("{")
-    if start >= 0 and '"fio version"' in text[start : start + 200]:
+    version = text.find('"fio version"')
+    start = text.rfind("{", 0, version) if version >= 0 else -1
+    if start >= 0 and not text[start + 1 : version].strip():  # other JSON may come first
         return _parse_json(text, start)
     return _parse_normal(text)
 
@@ -129,46 +152,10 @@ class _Normal:
 
 def _parse_normal(text: str) -> ParseResult:
     out = Collector(METRICS)
-    lines = _Normal(out)
-    record, direction, percentiles = -1, "", ("", "")
-    groups: list[str] = []
-    for lines.line, line in enumerate(text.splitlines(), start=1):
-        if (job := _JOB.match(line)) is not None:
-            record += 1
-            out.add("job", job[1], record)
-            for name, value in (("group", job[2]), ("jobs", job[3]), ("error", job[4])):
-                out.number(name, value, record, line=lines.line)
-        elif (head := _DIRECTION.match(line)) is not None and record >= 0:
-            direction = head[1]
-            lines.add(f"{direction}_bw", head[3], head[4], record)
-            lines.add(f"{direction}_iops", head[2], "IOPS", record)
-            lines.add(f"{direction}_io", head[5], head[6], record)
-            lines.add(f"{direction}_runtime", head[7], "ms", record)
-        elif (lat := _LATENCY.match(line)) is not None and direction:
-            for stat, value in zip(("min", "max", "mean", "std"), lat.groups()[2:], strict=True):
-                lines.add(f"{direction}_{lat[1]}_{stat}", value, lat[2], record)
-        elif (head := _PERCENTILE_HEAD.match(line)) is not None:
-            percentiles = (head[1], head[2])
-        elif line.lstrip().startswith("|") and direction and percentiles[0]:
-            found = _PERCENTILE.findall(line)
-            if len(found) != line.count("th=["):
-                out.problem(f"a percentile line fio does not print so: {line[:60]!r}", lines.line)
-            for pct, value in found:
-                name = f"{direction}_{percentiles[0]}_p{_pct(pct)}"
-                lines.add(name, value, percentiles[1], record, "us")
-        elif (group := _GROUP.match(line)) is not None:
-            groups.append(group[1])
-            direction = ""
-        elif (total := _GROUP_LINE.match(line)) is not None and groups:
-            group_record = record + len(groups)
-            if "group" not in out.names(group_record):
-                out.number("group", groups[-1], group_record, line=lines.line)
-            d = total[1].lower()
-            lines.add(f"{d}_bw", total[2], total[3], group_record)
-            lines.add(f"{d}_io", total[4], total[5], group_record)
-            lines.add(f"{d}_runtime", total[6], "ms", group_record)
-        elif _STARTS.match(line):
-            out.problem(f"a line fio does not print so: {line.strip()[:60]!r}", lines.line)
+    reader = _NormalReader(out)
+    for reader.line, line in enumerate(text.splitlines(), start=1):
+        reader.read(line)
+    record, groups = reader.record, reader.groups
     reason = failure(text, _ERRORS, _CLUES)
     if not reason and record < 0:
         reason = "not fio output: no job results ('name: (groupid=..., jobs=...)' lines)"
@@ -177,6 +164,81 @@ def _parse_normal(text: str) -> ParseResult:
     elif not reason:
         reason = _groups_incomplete(out, record, groups)
     return out.result(reason)
+
+
+class _NormalReader(_Normal):
+    """Reads normal output line by line: which job, direction and percentile table it is in."""
+
+    def __init__(self, out: Collector) -> None:
+        super().__init__(out)
+        self.record, self.direction, self.percentiles = -1, "", ("", "")
+        self.groups: list[str] = []
+
+    def read(self, line: str) -> None:
+        if (job := _JOB.match(line)) is not None:
+            self.record += 1
+            self.out.add("job", job[1], self.record)
+            for name, value in (("group", job[2]), ("jobs", job[3]), ("error", job[4])):
+                self.out.number(name, value, self.record, line=self.line)
+        elif (head := _DIRECTION.match(line)) is not None and self.record >= 0:
+            self.direction = head[1]
+            self.moved(head[1], (head[3], head[4]), (head[5], head[6]), head[7])
+            self.add(f"{head[1]}_iops", head[2], "IOPS", self.record)
+        elif (head := _DIRECTION_V2.match(line)) is not None and self.record >= 0:
+            self.direction = head[1]
+            bw_unit = _V2_UNITS.get(head[5][:-2], head[5][:-2]) + "/s"
+            self.moved(head[1], (head[4], bw_unit), (head[2], _V2_UNITS[head[3]]), head[7])
+            self.add(f"{head[1]}_iops", head[6], "IOPS", self.record)
+        elif (lat := _LATENCY.match(line)) is not None and self.direction:
+            for stat, value in zip(("min", "max", "mean", "std"), lat.groups()[2:], strict=True):
+                self.add(f"{_latency(self.direction, lat[1])}_{stat}", value, lat[2], self.record)
+        elif (head := _PERCENTILE_HEAD.match(line)) is not None:
+            self.percentiles = (head[1], head[2])
+        elif line.lstrip().startswith("|") and self.direction and self.percentiles[0]:
+            self.percentile_line(line)
+        elif not self.group_line(line) and _STARTS.match(line):
+            self.out.problem(f"a line fio does not print so: {line.strip()[:60]!r}", self.line)
+
+    def moved(self, d: str, bw: tuple[str, str], io: tuple[str, str], ms: str) -> None:
+        """A direction's (or a group total's) bandwidth, amount and runtime."""
+        record = self.record if not self.groups else self.record + len(self.groups)
+        self.add(f"{d}_bw", bw[0], bw[1], record)
+        self.add(f"{d}_io", io[0], io[1], record)
+        self.add(f"{d}_runtime", ms, "ms", record)
+
+    def percentile_line(self, line: str) -> None:
+        found = _PERCENTILE.findall(line)
+        if len(found) != line.count("th=["):
+            self.out.problem(f"a percentile line fio does not print so: {line[:60]!r}", self.line)
+        kind, unit = self.percentiles
+        for pct, value in found:
+            self.add(
+                f"{_latency(self.direction, kind)}_p{_pct(pct)}", value, unit, self.record, "us"
+            )
+
+    def group_line(self, line: str) -> bool:
+        """Whether ``line`` is a ``Run status group`` heading or one of its totals (read)."""
+        if (group := _GROUP.match(line)) is not None:
+            self.groups.append(group[1])
+            self.direction = ""
+            return True
+        total, v2 = _GROUP_LINE.match(line), _GROUP_LINE_V2.match(line)
+        if not self.groups or (total is None and v2 is None):
+            return False
+        record = self.record + len(self.groups)
+        if "group" not in self.out.names(record):
+            self.out.number("group", self.groups[-1], record, line=self.line)
+        if total is not None:
+            self.moved(total[1].lower(), (total[2], total[3]), (total[4], total[5]), total[6])
+        elif v2 is not None:
+            bw = (v2[4], _V2_UNITS.get(v2[5][:-2], v2[5][:-2]) + "/s")
+            self.moved(v2[1].lower(), bw, (v2[2], _V2_UNITS[v2[3]]), v2[6])
+        return True
+
+
+def _latency(direction: str, kind: str) -> str:
+    """The name of a latency: ``write_clat``; fsync/fdatasync calls are ``sync_lat``."""
+    return "sync_lat" if kind == "sync" else f"{direction}_{kind}"
 
 
 def _groups_incomplete(out: Collector, last_job: int, groups: list[str]) -> str:
@@ -230,6 +292,7 @@ def _parse_json(text: str, start: int) -> ParseResult:
             errors.append(f"job '{job.get('jobname')}' reported error {error}")
         for d in _DIRECTIONS:
             _json_direction(job.get(d), d, record, out, totals.setdefault(group, {}))
+        _json_sync(job.get("sync"), record, out)
     groups = sorted((g, t) for g, t in totals.items() if isinstance(g, (int, float)))
     for offset, (group, by_direction) in enumerate(groups):
         record = len(jobs) + offset
@@ -252,6 +315,8 @@ def _json_direction(
     if not isinstance(stats, Mapping) or not stats.get("io_bytes"):
         return
     io = out.value(f"{d}_io", stats["io_bytes"])
+    if io is not None and "io_kbytes" not in stats and "bw_bytes" not in stats:
+        io *= 1024  # fio 2.x: "io_bytes" in KiB; fio 3 added "io_kbytes" and made it bytes
     runtime = out.value(f"{d}_runtime", stats.get("runtime", 0))
     runtime = None if runtime is None else runtime / 1000
     if "bw_bytes" in stats:
@@ -266,20 +331,34 @@ def _json_direction(
         group[1] = max(group[1], runtime)
     for kind in _LATENCIES:
         unit = "ns" if f"{kind}_ns" in stats else "us"
-        lat = stats.get(f"{kind}_ns" if unit == "ns" else kind)
-        if not isinstance(lat, Mapping) or not lat.get("N", lat.get("max")):
+        _json_latency(
+            stats.get(f"{kind}_ns" if unit == "ns" else kind), f"{d}_{kind}", unit, record, out
+        )
+
+
+def _json_sync(stats: object, record: int, out: Collector) -> None:
+    """fio 3's ``"sync"`` object: the latency of fsync/fdatasync calls, in ns."""
+    if isinstance(stats, Mapping) and stats.get("total_ios"):
+        _json_latency(stats.get("lat_ns"), "sync_lat", "ns", record, out)
+
+
+def _json_latency(lat: object, prefix: str, unit: str, record: int, out: Collector) -> None:
+    """A latency object: its statistics and percentiles as ``prefix_mean``, ``prefix_p99``..."""
+    if not isinstance(lat, Mapping) or not lat.get("N", lat.get("max")):
+        return
+    names = {"min": "min", "max": "max", "mean": "mean", "stddev": "std"}
+    for key, name in names.items():
+        if key in lat:
+            _json_us(out, f"{prefix}_{name}", lat[key], unit, record)
+    percentiles = lat.get("percentile")
+    for pct, value in percentiles.items() if isinstance(percentiles, Mapping) else ():
+        point = number(pct)
+        if point == 0:
+            continue  # fio 2.x fills unused percentile_list slots with "0.00": 0
+        if point is None or not 0 < point <= 100:
+            out.problem(f"{prefix} percentile {str(pct)[:20]!r} is no percentage")
             continue
-        names = {"min": "min", "max": "max", "mean": "mean", "stddev": "std"}
-        for key, name in names.items():
-            if key in lat:
-                _json_us(out, f"{d}_{kind}_{name}", lat[key], unit, record)
-        percentiles = lat.get("percentile")
-        for pct, value in percentiles.items() if isinstance(percentiles, Mapping) else ():
-            point = number(pct)
-            if point is None or not 0 <= point <= 100:
-                out.problem(f"{d} {kind} percentile {str(pct)[:20]!r} is no percentage")
-                continue
-            _json_us(out, f"{d}_{kind}_p{_pct(str(pct))}", value, unit, record)
+        _json_us(out, f"{prefix}_p{_pct(str(pct))}", value, unit, record)
 
 
 def _json_us(out: Collector, name: str, raw: object, unit: str, record: int) -> None:

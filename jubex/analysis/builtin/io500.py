@@ -91,10 +91,11 @@ def _metrics() -> dict[str, Metric]:
             f"{name}_time": Metric("s", None, f"runtime of the {phase} phase"),
             f"{name}_valid": Metric("", None, f"False when IO500 marked {phase} [INVALID]"),
         }
-    for phase in ("ior-easy-write", "ior-hard-write"):
-        out[f"{snake(phase)}_stonewall"] = Metric("GiB/s", True, "throughput until the stonewall")
-    for phase in ("mdtest-easy-write", "mdtest-hard-write"):
-        out[f"{snake(phase)}_stonewall"] = Metric("kIOPS", True, "rate until the stonewall")
+    for phase in (p for p in _PHASES if p.endswith("-write")):
+        if phase.startswith("ior"):
+            out[f"{snake(phase)}_stonewall"] = Metric("GiB/s", True, "throughput until stonewall")
+        else:
+            out[f"{snake(phase)}_stonewall"] = Metric("kIOPS", True, "rate until the stonewall")
     for phase in _FINDS:
         out[f"{snake(phase)}_found"] = Metric("", None, f"files the {phase} phase found")
         out[f"{snake(phase)}_total_files"] = Metric("", None, f"files {phase} looked at")

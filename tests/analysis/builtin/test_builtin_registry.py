@@ -40,6 +40,32 @@ READS = {
         for p in ("easy-write", "easy-stat", "easy-delete", "hard-write", "hard-stat")
     },
     **{f"io500/run_np2/mdtest-{p}.txt": "mdtest" for p in ("hard-read", "hard-delete")},
+    # outputs of other sites (SOURCES.md)
+    "ior/v3.3_slurmd_debug_noise_easy_write.txt": "ior",
+    "mdtest/v1.9.3_io500_job_log_7_runs.txt": "mdtest",
+    "mdtest/v1.x_io500_mdt_easy_3_runs.txt": "mdtest",
+    "mdtest/err_v3.3.0_4096_error_could_not_create.txt": "mdtest",
+    "mdtest/isc20_hard_write_stonewall.txt": "mdtest",
+    "fio/v2_normal_randrw.txt": "fio",
+    "fio/v3.25_normal_fdatasync_sync_percentiles.txt": "fio",
+    "fio/v2.17_json_two_groups.json": "fio",
+    "fio/v3.28_json_in_pod_log.txt": "fio",
+    **{
+        f"io500/{name}": "io500"
+        for name in (
+            "bash2017_total_product_result_summary.txt",
+            "bash2018_total_product_result_summary.txt",
+            "bash2018_result_summary.txt",
+            "err_bash2019_trace_cut_short.txt",
+            "bash2020_summary.txt",
+            "isc20_result_summary.txt",
+            "isc20_result.txt",
+            "sc21_extended_result.txt",
+            "sc21_extended_result_summary.txt",
+            "v2024_result.txt",
+            "v2024_result_summary.txt",
+        )
+    },
 }
 NOT_OUTPUT = (".md", ".csv", ".ini", "timestampfile", "io500_list.txt")
 

@@ -73,7 +73,7 @@ def test_bash_harness_2020_log_with_its_summary_printed_again(parse, by_name, un
 
 
 def test_bash_harness_trace_cut_short_is_a_failed_run(parse, by_name):
-    result = parse("io500", "io500/bash2019_trace_cut_short.txt")
+    result = parse("io500", "io500/err_bash2019_trace_cut_short.txt")
     assert not result.ok
     assert "no [SCORE ] line" in result.reason
     assert by_name(result)["ior_hard_write"] == [4.287]

@@ -1,0 +1,76 @@
+"""The fio analyser on fio outputs of other sites (tests/data/outputs/SOURCES.md).
+
+fio 2.x printed ``io=68052KB, bw=2266.1KB/s`` with KB meaning KiB and wrote its JSON
+``io_bytes`` in KiB; fio 3.x prints a ``sync`` section of its own for fsync/fdatasync calls;
+JSON output may follow other text and other JSON in a log. Values are read off the files.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+KIB, MIB = 1024, 2**20
+
+
+def test_fio2_normal_output(parse, by_name, units_of):
+    result = parse("fio", "fio/v2_normal_randrw.txt")
+    job, group = by_name(result, 0), by_name(result, 1)
+    assert result.ok, result.reason
+    assert (job["job"], job["group"], job["jobs"], job["error"]) == (["randrwtest"], [0], [1], [0])
+    assert job["read_io"] == [68052 * KIB]  # io=68052KB
+    assert job["read_bw"] == [pytest.approx(2266.1 * KIB / MIB)]  # bw=2266.1KB/s
+    assert (job["read_iops"], job["read_runtime"]) == ([566.0], [30.019])
+    assert job["read_slat_max"] == [3812800.0]  # max=3812.8K usec
+    assert job["read_clat_mean"] == [997.50]
+    assert job["read_clat_p99_99"] == [1646592.0]
+    assert job["write_io"] == [271468 * KIB]
+    assert job["write_bw"] == [pytest.approx(9043.3 * KIB / MIB)]
+    assert job["write_iops"] == [2260.0]
+    assert job["write_lat_std"] == [35029.27]
+    assert group["read_bw"] == [pytest.approx(2266 * KIB / MIB)]  # aggrb=2266KB/s
+    assert group["write_io"] == [271468 * KIB]
+    assert group["write_runtime"] == [30.019]  # maxt=30019msec
+    units = units_of(result)
+    assert (units["read_bw"], units["read_io"], units["read_clat_p50"]) == ("MiB/s", "B", "us")
+
+
+def test_sync_percentiles_have_their_own_names_and_unit(parse, by_name, units_of):
+    result = parse("fio", "fio/v3.25_normal_fdatasync_sync_percentiles.txt")
+    got = by_name(result)
+    assert result.ok, result.reason
+    assert got["write_clat_p50"] == [12.608]  # 12608 nsec, the clat table's
+    assert got["write_clat_p99_99"] == [58.112]
+    assert got["sync_lat_p50"] == [186.0]  # the sync table's, in usec
+    assert got["sync_lat_p99_99"] == [347.0]
+    assert (got["sync_lat_min"], got["sync_lat_max"]) == ([161.0], [345.0])
+    assert (got["sync_lat_mean"], got["sync_lat_std"]) == ([192.48], [20.09])
+    assert units_of(result)["sync_lat_p50"] == "us"
+    every_clat = [v for n, vs in got.items() if n.startswith("write_clat_p") for v in vs]
+    assert len(every_clat) == 17 and min(every_clat) == 11.584  # no sync value among them
+
+
+def test_fio2_json_io_bytes_are_kib_and_zero_percentiles_are_fillers(parse, by_name):
+    result = parse("fio", "fio/v2.17_json_two_groups.json")
+    read, write = by_name(result, 0), by_name(result, 1)
+    assert result.ok, result.reason
+    assert read["read_io"] == [1294256 * KIB]  # "io_bytes" : 1294256 (KiB in fio 2)
+    assert read["read_bw"] == [129386 * KIB / MIB]  # "bw" : 129386 (KiB/s)
+    assert read["read_clat_p99_99"] == [5408]
+    assert write["write_io"] == [393280 * KIB]
+    assert not [n for n in (*read, *write) if n.endswith("_p0")]  # "0.00" : 0 fillers
+    totals = by_name(result, 2)
+    assert totals["read_io"] == [1294256 * KIB]
+    assert totals["read_bw"] == [pytest.approx(1294256 * KIB / 10.003 / MIB)]
+    assert by_name(result, 3)["group"] == [1]
+
+
+def test_fio_json_after_another_json_object_in_a_pod_log(parse, by_name):
+    result = parse("fio", "fio/v3.28_json_in_pod_log.txt")
+    job = by_name(result, 0)
+    assert result.ok, result.reason
+    assert job["job"] == ["test"]
+    assert job["read_io"] == [3219128320]
+    assert job["read_bw"] == [696630235 / MIB]
+    assert job["read_iops"] == [170075.741182]
+    assert job["write_iops"] == [56839.645098]
+    assert job["read_runtime"] == [4.621]
