@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(mktemp -d)
 trap 'rm -rf "$BIN" "$BENCH_DIR"' EXIT
 
-make -s -C "$HERE/jubex/data/kernels" OUT="$BIN"
+make -s -C "$HERE/kernels" OUT="$BIN"
 rm -rf "$BENCH_DIR" && mkdir -p "$BENCH_DIR"
 
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"

@@ -65,7 +65,7 @@ def _seeds() -> dict[str, list[Path]]:
             for p in sorted([*corpus.glob("*.yaml"), *(corpus / "lenient").glob("*.yaml")])
             if ".expected" not in p.name
         ],
-        "platform": sorted((ROOT / "jubex/data/platforms").glob("*.yaml")),
+        "platform": sorted((ROOT / "platforms").rglob("*.yaml")),
     }
     return {k: [p for p in v if "shell" not in p.read_text().lower()] for k, v in found.items()}
 

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "jubex"
 ORDER = (
     "version",
     "errors",
+    "shipped",  # where the platform library and the kernels are
     "language",  # values, ranges, expressions and templates: every stage's vocabulary
     "definition",  # load: the definition
     "platform",  # load: the platform file

@@ -1,4 +1,4 @@
-"""``jubex platforms``: the platform files jubex can find, in search order."""
+"""``jubex platforms``: the platform files jubex can find, in search order, with their centre."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from jubex.errors import JubexError
-from jubex.platform.load import load_platform, platform_paths, search_dirs
+from jubex.platform.load import centre_of, load_platform, platform_paths, search_dirs
 from jubex.schedulers.registry import unknown_scheduler
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
@@ -29,11 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    rows: list[tuple[str, str, str, str]] = []
+    rows: list[tuple[str, str, str, str, str]] = []
     seen: set[str] = set()
     for name, path in platform_paths(args.path):
+        centre = centre_of(path, args.path) or "-"
         if name in seen:
-            rows.append((name, "", str(path), "(shadowed by the one above)"))
+            rows.append((name, centre, "", str(path), "(shadowed by the one above)"))
             continue
         seen.add(name)
         try:
@@ -42,15 +43,16 @@ def handle(args: argparse.Namespace) -> int:
             if problem is not None:
                 raise problem
             summary = platform.description.split(". ")[0].rstrip(".")
-            rows.append((name, platform.scheduler, str(path), summary))
+            rows.append((name, centre, platform.scheduler, str(path), summary))
         except JubexError as exc:
-            rows.append((name, "?", str(path), f"invalid: {exc}"))
+            rows.append((name, centre, "?", str(path), f"invalid: {exc}"))
     if not rows:
         dirs = ", ".join(str(d) for d in search_dirs(args.path))
         print(f"no platform files found in {dirs}")
         return 0
     width = max(len(row[0]) for row in rows)
-    for name, scheduler, where, summary in rows:
-        print(f"{name:<{width}}  {scheduler:<5}  {summary}")
-        print(f"{'':<{width}}  {'':<5}  {where}")
+    centres = max(len(row[1]) for row in rows)
+    for name, centre, scheduler, where, summary in rows:
+        print(f"{name:<{width}}  {centre:<{centres}}  {scheduler:<5}  {summary}")
+        print(f"{'':<{width}}  {'':<{centres}}  {'':<5}  {where}")
     return 0

@@ -2,7 +2,9 @@
 
 Search order for a name: an explicit path; the directories of ``search_path``; those of
 ``JUBEX_PLATFORM_PATH`` (colon-separated); ``~/.config/jubex/platforms`` (platformdirs'
-user config dir); the platforms shipped in ``jubex/data/platforms``. ``extends`` loads the
+user config dir); the platform library shipped with jubex (``platforms/`` of the repository).
+In each directory a file may sit at the top or in a directory of its centre
+(``platforms/jsc/juwels-booster.yaml``); it is found by its name all the same. ``extends`` loads the
 parent the same way (a path is relative to the child's file) and deep-merges the child over
 it. The merged file is validated against ``schema/platform.schema.json``; every error names
 the file and line of the offending key.
@@ -26,9 +28,10 @@ from jubex.language.confine import control_character, is_shell_name
 from jubex.platform.model import Partition, Platform, duration
 from jubex.platform.read import Locs, read_file
 from jubex.platform.render import check
+from jubex.shipped import shipped
 
 SUFFIXES = (".yaml", ".yml", ".xml")
-SHIPPED = Path(str(resources.files("jubex") / "data" / "platforms"))
+SHIPPED = shipped("platforms")
 
 
 @lru_cache(maxsize=1)
@@ -47,16 +50,27 @@ def search_dirs(search_path: Sequence[Path] = ()) -> list[Path]:
 
 
 def platform_paths(search_path: Sequence[Path] = ()) -> list[tuple[str, Path]]:
-    """Every platform file on the search path, in search order (a later same name is shadowed)."""
+    """Every platform file on the search path, in search order (a later same name is shadowed).
+
+    In each directory, the files at its top come first, then those of its centres' directories.
+    """
     found: list[tuple[str, Path]] = []
     for directory in search_dirs(search_path):
         if directory.is_dir():
             found += [
                 (path.stem, path)
-                for path in sorted(directory.iterdir())
+                for pattern in ("*", "*/*")
+                for path in sorted(directory.glob(pattern))
                 if path.suffix in SUFFIXES and path.is_file()
             ]
     return found
+
+
+def centre_of(path: Path, search_path: Sequence[Path] = ()) -> str:
+    """The centre a platform file is grouped under: its directory's name, unless that
+    directory is itself one searched (a file at the top of it belongs to no centre)."""
+    searched = {d.resolve() for d in search_dirs(search_path)}
+    return "" if path.parent.resolve() in searched else path.parent.name
 
 
 def find_platform(

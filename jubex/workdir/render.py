@@ -18,6 +18,7 @@ from jubex.errors import DefinitionError, Loc
 from jubex.language.confine import control_character
 from jubex.language.template import template
 from jubex.language.values import parse_value
+from jubex.shipped import shipped
 from jubex.space.expand import Space
 from jubex.space.plan import SHARED, Workpackage, step_space
 from jubex.space.spec import RunSpec
@@ -26,7 +27,7 @@ from jubex.workdir.prepare import Prepared, StepPreparer
 from jubex.workdir.script import JOB, admin_dir
 from jubex.workdir.writer import Writer
 
-KERNELS = Path(__file__).resolve().parent.parent / "data" / "kernels"
+KERNELS = shipped("kernels")
 
 
 def constants_for(spec: RunSpec, run_dir: Path) -> dict[str, object]:

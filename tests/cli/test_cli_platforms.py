@@ -36,6 +36,10 @@ def test_platforms_lists_shipped_files_and_marks_shadowed_and_broken_ones(
     out = capsys.readouterr().out
     assert "Our Slurm" in out and "(shadowed by the one above)" in out
     assert "broken" in out and "invalid:" in out and "juwels-booster" in out
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["broken", "-", "?"]  # at the top of --path: no centre
+    assert ["juwels-booster", "jsc", "slurm"] in [line.split()[:3] for line in lines]
+    assert ["slurm", "generic", "slurm"] in [line.split()[:3] for line in lines]
 
 
 def test_platform_shows_resolved_resources_launcher_and_script(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jubex.cli.main import main
+from jubex.platform.load import find_platform
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "jube" / "corpus"
@@ -95,7 +96,7 @@ def test_a_correct_definition_is_valid_everywhere(
 def test_validate_accepts_the_shipped_platform_files(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = REPO / "jubex" / "data" / "platforms" / f"{name}.yaml"
+    path = find_platform(name)
     assert _exit(capsys, "validate", str(path)) == (
         0,
         "1 file(s) valid: 0 error(s), 0 warning(s)\n",

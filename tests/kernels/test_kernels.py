@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,9 @@ from hypothesis import strategies as st
 
 from jubex.analysis.builtin import get
 from jubex.analysis.measurement import ParseResult
+from jubex.shipped import shipped
 
-KERNELS = Path(str(files("jubex") / "data" / "kernels"))
+KERNELS = shipped("kernels")
 SHARED = Path(__file__).resolve().parents[1] / "data" / "outputs"
 CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 STRICT = ["-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror"]

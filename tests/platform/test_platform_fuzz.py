@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from jubex.errors import ErrorList, JubexError
 from jubex.platform.load import load_platform
 
-SHIPPED = sorted((Path(__file__).resolve().parents[2] / "jubex/data/platforms").glob("*.yaml"))
+SHIPPED = sorted((Path(__file__).resolve().parents[2] / "platforms").rglob("*.yaml"))
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from jubex.errors import DefinitionError, ErrorList
-from jubex.platform.load import find_platform, load_platform, platform_paths
+from jubex.platform.load import centre_of, find_platform, load_platform, platform_paths
 
 SITE = """\
 name: site
@@ -51,7 +51,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_no_name_means_the_shipped_local_platform() -> None:
     platform = load_platform()
     assert (platform.name, platform.scheduler) == ("local", "local")
-    assert platform.file.endswith("jubex/data/platforms/local.yaml")
+    assert platform.file.endswith("platforms/generic/local.yaml")
 
 
 def test_a_site_file_extends_the_generic_slurm_one(tmp_path: Path) -> None:
@@ -94,7 +94,21 @@ def test_search_order_explicit_dirs_then_env_then_user_then_shipped(
     assert platform.description == "first"
     assert "#SBATCH" in platform.template  # extends its shipped namesake, not itself
     names = [(name, path.parent.name) for name, path in platform_paths([tmp_path / "first"])]
-    assert names[:3] == [("slurm", "first"), ("slurm", "env"), ("slurm", "platforms")]
+    assert names[:3] == [("slurm", "first"), ("slurm", "env"), ("slurm", "generic")]
+
+
+def test_a_file_in_a_centre_directory_is_found_by_its_name_after_the_top_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "mine" / "hlrs", "hawk.yaml", "extends: pbs\ndescription: grouped\n")
+    write(tmp_path / "mine", "hawk.yaml", "extends: pbs\ndescription: at the top\n")
+    write(tmp_path / "mine" / "a" / "b", "deep.yaml", "extends: pbs\n")
+    monkeypatch.setenv("JUBEX_PLATFORM_PATH", str(tmp_path / "mine"))
+    assert load_platform("hawk").description == "at the top"
+    found = [(n, centre_of(p)) for n, p in platform_paths() if p.is_relative_to(tmp_path)]
+    assert found == [("hawk", ""), ("hawk", "hlrs")]  # two levels down is not looked at
+    assert centre_of(find_platform("juwels-booster")) == "jsc"
+    assert centre_of(find_platform("slurm")) == "generic"
 
 
 def test_extends_by_relative_path_and_a_cycle_is_refused(tmp_path: Path) -> None:
