@@ -39,7 +39,7 @@ def test_platforms_lists_shipped_files_and_marks_shadowed_and_broken_ones(
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["broken", "-", "?"]  # at the top of --path: no centre
     assert ["juwels-booster", "jsc", "slurm"] in [line.split()[:3] for line in lines]
-    assert ["slurm", "generic", "slurm"] in [line.split()[:3] for line in lines]
+    assert ["flux", "generic", "flux"] in [line.split()[:3] for line in lines]
 
 
 def test_platform_shows_resolved_resources_launcher_and_script(

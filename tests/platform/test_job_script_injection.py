@@ -20,7 +20,7 @@ from jubex.errors import DefinitionError
 from jubex.platform.load import SHIPPED, load_platform
 from jubex.platform.model import Platform
 
-PLATFORMS = {path.stem: load_platform(path.stem) for path in sorted(SHIPPED.glob("*.yaml"))}
+PLATFORMS = {path.stem: load_platform(path.stem) for path in sorted(SHIPPED.rglob("*.yaml"))}
 #: what a step's resources can ask for (typed ones, free texts, extras templates read)
 RESOURCES = [
     "nodes", "tasks_per_node", "tasks", "threads", "time", "memory",

@@ -94,7 +94,13 @@ def test_search_order_explicit_dirs_then_env_then_user_then_shipped(
     assert platform.description == "first"
     assert "#SBATCH" in platform.template  # extends its shipped namesake, not itself
     names = [(name, path.parent.name) for name, path in platform_paths([tmp_path / "first"])]
-    assert names[:3] == [("slurm", "first"), ("slurm", "env"), ("slurm", "generic")]
+    slurms = [entry for entry in names if entry[0] == "slurm"]
+    assert slurms == [
+        ("slurm", "first"),
+        ("slurm", "env"),
+        ("slurm", "platforms"),
+        ("slurm", "generic"),
+    ]
 
 
 def test_a_file_in_a_centre_directory_is_found_by_its_name_after_the_top_ones(

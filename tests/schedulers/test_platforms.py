@@ -14,7 +14,7 @@ from jubex.platform.load import SHIPPED, load_platform
 from jubex.schedulers.base import Scheduler
 from jubex.schedulers.registry import scheduler_for
 
-SHIPPED_NAMES = sorted(p.stem for p in SHIPPED.glob("*.yaml"))
+SHIPPED_NAMES = sorted(p.stem for p in SHIPPED.rglob("*.yaml"))
 
 
 def render(name: str, tmp_path: Path, **resources: str) -> str:
