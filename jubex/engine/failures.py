@@ -2,8 +2,11 @@
 
 A failed workpackage's cause is its reason (exit status, time limit, vanished job) and the
 one line of its output that explains it: the first error-looking line of ``stderr``, else
-of ``stdout`` (a program banner or an MPI abort trailer is not the explanation). Thirty-six
-workpackages failing on ``ior: not found`` are one cause, counted.
+of ``stdout`` (a program banner or an MPI abort trailer is not the explanation), quoted
+whole when the program wrapped it over lines; a launcher's warning that it ignores something
+is not it, and a full file system named anywhere is. Thirty-six workpackages failing on
+``ior: not found`` are one cause, counted; so are causes that differ only in a path or a
+number (a process id, a rank, a directory of each workpackage).
 """
 
 from __future__ import annotations
@@ -26,7 +29,18 @@ _ERROR = re.compile(
 #: the shell's prefix of its own messages: ``/path/do.sh: 3: `` or ``sh: line 1: ``
 _SHELL_PREFIX = re.compile(r"^(?:/\S+|-?(?:ba|da|z)?sh): (?:line )?\d+: ")
 #: the longest explaining line kept
-WIDTH = 200
+WIDTH = 400
+#: a line that names a problem it then ignores explains nothing
+#: (``srun: error: SLURMD_DEBUG=verbose invalid. ignoring...``)
+NOISE = re.compile(r"\bignoring\b[.\s]*$", re.IGNORECASE)
+#: causes that an error line printed later may only imply (IOR's assertion after a write
+#: that failed): when an output names one, that line explains the failure
+ROOT_CAUSES = ("No space left on device", "Disk quota exceeded")
+#: where a wrapped sentence goes on: a line that starts in lower case
+_GOES_ON_FROM = re.compile(r"^[a-z0-9]")
+#: what differs between workpackages failing for the same cause: paths, numbers, hex ids
+_PATH = re.compile(r"(?<![\w.])(?:\.{0,2}/)?(?:[\w.+-]+/)+[\w.+-]*|'/[^']*'|\"/[^\"]*\"")
+_NUMBER = re.compile(r"0x[0-9a-f]+|\d+(?:\.\d+)?", re.IGNORECASE)
 #: the bytes of an output file read from its end (a huge log is not read whole)
 READ = 256 * 1024
 
@@ -57,28 +71,60 @@ def _lines(path: Path) -> list[str]:
 
 
 def explaining_line(stderr: Iterable[str], stdout: Iterable[str] = ()) -> str:
-    """The first error-looking line of stderr, else of stdout, else stderr's last line."""
+    """The first error-looking line of stderr, else of stdout, else stderr's last line;
+    with the lines that finish its sentence; a line naming a root cause before all."""
     err = [line.strip() for line in stderr if line.strip()]
-    for lines in (err, [line.strip() for line in stdout if line.strip()]):
+    out = [line.strip() for line in stdout if line.strip()]
+    for lines in (err, out):
         for line in lines:
-            if _ERROR.search(line):
+            if any(cause in line for cause in ROOT_CAUSES):
                 return _short(line)
+    for lines in (err, out):
+        for index, line in enumerate(lines):
+            if _ERROR.search(line) and not NOISE.search(line):
+                return _short(" ".join(whole_sentence(lines, index)))
     return _short(err[-1]) if err else ""
 
 
+def stops_mid_sentence(line: str) -> bool:
+    """Whether ``line`` is prose (no ``key: value``) cut mid-sentence, as Open MPI wraps its
+    messages at 72 columns."""
+    ends = line[-1:].islower() or line.endswith((",", ";"))
+    return ends and ":" not in line and "=" not in line and len(line.split(maxsplit=5)) > 5
+
+
+def whole_sentence(lines: list[str], index: int) -> list[str]:
+    """``lines[index]`` and the lines after it that finish its sentence (at most five)."""
+    found = [lines[index]]
+    for following in lines[index + 1 : index + 5]:
+        if not stops_mid_sentence(found[-1]) or not _GOES_ON_FROM.match(following):
+            break
+        found.append(following)
+    return found
+
+
+def masked(text: str) -> str:
+    """``text`` with its paths and numbers masked: what failures of one cause share."""
+    return _NUMBER.sub("N", _PATH.sub("PATH", text))
+
+
 def _short(line: str) -> str:
+    """The line without the shell's prefix, cut at its last sentence within :data:`WIDTH`."""
     line = _SHELL_PREFIX.sub("", line)
-    return line if len(line) <= WIDTH else line[: WIDTH - 3] + "..."
+    if len(line) <= WIDTH:
+        return line
+    end = line.rfind(". ", 0, WIDTH - 3)
+    return line[: end + 1] if end > WIDTH // 2 else line[: WIDTH - 3] + "..."
 
 
 def failure_causes(run: Run) -> list[Cause]:
-    """The run's failed workpackages grouped by step, reason and explaining line; the
-    largest group first."""
+    """The run's failed workpackages grouped by step, reason and explaining line (paths and
+    numbers masked: the first workpackage's line stands for the group); the largest first."""
     causes: dict[tuple[str, str, str], Cause] = {}
     for wp in run.store.workpackages(states=[FAILED]):
         work = wp_dir_of(run.dir, wp) / "work"
         line = explaining_line(_lines(work / "stderr"), _lines(work / "stdout"))
-        key = (wp.step, wp.reason, line)
+        key = (wp.step, wp.reason, masked(line))
         cause = causes.setdefault(key, Cause(wp.step, wp.reason, line, workdir=str(work)))
         cause.ids.append(wp.id)
     return sorted(causes.values(), key=lambda c: (-len(c.ids), c.step, min(c.ids)))

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from jubex.analysis.run import missing_analysis
 from jubex.engine import provenance
+from jubex.engine.failures import failure_causes
 from jubex.results.columns import PlusMinus
 from jubex.results.formats import format_value
 from jubex.results.plotdata import plot_table
@@ -214,7 +215,11 @@ def _run_facts(run: Run, label: str) -> RunFacts:
     for (_, state), n in run.store.counts().items():
         states[state] += n
     failed = run.store.workpackages(states=[FAILED])
-    reasons = Counter(wp.reason or "failed" for wp in failed)
+    # each failure's reason with the line of its output that explains it (stderr first),
+    # causes that differ only in a path or a number counted as one
+    causes = failure_causes(run)
+    reasons = Counter({cause.text or "failed": len(cause.ids) for cause in causes})
+    why = {wp_id: cause.text for cause in causes for wp_id in cause.ids}
     ids = {wp.id for wp in failed}
     reasons.update(
         f"finished, but the analysers found nothing usable: {why}"
@@ -233,7 +238,7 @@ def _run_facts(run: Run, label: str) -> RunFacts:
                 "id": str(wp.id),
                 "step": wp.step,
                 "point": ", ".join(f"{k}={v}" for k, v in wp.point.items()),
-                "reason": wp.reason or "failed",
+                "reason": why.get(wp.id) or wp.reason or "failed",
             }
             for wp in failed[:MAX_FAILED]
         ],

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from jubex.analysis.measurement import Metric, ParseResult
+from jubex.engine.failures import NOISE, ROOT_CAUSES, stops_mid_sentence, whole_sentence
 from jubex.store.measurement import Measurement
 
 #: a floating point number as benchmarks print it; each digit can belong to one part only,
@@ -39,14 +40,6 @@ _ABORTS = (
     "was unable to find the specified executable",
     "was unable to launch",
 )
-#: a launcher's line that names a problem it then ignores is no failure
-#: (``srun: error: SLURMD_DEBUG=verbose invalid. ignoring...``)
-_NOISE = re.compile(r"\bignoring\b[.\s]*$", re.IGNORECASE)
-#: causes the error line a program prints may only imply (IOR's assertion after a write
-#: that failed): when the output names one, the reason quotes that line
-_ROOT_CAUSES = ("No space left on device", "Disk quota exceeded")
-#: where a wrapped sentence goes on: a line starting in lower case
-_GOES_ON_FROM = re.compile(r"^[a-z0-9]")
 
 
 def untag(text: str) -> str:
@@ -75,44 +68,29 @@ def failure(text: str, errors: re.Pattern[str], clues: tuple[str, ...]) -> str:
 def _first(text: str, clue: str) -> int:
     """Where ``clue`` first stands in a line that is not harmless noise; -1 when nowhere."""
     at = text.find(clue)
-    while at >= 0 and _NOISE.search(_line(text, at, at + len(clue), whole=False)):
+    while at >= 0 and NOISE.search(_line(text, at, at + len(clue), whole=False)):
         at = text.find(clue, at + len(clue))
     return at
 
 
 def _with_root_cause(text: str, reason: str) -> str:
     """``reason``, or the line naming a root cause such as a full file system."""
-    for cause in _ROOT_CAUSES:
+    for cause in ROOT_CAUSES:
         if cause not in reason and (at := text.find(cause)) >= 0:
             return _line(text, at, at + len(cause))
     return reason
 
 
-def _stops_mid_sentence(line: str) -> bool:
-    """Whether ``line`` is prose (no ``key: value``) cut mid-sentence, as Open MPI wraps its
-    messages at 72 columns."""
-    return (
-        (line[-1:].islower() or line.endswith((",", ";")))
-        and ":" not in line
-        and "=" not in line
-        and len(line.split(maxsplit=5)) > 5
-    )
-
-
 def _line(text: str, start: int, end: int, whole: bool = True) -> str:
-    """The line holding ``text[start:end]``; ``whole``: with the lines that finish its sentence
-    (a message wrapped over lines is quoted whole, not cut mid-sentence), at most five."""
+    """The line holding ``text[start:end]``; ``whole``: with the lines that finish its
+    sentence, so that a message wrapped over lines is quoted whole, not cut mid-sentence."""
     begin = text.rfind("\n", 0, start) + 1
     stop = text.find("\n", end)
-    lines = [text[begin : len(text) if stop < 0 else stop].strip()]
-    while whole and stop >= 0 and len(lines) < 5 and _stops_mid_sentence(lines[-1]):
-        after = text.find("\n", stop + 1)
-        following = text[stop + 1 : len(text) if after < 0 else after].strip()
-        if not _GOES_ON_FROM.match(following):
-            break
-        lines.append(following)
-        stop = after
-    return " ".join(lines)
+    line = text[begin : len(text) if stop < 0 else stop].strip()
+    if not whole or stop < 0 or not stops_mid_sentence(line):
+        return line
+    following = text[stop + 1 : stop + 2000].splitlines()[:4]
+    return " ".join(whole_sentence([line, *(f.strip() for f in following)], 0))
 
 
 def number(raw: object) -> int | float | None:

@@ -140,8 +140,12 @@ def parse_csv(text: str, start: int, metrics: dict[str, Metric]) -> ParseResult:
     record, columns = -1, []
     ops: dict[int, dict[int | float, set[str]]] = {}
     first = line_at(text, start)
-    lines = text[start:].splitlines()
-    for number_, row in enumerate(csv.reader(lines), start=first):
+    for number_, line in enumerate(text[start:].splitlines(), start=first):
+        try:
+            row = next(csv.reader([line]), [])
+        except csv.Error as exc:  # a field beyond csv's limit of 131,072 characters
+            out.problem(f"a line that is no CSV row ({exc}): {line[:40]!r}", number_)
+            continue
         if row[:2] == ["access", "bw(MiB/s)"]:
             record, columns = record + 1, row
         elif row and row[0] in OPS and record >= 0:
