@@ -348,6 +348,7 @@ def compare(
     correction: str = "holm",
     all_metrics: bool = False,
     analyse: bool = True,
+    allow_inconclusive: bool = False,
 ) -> Comparison:
     """Is ``candidate`` worse than ``baseline`` beyond the noise and the tolerance?
 
@@ -369,4 +370,5 @@ def compare(
         test=test,
         correction=correction,
         all_metrics=all_metrics,
+        allow_inconclusive=allow_inconclusive,
     )

@@ -107,6 +107,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="parameters that identify a point (default: the table's group_by, else the "
         "parameters that vary)",
     )
+    parser.add_argument(
+        "--allow-inconclusive",
+        action="store_true",
+        help="pass a metric the test cannot judge (neither a change nor equivalence shown) "
+        "even when its observed loss is beyond the tolerance",
+    )
     parser.add_argument("-T", "--table", help="take keys and metrics from this result table")
     add_format(parser, ("pretty", "json", "junit"), "pretty")
 
@@ -123,6 +129,7 @@ def handle(args: argparse.Namespace) -> int:
         test=args.test,
         correction=args.correction,
         all_metrics=args.all_metrics,
+        allow_inconclusive=args.allow_inconclusive,
     )
     if args.format == "json":
         text = to_json(result)

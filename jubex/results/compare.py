@@ -28,6 +28,7 @@ from jubex.results.significance import (
     TESTS,
     Alternative,
     adjust,
+    detectable,
     equivalent,
     p_value,
     ratio_interval,
@@ -44,6 +45,7 @@ VERDICTS = (
     "missing",
     "within tolerance",
     "changed",
+    "inconclusive",
     "same",
     "equivalent",
     "better",
@@ -63,7 +65,9 @@ class PointComparison:
     mean moved (two-sided for a metric of unknown direction), ``p_adjusted`` the same
     corrected for all tests of the comparison. ``beyond_noise`` is None when the noise
     cannot be told. ``direction_from`` says where ``higher_is_better`` came from
-    (``declared``, ``unit``, or empty when unknown).
+    (``declared``, ``unit``, or empty when unknown). ``detectable`` is the smallest change
+    (in percent) the test would have found at these sizes and this noise, with 80 % power
+    at the level the correction asks of the first test.
     """
 
     point: tuple[object, ...]
@@ -81,6 +85,7 @@ class PointComparison:
     p_adjusted: float | None = None
     higher_is_better: bool | None = None
     direction_from: str = ""
+    detectable: float | None = None
 
     @property
     def loss(self) -> float:
@@ -91,12 +96,19 @@ class PointComparison:
             return abs(self.change)
         return -self.change if self.higher_is_better else self.change
 
+    def unresolved(self, tolerance: float) -> bool:
+        """Inconclusive, and the observed change goes beyond the tolerance the bad way (either
+        way for a metric of unknown direction): a loss the test could not see."""
+        return self.verdict == "inconclusive" and self.loss > tolerance * 100 + 1e-9
+
 
 @dataclass
 class Comparison:
     """All point comparisons, worst first; ``status`` is what ``jubex compare`` exits with.
 
     ``units`` are the metrics' units, shown by ``to_table`` (a comparison of runs has them).
+    ``allow_inconclusive``: an inconclusive metric whose observed change goes beyond the
+    tolerance does not fail the gate.
     """
 
     keys: tuple[str, ...]
@@ -107,11 +119,21 @@ class Comparison:
     units: Mapping[str, str] = field(default_factory=dict)
     test: str = "welch"
     correction: str = "holm"
+    allow_inconclusive: bool = False
 
     @property
     def failed(self) -> bool:
-        """Some metric is worse beyond the noise and beyond the tolerance."""
-        return any(item.verdict == "worse" for item in self.items)
+        """Some metric is worse beyond the noise and beyond the tolerance, or (unless
+        allowed) inconclusive with an observed loss beyond the tolerance."""
+        return any(item.verdict == "worse" for item in self.items) or bool(self.unresolved)
+
+    @property
+    def unresolved(self) -> list[PointComparison]:
+        """Inconclusive comparisons that fail the gate: observed losses beyond the tolerance
+        that the noise hides (none when they are allowed)."""
+        if self.allow_inconclusive:
+            return []
+        return [item for item in self.items if item.unresolved(self.tolerance)]
 
     @property
     def unusable(self) -> list[PointComparison]:
@@ -149,8 +171,13 @@ class Comparison:
         counts = ", ".join(f"{n} {verdict}" for verdict, n in self.counts().items())
         total = len(self.items)
         if self.failed:
-            n = self.counts()["worse"]
+            n = self.counts().get("worse", 0)
             head = f"FAILED: {n} regression(s) beyond the noise and the tolerance"
+            if self.unresolved:
+                head += (
+                    f", {len(self.unresolved)} inconclusive with a loss beyond the tolerance"
+                    " (more repetitions can tell; --allow-inconclusive accepts them)"
+                )
         elif self.status == 2:
             head = (
                 f"ERROR: {len(self.unusable)} comparison(s) could not be made"
@@ -180,6 +207,7 @@ class Comparison:
             Header("change", "change", unit="%", format="+.1f"),
             Header("p_value", "p", format=".3g"),
             Header("p_adjusted", "p adj", format=".3g"),
+            Header("detectable", "detectable", unit="%", format=".1f"),
             Header("verdict", "verdict"),
             Header("note", "note"),
         ]
@@ -197,6 +225,7 @@ class Comparison:
                 item.change,
                 item.p_value,
                 item.p_adjusted,
+                item.detectable,
                 item.verdict,
                 item.note,
             ]
@@ -292,7 +321,12 @@ def compare(
     _test_all(pending, test, correction, alpha)
     if test == "mannwhitney":
         notes += _rank_limit(pending, alpha)
-    done += [_judge(p, tolerance, alpha, _direction_from(p, inferred, directions)) for p in pending]
+    tested = sum(p.p_worse is not None or p.p_two is not None for p in pending)
+    level = alpha / max(1, tested)  # what Holm's correction asks of the first of them
+    done += [
+        _judge(p, tolerance, alpha, level, _direction_from(p, inferred, directions))
+        for p in pending
+    ]
     done.sort(key=lambda item: (VERDICTS.index(item.verdict), -item.loss))
     return Comparison(tuple(keys), done, tolerance, alpha, notes, test=test, correction=correction)
 
@@ -418,8 +452,11 @@ def _rank_limit(points: Sequence[_Point], alpha: float) -> list[str]:
     ]
 
 
-def _judge(p: _Point, tolerance: float, alpha: float, direction_from: str) -> PointComparison:
-    """The verdict of one tested point (its p-values corrected already)."""
+def _judge(
+    p: _Point, tolerance: float, alpha: float, level: float, direction_from: str
+) -> PointComparison:
+    """The verdict of one tested point (its p-values corrected already); ``level``: the
+    one-sided level the smallest detectable change is worked out at."""
     b, c = summarize(p.base), summarize(p.cand)
     assert b.mean is not None and c.mean is not None  # both sides have values
     ratio = c.mean / b.mean if b.mean else None
@@ -432,6 +469,8 @@ def _judge(p: _Point, tolerance: float, alpha: float, direction_from: str) -> Po
         beyond = None if b.n < 2 or c.n < 2 else b.mean != c.mean
         note = NO_SPREAD if beyond is None else CONSTANT
         verdict = _face_value(b.mean, c.mean, p.direction, tolerance)
+        if beyond is None and verdict != "same":
+            verdict = "inconclusive"  # one value on a side: the noise cannot be told
     else:
         beyond = adjusted is not None and adjusted < alpha
         verdict = _tested(p, b, c, tolerance, alpha)
@@ -457,6 +496,7 @@ def _judge(p: _Point, tolerance: float, alpha: float, direction_from: str) -> Po
         adjusted,
         p.direction,
         direction_from,
+        detectable(b, c, level if p.direction is not None else level / 2),
     )
 
 
@@ -478,7 +518,7 @@ def _tested(p: _Point, b: Summary, c: Summary, tolerance: float, alpha: float) -
         return _loss_verdict(b.mean, c.mean, tolerance)
     elif p.adj_better is not None and p.adj_better < alpha:
         return "better"
-    return "equivalent" if equivalent(b, c, tolerance, alpha) else "same"
+    return "equivalent" if equivalent(b, c, tolerance, alpha) else "inconclusive"
 
 
 def _loss_verdict(base: float, cand: float, tolerance: float) -> str:

@@ -34,13 +34,21 @@ def compare_runs(
     test: str = "welch",
     correction: str = "holm",
     all_metrics: bool = False,
+    allow_inconclusive: bool = False,
 ) -> Comparison:
     """Compare two analysed runs point by point.
 
     Without ``keys`` and ``metrics`` they come from ``table`` (its group_by and measured
     value columns), else from the runs (:func:`default_keys`, :func:`default_metrics`;
     ``all_metrics``: every measured number). Only the steps that measure them take part.
+    A run compared with itself is refused: its samples would pass any gate.
     """
+    if baseline.dir.resolve() == candidate.dir.resolve():
+        raise UsageError(
+            f"the baseline and the candidate are the same run ({baseline.dir}); a run "
+            "compared with itself shows no change whatever it measured",
+            hint="compare two runs: the reference first, then the run judged",
+        )
     runs = [baseline, candidate]
     benchmark = baseline.benchmark
     chosen = tables_of(benchmark, [table])[0] if table else None
@@ -78,7 +86,7 @@ def compare_runs(
     result.notes.insert(
         0, f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
     )
-    return dataclasses.replace(result, units=units)
+    return dataclasses.replace(result, units=units, allow_inconclusive=allow_inconclusive)
 
 
 def completed_directions(

@@ -59,7 +59,9 @@ def to_junit(comparison: Comparison) -> str:
 
 
 def _case(comparison: Comparison, item: PointComparison) -> ET.Element:
-    point = ", ".join(f"{k}={v}" for k, v in zip(comparison.keys, item.point, strict=True))
+    point = ", ".join(  # a key the point's rows lack (another step's parameter) is left out
+        f"{k}={v}" for k, v in zip(comparison.keys, item.point, strict=True) if v is not None
+    )
     case = ET.Element(
         "testcase",
         {"classname": f"jubex.compare.{item.metric}", "name": f"{item.metric} [{point}]"},
@@ -67,6 +69,8 @@ def _case(comparison: Comparison, item: PointComparison) -> ET.Element:
     detail = _detail(comparison, item)
     if item.verdict == "worse":
         ET.SubElement(case, "failure", {"type": "regression", "message": detail})
+    elif item in comparison.unresolved:
+        ET.SubElement(case, "failure", {"type": "inconclusive", "message": detail})
     elif item in comparison.unusable:
         ET.SubElement(case, "error", {"type": item.verdict, "message": detail})
     elif item.verdict == "missing":
@@ -85,6 +89,8 @@ def _detail(comparison: Comparison, item: PointComparison) -> str:
         )
     if item.p_adjusted is not None:
         parts.append(f"p adj {item.p_adjusted:.3g}")
+    if item.verdict == "inconclusive" and item.detectable is not None:
+        parts.append(f"smallest detectable change {item.detectable:.1f}%")
     if item.note:
         parts.append(item.note)
     return "; ".join(parts)

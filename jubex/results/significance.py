@@ -142,6 +142,25 @@ def t_quantile_real(df: float, level: float) -> float:
     return float(stdtrit(df, 0.5 + level / 2))
 
 
+def detectable(
+    baseline: Summary, candidate: Summary, alpha: float, power: float = 0.8
+) -> float | None:
+    """The smallest change of the mean, in percent of the baseline's, that a one-sided
+    Welch test at level ``alpha`` finds with probability ``power`` at these sizes and this
+    noise: (t(1 − alpha) + t(power)) standard errors of the difference. None without a
+    spread on a side or a baseline mean of 0."""
+    b, c = baseline, candidate
+    if b.std is None or c.std is None or not b.mean or c.mean is None:
+        return None
+    sb, sc = b.std**2 / b.n, c.std**2 / c.n
+    if sb + sc == 0:
+        return 0.0
+    df = (sb + sc) ** 2 / (sb**2 / (b.n - 1) + sc**2 / (c.n - 1))
+    # a two-sided level 2q - 1 has its upper critical value at the one-sided quantile q
+    t = t_quantile_real(df, 1 - 2 * alpha) + t_quantile_real(df, 2 * power - 1)
+    return 100 * t * math.sqrt(sb + sc) / abs(b.mean)
+
+
 def equivalent(
     baseline: Summary, candidate: Summary, tolerance: float, alpha: float
 ) -> bool | None:

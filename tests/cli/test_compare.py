@@ -123,7 +123,8 @@ def test_a_shift_of_2_percent_in_10_percent_spread_is_noise(
 ) -> None:
     code, result = compare(outpath, capsys, "3", "4")
     assert code == 0
-    assert verdicts(result) == [("a", "bw", "same"), ("b", "bw", "same")]
+    assert verdicts(result) == [("a", "bw", "inconclusive"), ("b", "bw", "inconclusive")]
+    assert all(r["detectable"] > 2 for r in result["rows"])  # type: ignore[index,union-attr]
     assert result["rows"][0]["change"] == pytest.approx(-2)  # type: ignore[index]
     assert result["rows"][0]["p_value"] > 0.25  # type: ignore[index]  # one-sided
 
@@ -170,11 +171,23 @@ def test_mann_whitney_and_benjamini_hochberg_on_request(
     outpath: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, result = compare(outpath, capsys, "0", "2", "--test", "mannwhitney")
-    # 3 against 3 repetitions: the smallest rank p is 1/20, not below 0.05/2, and it says so
-    assert code == 0 and result["test"] == "mannwhitney"
+    # 3 against 3 repetitions: the smallest rank p is 1/20, not below 0.05/2, and it says so;
+    # the loss of 20 % it cannot judge fails the gate, unless the user allows it
+    assert code == 1 and result["test"] == "mannwhitney"
     assert "Mann-Whitney's U cannot show a difference" in result["notes"][-2]  # type: ignore[index]
+    assert {r["verdict"] for r in result["rows"]} == {"inconclusive"}  # type: ignore[index,union-attr]
+    allowed = ["--test", "mannwhitney", "--allow-inconclusive"]
+    code, result = compare(outpath, capsys, "0", "2", *allowed)
+    assert code == 0 and result["verdict"] == "passed"
     code, result = compare(outpath, capsys, "0", "2", "--correction", "bh")
     assert code == 1 and result["correction"] == "bh"
+
+
+def test_a_run_compared_with_itself_is_refused(
+    outpath: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", "1", str(outpath / "000001"), "--outpath", str(outpath)]) == 2
+    assert "the baseline and the candidate are the same run" in capsys.readouterr().err
 
 
 def test_the_format_is_table_json_or_junit(capsys: pytest.CaptureFixture[str]) -> None:

@@ -47,9 +47,10 @@ def test_identical_sets_are_shown_equivalent_when_the_noise_is_small_enough():
     assert all(i.ratio == 1 and i.change == 0 for i in result.items)
     assert not result.failed and result.status == 0
     # 1.2 % spread at n = 5: the 90 % interval of the ratio is about +-2 %, inside +-5 % but
-    # not inside +-1 %, so a tighter tolerance leaves it "same" (no evidence either way)
+    # not inside +-1 %, so a tighter tolerance leaves it inconclusive (no evidence either
+    # way), and as nothing changed, the gate passes
     tight = compare(base, base, keys=("api",), metrics=("bw",), directions={}, tolerance=0.01)
-    assert {i.verdict for i in tight.items} == {"same"}
+    assert {i.verdict for i in tight.items} == {"inconclusive"} and tight.status == 0
 
 
 def test_shift_far_beyond_noise_is_worse_or_better():
@@ -96,9 +97,11 @@ def test_mann_whitney_says_when_the_repetitions_are_too_few_for_the_correction()
         directions={"bw": True},
         test="mannwhitney",
     )
-    # a halving everywhere, yet 1/252 is not below 0.05/20: ranks cannot tell, and say so
-    assert not result.failed
+    # a halving everywhere, yet 1/252 is not below 0.05/20: ranks cannot tell, and say so;
+    # a loss of 50 % the test cannot judge fails the gate unless it is allowed
+    assert {i.verdict for i in result.items} == {"inconclusive"} and result.failed
     assert "smallest p, 0.004, is not below alpha/20 = 0.0025" in result.notes[-1]
+    assert "20 inconclusive with a loss beyond the tolerance" in result.verdict_line()
 
 
 def test_many_metrics_are_corrected_together():
@@ -118,10 +121,29 @@ def test_many_metrics_are_corrected_together():
     assert result.items[0].metric == "m0" and result.items[0].verdict == "changed"
 
 
-def test_shift_within_noise_is_same():
+def test_shift_within_noise_is_inconclusive():
     result, item = one(rows(100, 0.10), rows(98, 0.10))
-    assert item.verdict == "same" and not item.beyond_noise
-    assert item.p_value > 0.05 and not result.failed
+    assert item.verdict == "inconclusive" and not item.beyond_noise
+    assert item.p_value > 0.05 and not result.failed  # a loss within the tolerance
+    # 12 % spread at n = 5: only a change of some 20 % would have been found
+    assert 15 < item.detectable < 30
+
+
+def test_a_test_without_power_is_inconclusive_and_fails_the_gate_on_a_large_loss():
+    """n = 3 against n = 3, 4894 -> 1886 MiB/s (-61.5 %): neither shown worse after the
+    correction nor shown equivalent -- no power, not "the same"."""
+    base = [{"p": 1, "bw": v} for v in (8093.9, 1684.8, 4903.6)]
+    cand = [{"p": 1, "bw": v} for v in (878.6, 2900.9, 1877.5)]
+    args = {"keys": ["p"], "metrics": ["bw"], "directions": {"bw": True}, "tolerance": 0.05}
+    result = compare(base, cand, **args)
+    (item,) = result.items
+    assert item.verdict == "inconclusive" and item.change == pytest.approx(-61.5, abs=0.1)
+    assert item.detectable > 61.5  # the change it could have found is larger still
+    assert result.failed and result.status == 1
+    assert "1 inconclusive with a loss beyond the tolerance" in result.verdict_line()
+    allowed = compare(base, cand, **args)
+    allowed.allow_inconclusive = True
+    assert not allowed.failed and allowed.status == 0
 
 
 def test_small_significant_drop_is_within_tolerance():
@@ -143,15 +165,16 @@ def test_unknown_direction_reports_change_only():
     _, item = one(rows(100, 0.01), rows(80, 0.01), direction=None)
     assert item.verdict == "changed"
     _, item = one(rows(100, 0.10), rows(99, 0.10), direction=None)
-    assert item.verdict == "same"
+    assert item.verdict == "inconclusive"
 
 
 def test_single_repetition_cannot_tell_noise():
     _, item = one(rows(100, 0.01, n=1), rows(90, 0.01))
     assert item.note == NO_SPREAD and item.p_value is None and item.beyond_noise is None
-    assert item.verdict == "worse"  # taken at face value: 10 % beyond the 5 % tolerance
-    _, item = one(rows(100, 0.01, n=1), rows(99, 0.01, n=1))
-    assert item.verdict == "within tolerance" and item.note == NO_SPREAD
+    result, item = one(rows(100, 0.01, n=1), rows(90, 0.01))
+    assert item.verdict == "inconclusive" and result.failed  # a loss of 10 %, unjudged
+    result, item = one(rows(100, 0.01, n=1), rows(99, 0.01, n=1))
+    assert item.verdict == "inconclusive" and item.note == NO_SPREAD and not result.failed
 
 
 def test_constant_values_differ_for_real():
@@ -209,7 +232,7 @@ def test_bad_values_are_stated_per_row():
     by_point = {i.point: (i.verdict, i.note) for i in result.items}
     assert by_point[("POSIX",)] == ("error", "holds 'fast', not a number to compare")
     assert by_point[("HDF5",)] == ("error", "holds nan, not a finite number")
-    assert by_point[("MPIIO",)][0] == "same"
+    assert by_point[("MPIIO",)][0] == "inconclusive"
     assert result.status == 2 and [i.verdict for i in result.items][:2] == ["error", "error"]
 
 
@@ -274,7 +297,7 @@ def test_identity_and_symmetry(base_values, cand_values, direction):
         metrics=["bw"],
         directions={"bw": direction},
     )
-    assert same.items[0].verdict in ("same", "equivalent")
+    assert same.items[0].verdict in ("same", "equivalent", "inconclusive")
     assert not same.failed
     forward = compare(
         as_rows(base_values),
@@ -293,7 +316,7 @@ def test_identity_and_symmetry(base_values, cand_values, direction):
     assert forward.beyond_noise == backward.beyond_noise
     if forward.verdict == "better":
         assert backward.verdict in ("worse", "within tolerance")
-    if forward.verdict == "same":
-        assert backward.verdict == "same"
+    if forward.verdict in ("same", "inconclusive"):
+        assert backward.verdict == forward.verdict
     if forward.ratio_low is not None:
         assert forward.ratio_low <= forward.ratio <= forward.ratio_high

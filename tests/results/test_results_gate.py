@@ -37,6 +37,21 @@ def test_junit_tells_failures_errors_and_skipped_cases_apart():
 def test_json_leads_with_the_verdict_and_keeps_the_rows():
     document = json.loads(to_json(mixed()))
     assert (document["verdict"], document["exit_status"]) == ("failed", 1)
-    assert document["counts"] == {"worse": 1, "error": 1, "missing": 2, "same": 1}
+    assert document["counts"] == {"worse": 1, "error": 1, "missing": 2, "inconclusive": 1}
     assert [r["verdict"] for r in document["rows"]][:2] == ["worse", "error"]
     assert document["summary"] == document["notes"][-1]
+
+
+def test_junit_names_leave_out_keys_a_point_lacks_and_fail_an_unjudged_loss():
+    """A key of another step's rows (mdtest's md_tasks beside IOR's points) is no part of
+    the name; an inconclusive loss beyond the tolerance is a failure of its own type."""
+    other = {"md_tasks": 4, "rate": 1.0}
+    base = [{"api": "A", "bw": v} for v in (8093.9, 1684.8, 4903.6)] + [other]
+    cand = [{"api": "A", "bw": v} for v in (878.6, 2900.9, 1877.5)] + [other]
+    result = compare(base, cand, keys=["api", "md_tasks"], metrics=["bw"], directions={})
+    cases = {c.get("name"): c for c in ElementTree.fromstring(to_junit(result)).iter("testcase")}
+    assert set(cases) == {"bw [api=A]", "bw [md_tasks=4]"}
+    case = cases["bw [api=A]"]
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "inconclusive"
+    assert "smallest detectable change" in failure.get("message", "")
