@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from jubex.cli.main import main
-from jubex.store.rundir import STORE, Run, open_run
+from jubex.store.rundir import STORE, open_run
 from jubex.store.store import Store
 
 #: a study whose numbers are known: repetition i of a point writes ``level * (1 + i / 100)``
@@ -80,7 +80,13 @@ def made(study: Path) -> Path:
     return out
 
 
-def copies(run_dir: Path, count: int, where: Path) -> list[Path]:
+@pytest.fixture
+def copies() -> Callable[[Path, int, Path], list[Path]]:
+    """A maker of copies of a run, each a run of its own."""
+    return _copies
+
+
+def _copies(run_dir: Path, count: int, where: Path) -> list[Path]:
     """``count`` copies of a run, each a run of its own (its own uid and time)."""
     made = []
     created = float(open_run(run_dir).meta["created"])
@@ -92,7 +98,3 @@ def copies(run_dir: Path, count: int, where: Path) -> list[Path]:
         store.close()
         made.append(target)
     return made
-
-
-def opened(path: Path) -> Run:
-    return open_run(path)

@@ -1,0 +1,208 @@
+"""Fill a results database with many synthetic runs, fast, through the documented tables.
+
+Every run is a run of one benchmark at one of ``series`` sites, made one hour after the one
+before it at that site: one point (``transfer=1MiB``, ``nodes=4``) of ``metrics`` metrics
+``m00``, ``m01``, ... with ``reps`` repetitions each, around 1000 with a 1 % spread. From run
+``step_at`` of each series on, ``m00`` is ``step`` times higher (a planted change point).
+Each run carries the spec and compacted store of one real run (``template``), as a
+published run does, so that reading runs back costs what it costs for real runs.
+
+Rows go in by SQLite's executemany and PostgreSQL's COPY, a batch of runs per transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from jubex.resultsdb import schema
+from jubex.resultsdb.connect import Database
+
+BENCHMARK = "bench"
+PARAMETERS = {"nodes": "4", "transfer": "1MiB"}
+START = 1_767_225_600.0  # 2026-01-01 UTC
+BATCH = 500
+
+
+@dataclass(frozen=True)
+class Template:
+    """What a real published run holds besides its numbers: its spec and its store."""
+
+    spec: str
+    store: bytes
+
+
+def template_of(database: Database) -> Template:
+    """The spec and store of the run published first in ``database``."""
+    with database.reading() as connection:
+        run = connection.execute(sa.select(schema.runs).order_by(schema.runs.c.id)).first()
+        if run is None:
+            raise SystemExit(f"publish one real run into {database.name} first")
+        spec = connection.execute(
+            sa.select(schema.specs.c.body).where(schema.specs.c.hash == run.spec_hash)
+        ).scalar_one()
+        store = connection.execute(
+            sa.select(schema.stores.c.body).where(schema.stores.c.run == run.id)
+        ).scalar_one()
+    return Template(spec, store)
+
+
+def site_of(series: int) -> str:
+    return f"site{series:02d}"
+
+
+def fill(
+    database: Database,
+    template: Template,
+    *,
+    runs: int,
+    series: int,
+    metrics: int,
+    reps: int,
+    step_at: int,
+    step: float = 0.8,
+    seed: int = 28,
+) -> None:
+    """``runs`` synthetic runs spread over ``series`` sites (after the runs already there)."""
+    spec_hash = hashlib.sha256(template.spec.encode()).hexdigest()
+    with database.writing() as connection:
+        first = (connection.execute(sa.select(sa.func.max(schema.runs.c.id))).scalar() or 0) + 1
+        first_point = connection.execute(sa.select(sa.func.max(schema.points.c.id))).scalar()
+        if (
+            connection.execute(
+                sa.select(schema.specs.c.hash).where(schema.specs.c.hash == spec_hash)
+            ).first()
+            is None
+        ):
+            connection.execute(schema.specs.insert(), {"hash": spec_hash, "body": template.spec})
+    point_base = (first_point or 0) + 1 - first
+    rng = random.Random(seed)
+    names = [f"m{m:02d}" for m in range(metrics)]
+    for start in range(0, runs, BATCH):
+        numbers = range(first + start, first + min(start + BATCH, runs))
+        rows = _Rows()
+        for number in numbers:
+            index = number - first
+            order, where = divmod(index, series)
+            level = step if order >= step_at else 1.0
+            rows.add(number, number + point_base, order, site_of(where), spec_hash, template, reps)
+            for name in names:
+                scale = level if name == "m00" else 1.0
+                rows.samples += [
+                    (
+                        number + point_base,
+                        name,
+                        r,
+                        number,
+                        r,
+                        1000 * scale * rng.gauss(1, 0.01),
+                        "MiB/s",
+                        True,
+                    )
+                    for r in range(reps)
+                ]
+        with database.writing() as connection:
+            _copy(connection, rows)
+    if not database.sqlite:
+        with database.writing() as connection:
+            for table in ("runs", "points"):
+                connection.execute(
+                    sa.text(
+                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                        f"(SELECT max(id) FROM {table}))"
+                    )
+                )
+
+
+class _Rows:
+    """The rows of one batch, table by table, in the tables' column order."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple] = []
+        self.stores: list[tuple] = []
+        self.points: list[tuple] = []
+        self.parameters: list[tuple] = []
+        self.samples: list[tuple] = []
+        self.verdicts: list[tuple] = []
+
+    def add(
+        self,
+        run: int,
+        point: int,
+        order: int,
+        site: str,
+        spec_hash: str,
+        template: Template,
+        reps: int,
+    ) -> None:
+        created = START + order * 3600.0
+        key = hashlib.sha256(f"bench-{run}".encode()).hexdigest()
+        self.runs.append(
+            (
+                run,
+                key,
+                BENCHMARK,
+                f"{order:06d}",
+                f"/bench/{site}/{order:06d}",
+                created,
+                created + 60,
+                "bench",
+                "host",
+                site,
+                site,
+                "slurm",
+                "0.1.0",
+                "/bench/ior.yaml",
+                "0" * 64,
+                "[]",
+                "{}",
+                "",
+                "",
+                "{}",
+                spec_hash,
+            )
+        )
+        self.stores.append((run, template.store))
+        point_key = json.dumps(["run", PARAMETERS], sort_keys=True, separators=(",", ":"))
+        self.points.append((point, run, "run", point_key, json.dumps(PARAMETERS)))
+        self.parameters += [(point, n, v, _number(v)) for n, v in PARAMETERS.items()]
+        self.verdicts += [(point, r, run, r, True, "") for r in range(reps)]
+
+    def tables(self) -> Iterator[tuple[sa.Table, Sequence[tuple]]]:
+        yield schema.runs, self.runs
+        yield schema.stores, self.stores
+        yield schema.points, self.points
+        yield schema.parameters, self.parameters
+        yield schema.samples, self.samples
+        yield schema.verdicts, self.verdicts
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _copy(connection: sa.Connection, rows: _Rows) -> None:
+    """A batch into its tables: COPY for PostgreSQL, executemany for SQLite."""
+    raw = connection.connection.driver_connection
+    for table, found in rows.tables():
+        if not found:
+            continue
+        columns = [c.name for c in table.columns]
+        if connection.dialect.name == "postgresql":
+            with (
+                raw.cursor() as cursor,
+                cursor.copy(f"COPY {table.name} ({', '.join(columns)}) FROM STDIN") as copy,
+            ):
+                for row in found:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join("?" * len(columns))
+            raw.executemany(f"INSERT INTO {table.name} VALUES ({marks})", found)

@@ -1,0 +1,49 @@
+"""``jubex history`` of a selector reads the samples of 1,000 published runs and finds the
+step planted in them; it gives what the history of the same runs as directories gives."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from jubex.cli.main import main
+from jubex.resultsdb.connect import Database
+from jubex.resultsdb.publish import publish
+from jubex.store.rundir import open_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from resultsdb_fill import fill, template_of
+
+
+def test_a_step_in_a_thousand_published_runs_is_the_one_change_point(database, made, capsys):
+    db = Database(database)
+    publish(db, open_run(made / "000000"))
+    fill(db, template_of(db), runs=1000, series=1, metrics=3, reps=5, step_at=600)
+    main(
+        [
+            "history",
+            "db:benchmark=bench,transfer=1MiB",
+            "-m",
+            "m00,m01",
+            "--database",
+            database,
+            "-f",
+            "json",
+        ]
+    )
+    records = json.loads(capsys.readouterr().out)["rows"]
+    assert len(records) == 2000
+    marked = [(r["metric"], r["run"], r["change_point"]) for r in records if r["change_point"]]
+    assert marked == [("m00", "000600", "worse")]
+
+
+def test_history_of_a_selector_is_the_history_of_the_run_directories(database, made, capsys):
+    main(["publish", str(made / "000000"), str(made / "000001"), "--database", database])
+    capsys.readouterr()
+    main(["history", str(made / "000000"), str(made / "000001"), "-m", "bw", "-f", "json"])
+    from_directories = json.loads(capsys.readouterr().out)
+    main(["history", "db:benchmark=dbstudy", "-m", "bw", "--database", database, "-f", "json"])
+    from_database = json.loads(capsys.readouterr().out)
+    assert from_database["rows"] == from_directories["rows"]
