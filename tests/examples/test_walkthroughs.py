@@ -134,7 +134,12 @@ def test_lustre_clio_gate_catches_the_fsync_regression(clone: Path) -> None:
     assert len(metadata) == 2 * 8
     # baseline against a second baseline: one metric at two points
     assert "baseline runs/clio/000000, candidate runs/clio/000002" in out
-    assert len(re.findall(r"^ +1 +(?:ssf|fpp) +write_bw ", out[second:], re.MULTILINE)) == 2
+    published = out.index("published to")
+    baselines = out[second:published]
+    assert len(re.findall(r"^ +1 +(?:ssf|fpp) +write_bw ", baselines, re.MULTILINE)) == 2
+    # baseline and candidate published, then compared from the results database
+    assert out.count("published to sqlite:///") == 2
+    assert "exit status 1: the gate fails from the database too" in out
 
 
 @needs_cc
