@@ -74,25 +74,27 @@ def validate(
         if _is_platform_file(Path(path)):
             problems += _platform_problems(str(path))
             continue
-        benchmark, found = loading.problems_of(path, tags)
+        first = loading.problems_of(path, tags)
         # a JUBE file holding several benchmarks: each is checked, as jubex run runs each
-        others = benchmark.file_benchmarks[1:] if benchmark else ()
-        readings = [(benchmark, found), *(loading.problems_of(path, tags, n) for n in others)]
-        for benchmark, found in readings:
-            problems += found
+        others = first.benchmark.file_benchmarks[1:] if first.benchmark else ()
+        for reading in [first, *(loading.problems_of(path, tags, n) for n in others)]:
+            problems += reading.problems
+            benchmark = reading.benchmark
             if benchmark is None:
                 continue
-            problems += later_checks(benchmark)
-            if benchmark.dialect == "jubex" and all(
-                isinstance(p, DefinitionWarning) for p in found
-            ):
-                spaces = check_spaces(benchmark, tags)
+            problems += reading.own(later_checks(benchmark))
+            if benchmark.dialect == "jubex" and reading.sound:
+                spaces = reading.own(check_spaces(benchmark, tags))
                 problems += spaces
-                if all(isinstance(p, DefinitionWarning) for p in spaces):  # else in vain
+                if not reading.removed and all(isinstance(p, DefinitionWarning) for p in spaces):
                     problems += _work_problems(benchmark, tags, max_workpackages)
-                problems += _with_platform(benchmark, tags)
+                problems += reading.own(_with_platform(benchmark, tags))
             problems += _outpath_problems(benchmark)
-    return list({str(p): p for p in problems}.values())
+    files: dict[str, int] = {}  # each file's problems together, in the order of their lines
+    return sorted(
+        {str(p): p for p in problems}.values(),
+        key=lambda p: (files.setdefault(p.loc.file, len(files)), p.loc.line) if p.loc else (-1, 0),
+    )
 
 
 def _outpath_problems(benchmark: Benchmark) -> list[JubexError]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jubex.analysis import builtin
-from jubex.definition.model import Benchmark
+from jubex.definition.model import Benchmark, place
 from jubex.definition.references import unknown
 from jubex.errors import DefinitionError
 
@@ -18,10 +18,11 @@ def check_analysers(b: Benchmark) -> list[DefinitionError]:
 def _references(b: Benchmark) -> Iterator[DefinitionError]:
     analysable = {*builtin.names(), *b.patternsets, *b.analysers}
     for step in b.steps.values():
-        for name in step.analyse:
+        for i, name in enumerate(step.analyse):
             if name not in analysable:
+                where = f"step '{step.name}'"
                 yield unknown(
-                    "analyser or patternset", name, analysable, f"step '{step.name}'", step.loc
+                    "analyser or patternset", name, analysable, where, place(step, "analyse", i)
                 )
     for analyser in b.analysers.values():
         if analyser.builtin is not None and not builtin.is_builtin(analyser.builtin):

@@ -170,7 +170,7 @@ class Builder:
                     f"{what}: its python expression needs real Python, which "
                     f"{python.refused_by()} refuses",
                     loc,
-                    "write it with expr: in jubex's safe language (docs/expressions.md), "
+                    "write it with expr: in jubex's safe language (jubex help expressions), "
                     "or run without the switch",
                 )
             )
@@ -331,6 +331,7 @@ class Builder:
             pack_nodes=pack_nodes,
             tag=spec.get("tag"),
             loc=loc,
+            locs=_places(spec),
         )
 
     def until(self, name: str, spec: Map) -> Until | None:
@@ -382,6 +383,7 @@ class Builder:
             syslog=_syslog(spec.get("syslog")),
             tag=spec.get("tag"),
             loc=loc,
+            locs=_places(spec),
         )
 
     def plot(self, name: str, spec: Map, loc: Loc) -> Plot:
@@ -412,7 +414,17 @@ class Builder:
             format=spec.get("format", "svg"),
             tag=spec.get("tag"),
             loc=loc,
+            locs=_places(spec),
         )
+
+
+def _places(spec: Map) -> dict[str, Loc]:
+    """Where each key's value, and each item of a list, stood (see ``model.place``)."""
+    found = dict(spec.value_locs)
+    for key, value in spec.items():
+        if isinstance(value, Seq):
+            found.update({f"{key}[{i}]": value.value_loc(i) for i in range(len(value))})
+    return found
 
 
 def _named(tree: Map, key: str) -> list[tuple[str, Any, Loc]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from jubex.definition.model import Benchmark, Constraint
+from jubex.definition.model import Benchmark, Constraint, place
 from jubex.definition.references import BUILTIN_PREFIXES
 from jubex.definition.shell_names import set_names
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
@@ -90,7 +90,7 @@ def _expressions(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
     free: list[tuple[str, Loc | None, str]] = []
     for table in b.tables.values():
         if table.filter:
-            free.append((table.filter, table.loc, f"table '{table.name}' filter"))
+            free.append((table.filter, place(table, "filter"), f"table '{table.name}' filter"))
         free += [(c.expr, c.loc, f"column '{c.name}'") for c in table.columns if c.expr]
     for patternset in b.patternsets.values():
         free += [

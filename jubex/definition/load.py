@@ -8,17 +8,18 @@ first, so ``jubex validate`` can list them all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from jubex.definition.build import Builder
 from jubex.definition.confined import check_paths
 from jubex.definition.consistency import check_consistency
 from jubex.definition.model import Benchmark
 from jubex.definition.references import check_references, check_tags
-from jubex.definition.schema_check import check_tree
+from jubex.definition.schema_check import check_tree, without_faults
 from jubex.definition.tree import Map, Seq, text_of
 from jubex.definition.xml_spelling import parse_xml, read_xml
 from jubex.definition.yaml_tree import read_yaml
@@ -137,7 +138,7 @@ def load(
     source = read_source(Path(path))
     if source.shape == "jube":
         return _load_jube(Path(path), tags=tags, include_path=include_path, benchmark=benchmark)
-    loaded, problems = _complete(source, include_path)
+    loaded, problems, _, _ = _complete(source, include_path)
     if loaded is not None and benchmark not in (None, loaded.name):
         raise UsageError(
             f"{path} holds one benchmark, '{loaded.name}', not '{benchmark}'",
@@ -167,21 +168,49 @@ def _load_jube(
     return load_jube(path, tags=tags, include_path=include_path, benchmark=benchmark)
 
 
-def _complete(
-    source: Source, include_path: Sequence[Path]
-) -> tuple[Benchmark | None, list[JubexError]]:
+class Reading(NamedTuple):
+    """What loading a file found: the benchmark, when one could be built, and the problems.
+
+    A file whose keys break the schema is checked on without those keys; ``removed``
+    names them, and ``benchmark`` is then built without them: good for finding the
+    other problems, never for running."""
+
+    benchmark: Benchmark | None
+    problems: list[JubexError]
+    removed: frozenset[str] = frozenset()
+    #: how many of ``problems`` are the faults of the keys taken out
+    faults: int = 0
+
+    def own(self, later: Sequence[JubexError]) -> list[JubexError]:
+        """Problems found later, without those only the keys taken out caused."""
+        if not self.removed:
+            return list(later)
+        names = "|".join(re.escape(name) for name in sorted(self.removed))
+        naming = re.compile(rf"(?:'|\$\{{?)(?:{names})\b")  # 'x', $x or ${x
+        return [p for p in later if not naming.search(p.message)]
+
+    @property
+    def sound(self) -> bool:
+        """Whether the later checks can trust the benchmark: nothing wrong but the keys
+        taken out (whose problems are among ``problems``)."""
+        errors = [p for p in self.problems if not isinstance(p, DefinitionWarning)]
+        return self.benchmark is not None and len(errors) <= self.faults
+
+
+def _complete(source: Source, include_path: Sequence[Path]) -> Reading:
     """Includes, ``init_with``, the model and its references, with every problem found;
-    the benchmark only when it could be built whole (so later checks can trust it)."""
+    the benchmark when it could be built (without the keys at fault, if any)."""
     reader = _Reader([Path(p) for p in include_path])
     tree = reader.complete(source, fragment=False, stack=())
     if tree is None:
-        return None, reader.errors
+        return Reading(None, reader.errors)
     builder = Builder(str(source.path))
     benchmark = builder.benchmark(tree)
-    problems: list[JubexError] = [*reader.errors, *builder.errors]
+    reading = Reading(None, reader.errors, reader.removed, len(reader.errors))
     if builder.errors:
-        return None, problems
-    return benchmark, problems + check_references(benchmark) + check_paths(benchmark)
+        return reading._replace(problems=[*reader.errors, *reading.own(builder.errors)])
+    later = reading.own(check_references(benchmark) + check_paths(benchmark))
+    return reading._replace(benchmark=benchmark, problems=[*reader.errors, *later])
 
 
 class _Reader:
@@ -190,6 +219,8 @@ class _Reader:
     def __init__(self, include_path: list[Path]) -> None:
         self.include_path = include_path
         self.errors: list[JubexError] = []
+        #: names of the entries taken out of the file for faults of their own
+        self.removed: frozenset[str] = frozenset()
         self.done: dict[Path, Map | None] = {}
 
     def complete(self, source: Source, *, fragment: bool, stack: tuple[Path, ...]) -> Map | None:
@@ -198,15 +229,19 @@ class _Reader:
         self.errors += source.errors
         # a value the reader refused (an unknown tag) was read as nothing: said once
         refused = {e.loc for e in source.errors}
-        self.errors += [
-            e for e in check_tree(source.tree, fragment=fragment) if e.loc not in refused
-        ]
-        if len(self.errors) > before:
+        if fragment or source.errors:
+            faults, removed = check_tree(source.tree, fragment=fragment), None
+        else:  # the file itself: its faults taken out, the rest is checked on
+            faults, removed = without_faults(source.tree)
+        self.errors += [e for e in faults if e.loc not in refused]
+        if len(self.errors) > before and removed is None:
             return None  # includes and sets of a malformed tree cannot be trusted
+        self.removed |= removed or frozenset()
+        faulty = len(self.errors)
         stack = (*stack, source.path.resolve())
         tree = self.with_includes(source, stack)
         tree = self.with_init(tree, source.path, stack)
-        return tree if len(self.errors) == before else None
+        return tree if len(self.errors) == faulty else None
 
     def file(
         self, name: str, base: Path, loc: Loc, what: str, stack: tuple[Path, ...]
@@ -363,23 +398,24 @@ def _extend(into: Seq, holder: Map, key: str) -> None:
 
 def problems_of(
     path: str | Path, tags: Sequence[str] = (), benchmark: str | None = None
-) -> tuple[Benchmark | None, list[JubexError]]:
+) -> Reading:
     """Every problem the load stage finds in a file, warnings included (``exit_code`` 0),
     and the benchmark when one could be built (the later stages check it further)."""
     try:
         source = read_source(Path(path))
     except JubexError as exc:
-        return None, [exc.at(Loc(str(path)))]
+        return Reading(None, [exc.at(Loc(str(path)))])
     if source.shape == "jube":
         from jubex.definition.jube import read_jube
 
         try:
             loaded = read_jube(source.path, tags=tags, benchmark=benchmark)
         except JubexError as exc:
-            return None, [exc]
-        return loaded.benchmark, list(loaded.warnings)
-    built, problems = _complete(source, ())
-    if built is not None and all(isinstance(p, DefinitionWarning) for p in problems):
-        problems += check_tags(built, tags)
-        problems += check_consistency(built)
-    return built, problems
+            return Reading(None, [exc])
+        return Reading(loaded.benchmark, list(loaded.warnings))
+    reading = _complete(source, ())
+    if reading.sound:
+        assert reading.benchmark is not None
+        later = check_tags(reading.benchmark, tags) + check_consistency(reading.benchmark)
+        reading.problems.extend(reading.own(later))
+    return reading

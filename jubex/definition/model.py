@@ -159,6 +159,8 @@ class Step:
     pack_nodes: int = 0
     tag: str | None = None
     loc: Loc | None = None
+    #: where each key's value, and each item of a list (``analyse[1]``), was written
+    locs: dict[str, Loc] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -329,6 +331,8 @@ class Table:
     syslog: Syslog | None = None
     tag: str | None = None
     loc: Loc | None = None
+    #: where each key's value, and each item of a list (``analyse[1]``), was written
+    locs: dict[str, Loc] = field(default_factory=dict, repr=False, compare=False)
 
 
 #: what a plot draws: lines over a numeric parameter, bars per category, or a heatmap
@@ -364,6 +368,8 @@ class Plot:
     format: str = "svg"
     tag: str | None = None
     loc: Loc | None = None
+    #: where each key's value, and each item of a list (``analyse[1]``), was written
+    locs: dict[str, Loc] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -400,3 +406,10 @@ class Benchmark:
     def parameter_types(self) -> dict[str, str]:
         """Each parameter's declared type, by name (how a stored value is read back)."""
         return {p.name: p.type for s in self.parametersets.values() for p in s.parameters.values()}
+
+
+def place(element: Step | Table | Plot, key: str, item: int | None = None) -> Loc | None:
+    """Where an element's ``key`` (its ``item``-th entry) was written, so a problem of it is
+    reported at its own line; the element's place when not known (built in code)."""
+    found = element.locs.get(f"{key}[{item}]") if item is not None else None
+    return found or element.locs.get(key) or element.loc

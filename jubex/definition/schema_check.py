@@ -18,7 +18,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
-from jubex.definition.tree import dotted, locate
+from jubex.definition.tree import Map, Seq, dotted, locate
 from jubex.errors import DefinitionError, did_you_mean
 
 
@@ -49,11 +49,67 @@ class _Problem:
 
 def check_tree(tree: Any, *, fragment: bool = False) -> list[DefinitionError]:
     """Every schema problem of a tree; a ``fragment`` (an included file) needs no name."""
+    return _errors(tree, _problems(tree, fragment))
+
+
+def without_faults(tree: Any) -> tuple[list[DefinitionError], frozenset[str] | None]:
+    """Every schema problem of a whole file, and the tree made valid by taking out each
+    key or item at fault (in place), so that the later checks can find the problems
+    elsewhere in the file. Returned with the problems: the names of the keys taken out
+    (a later problem that names one follows from its absence), or None when taking out
+    is not enough (a missing key, a file of the wrong shape)."""
+    problems = _problems(tree, fragment=False)
+    errors = _errors(tree, problems)
+    if any(not p.path or p.message.startswith("missing key") for p in problems):
+        return errors, None
+    removed: set[str] = set()
+    for path in sorted({_entry(p.path) for p in problems}, key=_deepest_last_item_first):
+        removed.update(_remove(tree, path))
+    return errors, None if _problems(tree, fragment=False) else frozenset(removed)
+
+
+def _deepest_last_item_first(path: tuple[str | int, ...]) -> tuple[int, list[int]]:
+    """Deeper entries first, and a list's later items before its earlier ones, so that
+    each removal leaves the paths still to remove pointing where they did."""
+    return -len(path), [-step for step in path if isinstance(step, int)]
+
+
+def _entry(path: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """What to take out for a fault at ``path``: a parameter whole (a parameter without
+    the part at fault would be another parameter), else the key or item itself."""
+    depth = {"parameters": 2, "parametersets": 3}.get(str(path[0]), len(path)) if path else 0
+    return path[:depth]
+
+
+def _remove(tree: Any, path: tuple[str | int, ...]) -> set[str]:
+    """Take the entry at ``path`` out of its map or list; the names it is known by."""
+    parent = tree
+    for step in path[:-1]:
+        try:
+            parent = parent[step]
+        except (KeyError, IndexError, TypeError):
+            return set()  # inside an entry taken out already
+    last = path[-1]
+    if isinstance(parent, Map) and last in parent:
+        del parent[last]
+        return {str(last)}
+    if isinstance(parent, Seq) and isinstance(last, int) and last < len(parent):
+        del parent[last]
+        del parent.item_locs[last]
+        parent.texts = {i - (i > last): t for i, t in parent.texts.items() if i != last}
+    return set()
+
+
+def _problems(tree: Any, fragment: bool) -> list[_Problem]:
     problems: list[_Problem] = []
     for error in _validator().iter_errors(tree):
         problems.extend(_explain(error))
     if fragment:
         problems = [p for p in problems if p.path or not p.message.startswith("missing key 'name'")]
+    return problems
+
+
+def _errors(tree: Any, problems: list[_Problem]) -> list[DefinitionError]:
     found: dict[tuple[str, str], DefinitionError] = {}
     for problem in problems:
         where = dotted(problem.path)

@@ -282,7 +282,7 @@ class Compiler:
             target = safe.FUNCTIONS.get(func.id)
             if callable(target):
                 return target
-            hint = did_you_mean(func.id, safe.FUNCTIONS) or "see docs/expressions.md for the list"
+            hint = did_you_mean(func.id, safe.FUNCTIONS) or "jubex help expressions lists them"
             raise self.refuse(node, f"calling '{func.id}'", hint)
         if isinstance(func, ast.Attribute):
             self.identifier(func.attr, func)

@@ -93,13 +93,29 @@ def compile_expr(text: str, loc: Loc | None = None) -> Expr:
     return Expr(text, fn, names, loops, loc)
 
 
+def _what_is_wrong(text: str, exc: SyntaxError) -> str:
+    """Python's "invalid syntax" as a person reads it: where, and what was expected."""
+    if exc.msg != "invalid syntax":
+        return f"{exc.msg} (column {exc.offset or 0})"
+    start = (exc.offset or 0) - 1
+    if not text.split():
+        return "it is empty; expected a value"
+    if start < 0 or start >= len(text):
+        return f"it ends after '{text.split()[-1]}', where a value was expected"
+    end = max((exc.end_offset or 0) - 1, start + 1)
+    found = text[start:end]
+    if found == "=":
+        return f"'=' at column {start + 1} assigns; expected a comparison, '=='"
+    return f"unexpected '{found}' at column {start + 1}"
+
+
 @lru_cache(maxsize=4096)
 def _compile(text: str) -> tuple[Fn, frozenset[str], bool]:
     stripped = text.strip()
     if stripped.split(None, 1)[:1] in (["import"], ["from"]):
         raise ExpressionError(
             f"'{text}': imports are not allowed in expressions",
-            hint="only the functions listed in docs/expressions.md are available",
+            hint="only the functions `jubex help expressions` lists are available",
         )
     try:
         with warnings.catch_warnings():
@@ -109,8 +125,9 @@ def _compile(text: str) -> tuple[Fn, frozenset[str], bool]:
             tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
         raise ExpressionError(
-            f"'{text}' is not a valid expression: {exc.msg} at column {exc.offset or 0}",
-            hint="expressions use Python syntax without statements (=, if:, for:, import)",
+            f"'{text}' is not a valid expression: {_what_is_wrong(stripped, exc)}",
+            hint="expressions use Python syntax without statements (=, if:, for:, import);"
+            " jubex help expressions",
         ) from None
     except (ValueError, RecursionError, MemoryError):
         raise ExpressionError(f"'{text}' is not a valid expression (too deeply nested?)") from None

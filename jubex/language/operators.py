@@ -52,7 +52,7 @@ REFUSED: dict[type, tuple[str, str]] = {
     ast.YieldFrom: ("yield from", "use a generator expression (x for x in xs)"),
     ast.Attribute: (
         "attribute access",
-        "only the methods listed in docs/expressions.md (such as ','.join(xs), name.upper(), "
+        "only the methods listed in `jubex help expressions` (such as ','.join(xs), name.upper(), "
         "d.get(key, default)) and math.<function> are available; convert with str(x), "
         "int(x), float(x) instead",
     ),

@@ -273,7 +273,7 @@ def refused(text: str, loc: Loc | None) -> ExpressionError:
     return ExpressionError(
         f"the python snippet '{text.strip()}' needs real Python, which {refused_by()} refuses",
         loc,
-        "rewrite it in jubex's safe expression language (docs/expressions.md), or run "
+        "rewrite it in jubex's safe expression language (jubex help expressions), or run "
         "without the switch",
     )
 

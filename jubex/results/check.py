@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from jubex.analysis import builtin
 from jubex.definition.model import STATISTICS as REDUCTIONS
-from jubex.definition.model import Benchmark, Column, Table
+from jubex.definition.model import Benchmark, Column, Table, place
 from jubex.definition.references import BUILTIN_PREFIXES, unknown
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, did_you_mean
 from jubex.language.expr import compile_expr
@@ -80,9 +80,9 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
     sources = {*b.analysers, *b.patternsets, *builtin.names()}
     for table in b.tables.values():
         where = f"table '{table.name}'"
-        for name in table.use:
+        for i, name in enumerate(table.use):
             if name not in sources:
-                yield unknown("analyser", name, sources, where, table.loc)
+                yield unknown("analyser", name, sources, where, place(table, "use", i))
         known = keys | values
         for column in table.columns:
             if column.expr is None and not _known_value(column.name, known):
@@ -93,14 +93,16 @@ def _table_references(b: Benchmark) -> Iterator[DefinitionError]:
             yield from _peak_problems(b, table, column, known)
             known.add(column.name)
             known |= {f"{column.name}_{stat}" for stat in column.stats}
-        for name in [*table.group_by, *(key.lstrip("-") for key in table.sort)]:
+        listed = [*(("group_by", i, k) for i, k in enumerate(table.group_by))]
+        listed += [("sort", i, k.lstrip("-")) for i, k in enumerate(table.sort)]
+        for key, i, name in listed:
             if not _known_value(name, known):
-                yield _column_problem(where, name, known, builtins, table.loc)
+                yield _column_problem(where, name, known, builtins, place(table, key, i))
         if table.pivot and table.pivot not in table.group_by:
             yield DefinitionError(
                 f"{where} pivots by '{table.pivot}', which is not one of its group_by keys"
                 f" ({', '.join(table.group_by) or 'none'})",
-                table.loc,
+                place(table, "pivot"),
                 "a pivot key must also be in group_by: its values become columns",
             )
 
@@ -145,19 +147,21 @@ def _plot_references(b: Benchmark) -> Iterator[DefinitionError]:
     builtins = _builtins_in_use(b)
     for plot in b.plots.values():
         where = f"plot '{plot.name}'"
-        for name in [plot.x, *plot.group, *([plot.rows] if plot.rows else [])]:
+        named = [("x", None, plot.x), *(("group", i, g) for i, g in enumerate(plot.group))]
+        named += [("rows", None, plot.rows)] if plot.rows else []
+        for key, i, name in named:
             if name not in keys and not name.startswith(BUILTIN_PREFIXES):
                 yield DefinitionError(
                     f"{where}: '{name}' is neither a parameter nor a meta key of the rows"
                     " (run, site, platform, ...)",
-                    plot.loc,
+                    place(plot, key, i),
                     did_you_mean(name, keys),
                 )
         if not _known_value(plot.y, values):
-            yield _column_problem(where, plot.y, values, builtins, plot.loc)
-        for name in _expression_names(plot.filter, plot.loc):
+            yield _column_problem(where, plot.y, values, builtins, place(plot, "y"))
+        for name in _expression_names(plot.filter, place(plot, "filter")):
             if not _known_value(name, keys | values):
-                yield _column_problem(where, name, keys | values, builtins, plot.loc)
+                yield _column_problem(where, name, keys | values, builtins, place(plot, "filter"))
 
 
 def _expression_names(text: str | None, loc: Loc | None) -> list[str]:

@@ -77,3 +77,14 @@ def test_a_mistyped_topic_gets_the_closest(capsys: pytest.CaptureFixture[str]) -
     code, _, err = _help(capsys, "sharign")
     assert code == 2 and "did you mean 'sharing'?" in err
     assert "did you mean 'report'?" in _help(capsys, "reprot")[2]
+
+
+def test_the_expressions_page_lists_what_the_language_offers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Errors of expressions point here for the functions and methods there are."""
+    from jubex.language import builtins, methods
+
+    page = " ".join(_help(capsys, "expressions")[1].split())
+    for name in [*builtins.FUNCTIONS, *methods.METHOD_NAMES]:
+        assert re.search(rf"\b{name}[,;.]", page), name

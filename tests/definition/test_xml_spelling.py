@@ -123,7 +123,7 @@ def _without_places(value: object) -> object:
         return {
             f.name: _without_places(getattr(value, f.name))
             for f in fields(value)
-            if f.name != "loc"
+            if f.name not in ("loc", "locs")
         }
     if isinstance(value, dict):
         return {k: _without_places(v) for k, v in value.items()}
