@@ -101,7 +101,9 @@ class Harvester:
                     found = rule.builtin.parse(text + _stderr_of(path))
                     builtins.extend(found.measurements)  # statistics: see computes()
                     if not found.ok:
-                        reasons.append(f"{rule.builtin.name}: {relative}: {found.reason}")
+                        explain = rule.builtin.explain
+                        why = (explain(path, found.reason) if explain else "") or found.reason
+                        reasons.append(f"{rule.builtin.name}: {relative}: {why}")
                 else:
                     for name, got in self._engine.scan(text, params, rule.patterns).items():
                         matches.setdefault(name, Matches(unit=got.unit)).extend(got)

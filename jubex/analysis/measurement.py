@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from jubex.store.measurement import Measurement
 
@@ -38,3 +39,6 @@ class BuiltinAnalyser:
     metrics: dict[str, Metric]
     #: files of a work directory it reads by default (globs), in order of preference
     default_files: tuple[str, ...] = ("stdout",)
+    #: why a failed run failed, from the files beside the one read (a harness's phase
+    #: outputs): ``(path read, reason) -> reason``, ``""`` when they say nothing more
+    explain: Callable[[Path, str], str] | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 from jubex.analysis.builtin.common import (
     FP,
@@ -334,10 +335,72 @@ def _parse_verify(text: str) -> ParseResult:
     return out.result("" if verdict[1] == "OK" else f"verification failed: {verdict.group(0)}")
 
 
+#: the phases in the order the harness runs them (standard and extended mode)
+_RUN_ORDER = (
+    "ior-easy-write",
+    "ior-rnd4K-write",
+    "mdtest-easy-write",
+    "ior-rnd1MB-write",
+    "mdworkbench-create",
+    "find-easy",
+    "ior-hard-write",
+    "mdtest-hard-write",
+    "find",
+    "ior-rnd4K-read",
+    "ior-rnd1MB-read",
+    "find-hard",
+    "mdworkbench-bench",
+    "ior-easy-read",
+    "ior-rnd4K-easy-read",
+    "mdtest-easy-stat",
+    "ior-hard-read",
+    "mdtest-hard-stat",
+    "mdworkbench-delete",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+)
+
+
+def explain(path: Path, reason: str) -> str:
+    """Why a failed IO500 run failed, from the output file of the phase it stopped in.
+
+    The harness writes each phase's output to ``<phase>.txt`` in its result directory
+    (``results/<time>/``) as the phase runs; its stdout then holds at most the MPI
+    launcher's chatter. The last phase in run order that has an output file is the one the
+    run stopped in; when IOR or mdtest says that output failed, that is the reason.
+    """
+    folder = path.parent if path.parent.parent.name == "results" else None
+    if folder is None:
+        folders = sorted(p for p in (path.parent / "results").glob("*") if p.is_dir())
+        folder = folders[-1] if folders else None
+    if folder is None:
+        return ""
+    started = [p for p in _RUN_ORDER if (folder / f"{p}.txt").is_file()]
+    if not started:
+        return ""
+    phase = started[-1]
+    output = folder / f"{phase}.txt"
+    if phase.startswith("find"):
+        return ""
+    try:
+        text = output.read_text(errors="replace")
+    except OSError:
+        return ""
+    from jubex.analysis.builtin import get  # the phases are IOR and mdtest runs
+
+    failed = get("ior" if phase.startswith("ior") else "mdtest").parse(text)
+    if failed.ok:
+        return ""
+    where = output.relative_to(path.parent).as_posix()
+    return f"the {phase} phase failed ({where}): {failed.reason}"
+
+
 ANALYSER = BuiltinAnalyser(
     name="io500",
     description="IO500 harness stdout, result_summary.txt, result.txt and verifier output",
     parse=parse,
     metrics=METRICS,
     default_files=("stdout", "results/*/result.txt", "result.txt", "result_summary.txt"),
+    explain=explain,
 )

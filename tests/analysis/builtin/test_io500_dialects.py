@@ -8,8 +8,12 @@ bandwidth x IOPS as its TOTAL; the IO500 score is their geometric mean).
 from __future__ import annotations
 
 import math
+import shutil
 
 import pytest
+
+from jubex.analysis.harvest import Harvester
+from jubex.definition.model import Benchmark, Step
 
 BASH_2018 = {  # io500/bash2018_result_summary.txt: phase -> (score, time)
     "ior_easy_write": (4.430, 322.45),
@@ -140,3 +144,26 @@ def test_2024_summary_and_result_agree(parse, by_name):
     assert summary["ior_easy_write"] == [352.803032]
     for name in ("score", "score_bw", "score_md", "ior_easy_write", "mdtest_easy_write"):
         assert summary[name] == result[name], name
+
+
+def test_a_failed_phase_is_explained_by_its_own_output(tmp_path, outputs):
+    """A run that stopped in mdtest-hard-write: its stdout ends in the launcher's chatter,
+    its result directory holds the phase's own output, which says why."""
+    stdout = (outputs / "io500/run_np2_stdout.txt").read_text()
+    stdout = stdout[: stdout.index("[RESULT]    mdtest-hard-write")]
+    stdout += "mpirun detected that one or more processes exited with non-zero status\n"
+    (tmp_path / "stdout").write_text(stdout)
+    results = tmp_path / "results" / "2026.11.21-23.45.04"
+    results.mkdir(parents=True)
+    for phase in ("ior-easy-write", "mdtest-easy-write", "ior-hard-write"):
+        shutil.copy(outputs / f"io500/run_np2/{phase}.txt", results)
+    shutil.copy(outputs / "mdtest/err_unknown_option_np1.txt", results / "mdtest-hard-write.txt")
+    benchmark = Benchmark("t", file="bench.yaml")
+    benchmark.steps["run"] = Step("run", analyse=["io500"])
+    result = Harvester(benchmark, "run").harvest(tmp_path, {})
+    assert not result.ok
+    assert result.reason == (
+        "io500: stdout: the mdtest-hard-write phase failed "
+        "(results/2026.11.21-23.45.04/mdtest-hard-write.txt): "
+        "Error invalid argument: --no-such-option"
+    )
