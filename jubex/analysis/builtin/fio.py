@@ -337,8 +337,9 @@ def _json_direction(
 
 
 def _json_sync(stats: object, record: int, out: Collector) -> None:
-    """fio 3's ``"sync"`` object: the latency of fsync/fdatasync calls, in ns."""
-    if isinstance(stats, Mapping) and stats.get("total_ios"):
+    """fio 3's ``"sync"`` object: the latency of fsync/fdatasync calls, in ns (its
+    ``total_ios`` stays 0 where the calls were made: their count is the latency's ``N``)."""
+    if isinstance(stats, Mapping):
         _json_latency(stats.get("lat_ns"), "sync_lat", "ns", record, out)
 
 

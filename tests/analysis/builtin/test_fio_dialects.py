@@ -74,3 +74,15 @@ def test_fio_json_after_another_json_object_in_a_pod_log(parse, by_name):
     assert job["read_iops"] == [170075.741182]
     assert job["write_iops"] == [56839.645098]
     assert job["read_runtime"] == [4.621]
+
+
+def test_json_plus_with_an_fdatasync_section(parse, by_name, units_of):
+    result = parse("fio", "fio/v3.33_jsonplus_fdatasync.json")
+    job = by_name(result, 0)
+    assert result.ok, result.reason
+    assert job["write_io"] == [2097152]
+    assert job["write_clat_p50"] == [12.864]  # "50.000000" : 12864 (ns) of clat_ns
+    assert job["sync_lat_p50"] == [4685.824]  # "50.000000" : 4685824 (ns) of sync.lat_ns
+    assert (job["sync_lat_min"], job["sync_lat_max"]) == ([111.359], [33337.327])
+    assert units_of(result)["sync_lat_mean"] == "us"
+    assert not [n for n in job if "bins" in n]  # the histogram is not a value
