@@ -48,10 +48,14 @@ class Header:
     format: str | None = None
     higher_is_better: bool | None = None
     missing: int = 0
+    #: JUBE's spelling of a unit in a header: ``title[unit]``, not ``title [unit]``
+    jube: bool = False
 
     @property
     def label(self) -> str:
-        return f"{self.title} [{self.unit}]" if self.unit else self.title
+        if not self.unit:
+            return self.title
+        return f"{self.title}[{self.unit}]" if self.jube else f"{self.title} [{self.unit}]"
 
 
 @dataclass

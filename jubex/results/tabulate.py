@@ -46,9 +46,17 @@ def directions_of(runs: Sequence[Run]) -> dict[str, bool | None]:
 
 
 def units_of(runs: Sequence[Run]) -> dict[str, str]:
-    """The unit of each value as the analysers stored it; the first run decides."""
+    """The unit of each value as the analysers stored it; the first run decides. A JUBE
+    file's parameters show their ``unit`` too, as JUBE's tables do."""
     found: dict[str, str] = {}
     for run in reversed(runs):
+        if run.benchmark.dialect == "jube":
+            found.update(
+                (p.name, p.unit)
+                for pset in run.benchmark.parametersets.values()
+                for p in pset.parameters.values()
+                if p.unit
+            )
         found.update(run.store.units())
     return found
 
@@ -241,6 +249,8 @@ def tables_with_definitions(
             result.notes.append(
                 why_empty(table, rows, own, include_failed=include_failed, runs=runs)
             )
+        if runs[0].benchmark.dialect == "jube":
+            result.headers = [dataclasses.replace(h, jube=True) for h in result.headers]
         key = pivot_by or table.pivot
         built.append((table, pivot(result, key, table.group_by) if key else result))
     return built

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from jubex.api import load
@@ -174,6 +174,7 @@ _SEGMENTS = st.lists(st.sampled_from(["a", "b", "..", "."]), max_size=3).map(
 
 
 @given(_SEGMENTS, _SEGMENTS, st.none() | _SEGMENTS, st.sampled_from(["", "lib", "lib/deep"]))
+@example(bench="a", own="../../..", source=None, sub="")  # past the root, then up again
 def test_a_rebased_source_is_where_jube_looks(
     bench: str, own: str, source: str | None, sub: str
 ) -> None:
@@ -223,7 +224,7 @@ def test_jubex_result_writes_result_dir_and_sends_syslog(
     assert f"table 'to_syslog': 2 lines sent to syslog at localhost:{port}" in shown
     folder = tmp_path / "results_out" / "000000"
     written = (folder / "numbers.dat").read_text()
-    assert written.splitlines() == ["number,number_pat,time [s]", "1,1,1.5", "2,2,1.5", "4,4,1.5"]
+    assert written.splitlines() == ["number,number_pat,time[s]", "1,1,1.5", "2,2,1.5", "4,4,1.5"]
     assert f"written to {folder / 'numbers.dat'}" in shown
     with sqlite3.connect(folder / "numbers_db.dat") as db:
         assert db.execute("SELECT number, number_pat FROM numbers_db").fetchall() == [

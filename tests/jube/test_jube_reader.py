@@ -261,7 +261,7 @@ def test_a_run_of_a_jube_file_gives_jubes_table(
     rows = [row for row in rows if not next(iter(row.values())).startswith("#")]
     assert len(rows) == len(expected)
     for row, want in zip(rows, expected, strict=True):
-        cells = {key.split(" [")[0]: value for key, value in row.items()}
+        cells = {key.split("[")[0].rstrip(): value for key, value in row.items()}
         for name, value in want.items():
             assert _same(cells[name], value), (name, cells[name], value)
 

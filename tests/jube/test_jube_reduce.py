@@ -30,7 +30,9 @@ def tables(definition: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, li
         assert main(["result", str(runs / "000000"), "-T", name, "-f", "csv"]) == 0
         lines = [line for line in capsys.readouterr().out.splitlines() if line[:1] != "#"]
         rows = csv.DictReader(io.StringIO("\n".join(lines)))
-        found[name] = [{key.split(" [")[0]: value for key, value in row.items()} for row in rows]
+        found[name] = [
+            {key.split("[")[0].rstrip(): value for key, value in row.items()} for row in rows
+        ]
     return found
 
 

@@ -106,6 +106,7 @@ def test_the_names_a_table_reads_include_expressions_and_jube_statistics() -> No
 def test_where_runs_disagree_on_units_and_directions_the_first_decides() -> None:
     def run(better: bool, unit: str) -> SimpleNamespace:
         benchmark = SimpleNamespace(
+            dialect="jubex",
             steps={},
             patternsets={
                 "p": SimpleNamespace(

@@ -114,7 +114,9 @@ def rebased(
     the copy's own ``file_path_ref``, then ``source_dir`` (an absolute part starts anew)."""
     if source_dir and source_dir.startswith(("/", "$", "~")):
         return source_dir
-    own = own_ref if os.path.isabs(own_ref) else os.path.relpath(where / own_ref, home)
+    # joined as text: ``..`` past the file system's root must not be lost before the
+    # benchmark's ``file_path_ref`` goes in front (JUBE joins the whole path first)
+    own = own_ref if os.path.isabs(own_ref) else os.path.join(os.path.relpath(where, home), own_ref)
     prefix = [part for part in (bench_ref, own) if os.path.normpath(part) != "."]
     if not prefix:
         return source_dir
