@@ -136,7 +136,7 @@ class StepPreparer:
         workdir = wp_dir / "work"
         if self.work_dir is not None:
             # as JUBE: relative to the definition's directory
-            workdir = self.home / self.work_dir.render(env)
+            workdir = self.home / _expanded(self.work_dir.render(env))
             _fits(workdir, "work_dir", self.step.loc)
             workdir = workdir.resolve()
         if self.shared and shared_dir is not None:
@@ -220,7 +220,11 @@ class StepPreparer:
         for do, command, active in self.dos:
             if not active.holds(env):
                 continue
-            where = workdir / template(do.work_dir, do.loc).render(env) if do.work_dir else workdir
+            where = (
+                workdir / _expanded(template(do.work_dir, do.loc).render(env))
+                if do.work_dir
+                else workdir
+            )
             _fits(where, "work_dir of a command", do.loc)
             marker = partial(_marker, where=where, env=env, loc=do.loc)
             found.append(
@@ -368,4 +372,10 @@ def _output(
     """Where a command's output goes: a file named with parameters, ``~`` or ``$VAR``."""
     if not name:
         return workdir / default
-    return workdir / os.path.expandvars(os.path.expanduser(template(name, loc).render(env)))
+    return workdir / _expanded(template(name, loc).render(env))
+
+
+def _expanded(path: str) -> str:
+    """A path with ``~`` and the environment's ``$VAR`` expanded, as JUBE expands a work
+    directory or an output file after its parameters (``$SCRATCH/run_$n``)."""
+    return os.path.expandvars(os.path.expanduser(path))

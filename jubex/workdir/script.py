@@ -67,7 +67,8 @@ def _command(cmd: Command, admin: Path) -> str:
     if cmd.stderr:
         redirect += f" 2>>{q(cmd.stderr)}"
     if cmd.work_dir:
-        text = f"cd {q(cmd.work_dir)} || exit $?\n{text}"
+        # created when missing, as JUBE creates a command's work_dir
+        text = f"mkdir -p {q(cmd.work_dir)} && cd {q(cmd.work_dir)} || exit $?\n{text}"
         lines = [f"(\n{text}\n){redirect} || exit $?"]
     else:
         lines = [f"{{\n{text}\n}}{redirect} || exit $?"]

@@ -48,3 +48,30 @@ def test_a_step_work_dir_is_beside_the_file_and_its_outputs_are_analysed(
     assert own.is_symlink() and own.resolve() == (scratch / "wp_0").resolve()
     child = next((runs / "000000").glob("*_after")) / "work" / "stdout"
     assert child.read_text() in ("value: 1\n", "value: 2\n")
+
+
+SCRATCH_BENCHMARK = """<?xml version="1.0" encoding="UTF-8"?>
+<jube>
+  <benchmark name="wd" outpath="runs">
+    <parameterset name="p"><parameter name="n">1,2</parameter></parameterset>
+    <step name="run" work_dir="$SCRATCH/wd_$n">
+      <use>p</use>
+      <do work_dir="${SCRATCH}/cmd_$n">echo "value: $n"; pwd >where</do>
+    </step>
+  </benchmark>
+</jube>
+"""
+
+
+def test_environment_variables_in_work_dirs_are_expanded_as_jube_expands_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "scratch"
+    monkeypatch.setenv("SCRATCH", str(scratch))
+    definition = tmp_path / "wd.xml"
+    definition.write_text(SCRATCH_BENCHMARK)
+    assert main(["run", str(definition), "--outpath", str(tmp_path / "runs"), "-q"]) == 0
+    assert sorted(p.name for p in scratch.iterdir()) == ["cmd_1", "cmd_2", "wd_1", "wd_2"]
+    assert (scratch / "wd_2" / "stdout").read_text() == "value: 2\n"
+    assert (scratch / "cmd_1" / "where").read_text() == f"{scratch / 'cmd_1'}\n"
+    assert not list(tmp_path.glob("$SCRATCH*"))
