@@ -44,7 +44,7 @@ def _as_dict(item: DryWorkpackage) -> dict[str, object]:
         "iteration": wp.iteration,
         "shared": wp.kind == SHARED,
         "held": wp.state == HELD,
-        "parameters": {k: str(v) for k, v in wp.point.items()},
+        "parameters": {k: str(v) for k, v in _kept(item).items()},
         "work_dir": str(item.rendered.prepared.workdir),
         "commands": [text for cycle in _commands(item) for text in cycle],
         "cycles": _commands(item),
@@ -53,9 +53,15 @@ def _as_dict(item: DryWorkpackage) -> dict[str, object]:
     }
 
 
+def _kept(item: DryWorkpackage) -> dict[str, object]:
+    """The values the run would keep for the workpackage: a parameter its cycles evaluate
+    again (``update_mode="cycle"``) as the last cycle leaves it, as the run stores it."""
+    return {**item.rendered.wp.point, **item.rendered.prepared.updated}
+
+
 def _print(item: DryWorkpackage) -> None:
     wp = item.rendered.wp
-    label = " ".join(f"{k}={v}" for k, v in wp.point.items())
+    label = " ".join(f"{k}={v}" for k, v in _kept(item).items())
     shared = " (shared)" if wp.kind == SHARED else ""
     held = " (held: runs only if its point needs it)" if wp.state == HELD else ""
     print(f"wp {wp.id} {wp.step}{shared} iteration {wp.iteration}{held}  {label}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,21 @@ def test_the_table_shows_the_last_cycles_value_as_jube_keeps_it(
     assert main(["result", str(run_dir), "-T", "t", "-f", "csv"]) == 0
     (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out.strip()))
     assert (row["x"], row["last_max"]) == ("20", "20")
+
+
+def test_the_dry_run_shows_the_last_cycles_value_as_the_run_keeps_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bench.xml"
+    path.write_text(f'<jube><benchmark name="b" outpath="runs">{CYCLED}</benchmark></jube>')
+    capsys.readouterr()
+    assert main(["run", str(path), "--outpath", str(tmp_path / "runs"), "--dry-run"]) == 0
+    assert "x=20" in capsys.readouterr().out
+    argv = ["run", str(path), "--outpath", str(tmp_path / "runs"), "--dry-run", "-f", "json"]
+    assert main(argv) == 0
+    (wp,) = json.loads(capsys.readouterr().out)["workpackages"]
+    assert wp["parameters"]["x"] == "20"
+    assert wp["cycles"] == [["echo 0 >> values"], ["echo 10 >> values"], ["echo 20 >> values"]]
 
 
 def test_dependents_follow_when_they_are_evaluated_per_cycle_too(tmp_path: Path) -> None:
