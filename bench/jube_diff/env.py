@@ -6,15 +6,40 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 TIMEOUT = 600
 
+# JSC's partitions as their login nodes' ``sinfo`` shows a node: sockets (JSC counts NUMA
+# domains), cores per socket, threads per core. The stream suite asks for them.
+PARTITIONS = {
+    "booster": (8, 6, 2),  # JUWELS Booster: 2 x AMD EPYC 7402, 4 NUMA domains each
+    "batch": (2, 24, 2),  # JUWELS Cluster: 2 x Intel Xeon Platinum 8168
+    "dc-cpu": (8, 16, 2),  # JURECA-DC: 2 x AMD EPYC 7742, 4 NUMA domains each
+}
+# A stand-in for ``sinfo -p PARTITION -o FORMAT`` answering %X, %Y, %Z and %c from PARTITIONS.
+SINFO = rf"""#!{sys.executable}
+import re, sys
+PARTITIONS = {PARTITIONS!r}
+args = sys.argv[1:]
+part = args[args.index("-p") + 1] if "-p" in args else "booster"
+fmt = next((a for a in args if "%" in a), "%P")
+x, y, z = PARTITIONS.get(part, PARTITIONS["booster"])
+values = {{"X": x, "Y": y, "Z": z, "c": x * y * z, "P": part}}
+line = re.sub(r"%\.?(\d*)([A-Za-z])",
+              lambda m: str(values.get(m.group(2), "")).rjust(int(m.group(1) or 0)), fmt)
+if not any(a.startswith("-h") or a == "--noheader" for a in args):
+    print(re.sub(r"%\.?(\d*)([A-Za-z])", lambda m: m.group(2).rjust(int(m.group(1) or 0)), fmt))
+print(line)
+"""
+
 
 class Namespace:
-    """Runs commands as on a JSC login node: ``/etc/FZJ/systemname`` and ``$SYSTEMNAME``.
+    """Runs commands as on a JSC login node: ``/etc/FZJ/systemname``, ``$SYSTEMNAME`` and
+    ``sinfo`` answering for JSC's partitions.
 
     The file is provided by an overlay mount on ``/etc`` inside a private mount namespace
     (``unshare -m``), so the host's ``/etc`` is never written. Without the privilege to do so
@@ -24,6 +49,10 @@ class Namespace:
     def __init__(self, scratch: Path) -> None:
         self.scratch = scratch
         self.usable = shutil.which("unshare") is not None and _probe_overlay(scratch)
+        self.bin = scratch / "bin"
+        self.bin.mkdir(exist_ok=True)
+        (self.bin / "sinfo").write_text(SINFO)
+        (self.bin / "sinfo").chmod(0o755)
 
     def command(self, system: str, argv: Sequence[str]) -> list[str]:
         if not self.usable:
@@ -40,8 +69,10 @@ class Namespace:
         return ["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", *argv]
 
     def env(self, system: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-        env = dict(os.environ, SYSTEMNAME=system, **(extra or {}))
-        return env
+        """The environment of a login node: ``$SYSTEMNAME``, and a ``sinfo`` that knows
+        JSC's partitions first on the path (the host's Slurm, if any, knows others)."""
+        path = f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}"
+        return dict(os.environ, SYSTEMNAME=system, PATH=path, **(extra or {}))
 
 
 def _probe_overlay(scratch: Path) -> bool:

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from .cases import Case
-from .env import Namespace, jube_error, run
+from .env import SINFO, Namespace, jube_error, run
 from .plans import Answer, Plan
 
 JUBE_BUILTIN_PREFIX = "jube_"
@@ -65,7 +65,8 @@ class Jube:
         for p in [path, *sorted(path.parent.iterdir())]:
             if p.is_file() and p.suffix in (".xml", ".yaml", ".yml", ".in"):
                 digest.update(p.name.encode() + b"\0" + p.read_bytes())
-        for part in (*case.tags, "|", case.system, self.version, *case.include_path):
+        # the login node's emulation and how values are normalised change the answers too
+        for part in (*case.tags, "|", case.system, self.version, *case.include_path, SINFO, "2"):
             digest.update(part.encode() + b"\0")
         return digest.hexdigest()[:32]
 
@@ -123,11 +124,15 @@ def _normalise_jube(row: dict[str, str]) -> dict[str, str]:
     wp = row.get("jube_wp_abspath", "")
     wp_dir = str(Path(wp).parent) if wp else ""
     run = row.get("jube_benchmark_rundir", "")
+    # the scratch directory's name, in paths relative to the file (``../../jube-x1y2/out``)
+    scratch = (Path(run).parent.parent.name if run else "", "<TMP>")
     values = {}
     for name, value in row.items():
         if name == "id" or (name.startswith(JUBE_BUILTIN_PREFIX) and name not in KEPT_BUILTINS):
             continue
-        values[name] = placeholders(value, [(wp, "<WP>"), (wp_dir, "<WP>"), (run, "<RUN>")])
+        values[name] = placeholders(
+            value, [(wp, "<WP>"), (wp_dir, "<WP>"), (run, "<RUN>"), scratch]
+        )
     return values
 
 

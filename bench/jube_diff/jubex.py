@@ -126,6 +126,7 @@ def _jubex_plan(data: dict[str, Any], out: Path) -> Plan:
         work_dir = str(wp.get("work_dir", ""))
         run = _run_dir(work_dir, out)
         marks = [(work_dir, "<WP>"), (str(Path(work_dir).parent), "<WP>"), (run, "<RUN>")]
+        marks.append((out.parent.name, "<TMP>"))  # in paths relative to the file
         # JUBE's info shows the values read back from its store, which strips their ends;
         # its run uses them unstripped, as jubex's does (so the ends are no difference).
         values = {
