@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jubex.engine.messages import NOISE, ROOT_CAUSES, masked, whole_sentence
 from jubex.store.rundir import Run, wp_dir_of
 from jubex.store.store import FAILED
 
@@ -30,17 +31,6 @@ _ERROR = re.compile(
 _SHELL_PREFIX = re.compile(r"^(?:/\S+|-?(?:ba|da|z)?sh): (?:line )?\d+: ")
 #: the longest explaining line kept
 WIDTH = 400
-#: a line that names a problem it then ignores explains nothing
-#: (``srun: error: SLURMD_DEBUG=verbose invalid. ignoring...``)
-NOISE = re.compile(r"\bignoring\b[.\s]*$", re.IGNORECASE)
-#: causes that an error line printed later may only imply (IOR's assertion after a write
-#: that failed): when an output names one, that line explains the failure
-ROOT_CAUSES = ("No space left on device", "Disk quota exceeded")
-#: where a wrapped sentence goes on: a line that starts in lower case
-_GOES_ON_FROM = re.compile(r"^[a-z0-9]")
-#: what differs between workpackages failing for the same cause: paths, numbers, hex ids
-_PATH = re.compile(r"(?<![\w.])(?:\.{0,2}/)?(?:[\w.+-]+/)+[\w.+-]*|'/[^']*'|\"/[^\"]*\"")
-_NUMBER = re.compile(r"0x[0-9a-f]+|\d+(?:\.\d+)?", re.IGNORECASE)
 #: the bytes of an output file read from its end (a huge log is not read whole)
 READ = 256 * 1024
 
@@ -84,28 +74,6 @@ def explaining_line(stderr: Iterable[str], stdout: Iterable[str] = ()) -> str:
             if _ERROR.search(line) and not NOISE.search(line):
                 return _short(" ".join(whole_sentence(lines, index)))
     return _short(err[-1]) if err else ""
-
-
-def stops_mid_sentence(line: str) -> bool:
-    """Whether ``line`` is prose (no ``key: value``) cut mid-sentence, as Open MPI wraps its
-    messages at 72 columns."""
-    ends = line[-1:].islower() or line.endswith((",", ";"))
-    return ends and ":" not in line and "=" not in line and len(line.split(maxsplit=5)) > 5
-
-
-def whole_sentence(lines: list[str], index: int) -> list[str]:
-    """``lines[index]`` and the lines after it that finish its sentence (at most five)."""
-    found = [lines[index]]
-    for following in lines[index + 1 : index + 5]:
-        if not stops_mid_sentence(found[-1]) or not _GOES_ON_FROM.match(following):
-            break
-        found.append(following)
-    return found
-
-
-def masked(text: str) -> str:
-    """``text`` with its paths and numbers masked: what failures of one cause share."""
-    return _NUMBER.sub("N", _PATH.sub("PATH", text))
 
 
 def _short(line: str) -> str:
