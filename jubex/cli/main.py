@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
 from jubex.errors import JubexError
 from jubex.language import python
@@ -63,6 +64,7 @@ def build_parser(only: str | None = None) -> Parser:
         if only is None or name == only:
             mod = importlib.import_module(f"jubex.cli.{module}")
             mod.add_arguments(cmd)
+            complete.attach(cmd)
             cmd.epilog = examples_text(getattr(mod, "EXAMPLES", ()))
             cmd.add_argument(
                 "--no-python",

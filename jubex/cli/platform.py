@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from jubex.cli.common import add_format
+from jubex.cli.complete import platforms
 from jubex.definition.frozen import to_data
 from jubex.errors import UsageError
 from jubex.platform.load import load_platform, schema
@@ -23,7 +24,9 @@ EXAMPLES = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", nargs="?", default="local", help="platform name or file")
+    parser.add_argument(
+        "name", nargs="?", default="local", help="platform name or file"
+    ).completer = platforms  # type: ignore[attr-defined]
     parser.add_argument(
         "-r",
         "--resource",

@@ -115,16 +115,23 @@ def _check_names(plot: Plot, rows: Sequence[Row], runs: Sequence[Run]) -> None:
                 hint=did_you_mean(name, parameters),
             )
     if not any(row.get(plot.y) is not None for row in rows):
-        every: dict[str, None] = {}
-        for row in rows_of(runs):
-            every.update(dict.fromkeys(row))
-        values = sorted(k for k in every if k not in META and k not in _parameters(runs))
-        values = [v for v in values if v.rpartition("_")[0] not in values]  # not x_avg
+        values = plot_names(runs)[1]
         raise UsageError(
             f"plot '{plot.name}': run {where} has no values of '{plot.y}'"
             f" (its values: {', '.join(values) or 'none'}); nothing was drawn",
             hint=did_you_mean(plot.y, values),
         )
+
+
+def plot_names(runs: Sequence[Run]) -> tuple[list[str], list[str]]:
+    """What a plot of these runs may name: the keys of its rows (parameters, and run,
+    site, platform, ...) for x, rows and group, and the measured values for y."""
+    every: dict[str, None] = {}
+    for row in rows_of(runs):
+        every.update(dict.fromkeys(row))
+    keys = sorted(k for k in every if k in _parameters(runs) or k in WHERE)
+    values = sorted(k for k in every if k not in META and k not in _parameters(runs))
+    return keys, [v for v in values if v.rpartition("_")[0] not in values]  # not x_avg
 
 
 def _parameters(runs: Sequence[Run]) -> set[str]:
