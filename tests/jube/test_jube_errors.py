@@ -26,7 +26,6 @@ EXPECTED = {
     "missing_set.xml": (4, "uses 'parms', which is no parameterset", ""),
     "comma_tag.xml": (4, "uses a comma, which JUBE 2.7 no longer accepts", "a|b"),
     "max_async_by_parameter.xml": (5, "takes a parameter ('i') that has", "one plain value"),
-    "list_from_other_set.xml": (5, "builds several values", "write its values out"),
     "do_log.xml": (3, 'do_log_file="logs/" ends with "/"', "name the log file itself"),
     "broken.xml": (3, "XML syntax: Opening and ending tag mismatch", ""),
     "duplicate_key.yaml": (6, "duplicate key 'do'", ""),

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from jubex.definition.jube.python_mode import (
     compile_snippet,
-    makes_list,
     mode_of,
     rewrite,
     text_expression,
@@ -114,13 +113,6 @@ def test_references_in_strings_stay_strings_and_unknown_names_stay_literal() -> 
     assert rewrite('b"$a"', KNOWN) == 'b"$a"'
     assert rewrite("$jube_wp_id * 2", KNOWN) == "jube_wp_id * 2"
     assert rewrite('"$$a"', KNOWN) == "'$a'"
-
-
-def test_list_builders_are_recognised_by_their_separator() -> None:
-    assert makes_list('",".join(xs)', ",")
-    assert not makes_list('" ".join(xs)', ",")
-    assert makes_list('";".join(xs)', ";")
-    assert not makes_list("a + b", ",")
 
 
 @pytest.mark.parametrize(

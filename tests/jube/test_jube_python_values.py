@@ -111,6 +111,51 @@ def test_a_snippet_whose_text_holds_the_separator_is_several_typed_values(
     ]
 
 
+# The stream suite's software stack: a list built from values that read another value.
+STACK = """<jube><benchmark name="stack" outpath="runs">
+  <parameterset name="modules">
+    <parameter name="stage">2022</parameter>
+    <parameter name="g">${stage}-gcc</parameter>
+    <parameter name="i">${stage}-intel</parameter>
+    <parameter name="nv"></parameter>
+    <parameter name="software_stack" mode="python"
+      >",".join([i for i in "${g} ${i} ${nv}".split(" ") if len(i) > 0])</parameter>
+    <parameter name="modules" mode="python"
+      >{"${stage}-gcc": "GCC", "${stage}-intel": "Intel"}.get("${software_stack}", "-")</parameter>
+  </parameterset>
+  <parameterset name="sizes"><parameter name="n">1,2</parameter></parameterset>
+  <step name="compile"><use>modules</use><use>sizes</use><do>echo $modules $n</do></step>
+</benchmark></jube>"""
+
+
+def test_a_list_built_from_values_reading_other_values_is_split_per_point_as_jube_does(
+    tmp_path: Path,
+) -> None:
+    rows = [(p["software_stack"], p["modules"], p["n"]) for _, p in _planned(tmp_path, STACK)]
+    assert rows == [  # workpackages 0 to 3 of JUBE 2.7.1
+        ("2022-gcc", "GCC", "1"),
+        ("2022-intel", "Intel", "1"),
+        ("2022-gcc", "GCC", "2"),
+        ("2022-intel", "Intel", "2"),
+    ]
+
+
+OTHER_SET = """<jube><benchmark name="b" outpath="runs">
+  <parameterset name="base"><parameter name="n">1,2</parameter></parameterset>
+  <parameterset name="derived">
+    <parameter name="m" mode="python">",".join(str($n * k) for k in range(2))</parameter>
+  </parameterset>
+  <step name="s"><use>base,derived</use><do>echo $m</do></step>
+</benchmark></jube>"""
+
+
+def test_a_list_built_from_another_sets_values_is_split_per_point_as_jube_does(
+    tmp_path: Path,
+) -> None:
+    rows = [(p["n"], p["m"]) for _, p in _planned(tmp_path, OTHER_SET)]
+    assert rows == [("1", "0"), ("1", "1"), ("2", "0"), ("2", "2")]  # JUBE 2.7.1's 0 to 3
+
+
 def test_an_import_runs_in_the_separate_interpreter_and_dict_get_in_the_safe_language(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -20,7 +20,6 @@ from jubex.definition.jube.python_mode import (
     Known,
     compile_snippet,
     evaluate,
-    makes_list,
     mode_of,
 )
 from jubex.definition.model import Parameter, ParameterSet
@@ -79,14 +78,7 @@ class SetConverter:
         self.params[p.name] = model_parameter(p, mode_of(expr), (expression,))
         names = {n for n in expr.names if self.known(n) and n != p.name}
         if any(n not in self.plain and self._group(n) is None for n in names):
-            if makes_list(expression, p.separator):
-                self.ctx.fail(
-                    f"{what}: the python snippet builds several values from parameters that are "
-                    "not plain values of the same set, which jubex cannot work out in advance",
-                    p.loc,
-                    "move the parameters it reads into its set, or write its values out",
-                )
-            return
+            return  # worked out per point while planning, split there as JUBE splits it
         rows = self._rows(sorted(names))
         try:
             outputs = [evaluate(expr, self._typed(row), p.separator, p.loc) for row in rows]

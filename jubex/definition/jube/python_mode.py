@@ -90,23 +90,6 @@ def evaluate(
     return [text]
 
 
-def makes_list(expression: str, separator: str) -> bool:
-    """Whether a snippet visibly builds a list of values: ``",".join(...)`` at the top."""
-    try:
-        node = ast.parse(expression, mode="eval").body
-    except SyntaxError:
-        return False
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "join"
-        and isinstance(node.func.value, ast.Constant)
-        and isinstance(node.func.value.value, str)
-        and bool(separator)
-        and separator in node.func.value.value
-    )
-
-
 def _outside(code: str, known: Known) -> str:
     """References in code; one that is subscripted (``${pq}[0]``) is code to JUBE, so a text
     holding a Python literal (``(2,2)``) is read as that literal: ``literal(pq)[0]``."""
