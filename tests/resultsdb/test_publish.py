@@ -157,3 +157,15 @@ def test_a_path_is_sqlite_and_an_unknown_scheme_is_refused(tmp_path: Path):
     assert Database(str(tmp_path / "x.sqlite")).sqlite
     with pytest.raises(JubexError, match="SQLite or PostgreSQL"):
         Database("mysql://host/db")
+
+
+def test_report_and_plot_take_published_runs_beside_a_run_directory(
+    database, made, tmp_path, capsys
+):
+    main(["publish", str(made / "000000"), "--database", database])
+    both = ["db:benchmark=dbstudy,level=1000", str(made / "000001"), "--database", database]
+    assert main(["report", *both, "-o", str(tmp_path / "report.html")]) == 0
+    html = (tmp_path / "report.html").read_text()
+    assert ">765<" in html  # the mean of both runs' repetitions: (1020 + 510) / 2
+    assert main(["plot", *both, "-x", "point", "-y", "bw", "-o", str(tmp_path / "bw.png")]) == 0
+    assert (tmp_path / "bw.png").stat().st_size > 1000
