@@ -28,7 +28,9 @@ from jubex.engine.provenance import PROVENANCE
 from jubex.errors import UsageError
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
+from jubex.space.spec import RunSpec
 from jubex.store.rundir import SPEC, STORE, Run, open_run
+from jubex.store.store import Store
 
 PREFIX = "db:"
 #: selector keys that are fields of ``runs`` (the rest are parameters)
@@ -157,9 +159,10 @@ def open_selected(text: str, database: Database | None = None) -> list[Run]:
     """The runs of a ``db:`` selector, oldest first, each opened from the cache."""
     database = database or Database()
     selector = parse(text)
+    specs: dict[str, RunSpec] = {}
     with database.reading() as connection:
         rows = selected(connection, selector, database)
-        return [_opened(connection, row, database) for row in rows]
+        return [_opened(connection, row, database, specs) for row in rows]
 
 
 def _cache() -> Path:
@@ -168,12 +171,19 @@ def _cache() -> Path:
     return platformdirs.user_cache_path("jubex") / "published"
 
 
-def _opened(connection: Connection, row: sa.Row, database: Database) -> Run:
-    """A published run as a run directory in the cache (unpacked the first time)."""
+def _opened(
+    connection: Connection, row: sa.Row, database: Database, specs: dict[str, RunSpec]
+) -> Run:
+    """A published run as a run directory in the cache (unpacked the first time); runs of
+    one spec share it, read once (reading a spec costs more than the rest of opening)."""
     where = _cache() / row.run_key[:16] / (row.site or "site") / row.run_id
     if not (where / STORE).exists():
         _unpack(connection, row, where, database)
-    return open_run(where)
+    if row.spec_hash not in specs:
+        specs[row.spec_hash] = open_run(where).spec
+    spec = specs[row.spec_hash]
+    store = Store(where / STORE, types=spec.benchmark.parameter_types())
+    return Run(where, store, spec)
 
 
 def _unpack(connection: Connection, row: sa.Row, where: Path, database: Database) -> None:

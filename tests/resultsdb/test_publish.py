@@ -6,11 +6,14 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jubex.cli.main import main
 from jubex.errors import JubexError
+from jubex.results.stats import summarize
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.publish import publish
+from jubex.resultsdb.publish import _cv, publish
 from jubex.resultsdb.schema import HEAD
 from jubex.store.rundir import open_run
 
@@ -169,3 +172,12 @@ def test_report_and_plot_take_published_runs_beside_a_run_directory(
     assert ">765<" in html  # the mean of both runs' repetitions: (1020 + 510) / 2
     assert main(["plot", *both, "-x", "point", "-y", "bw", "-o", str(tmp_path / "bw.png")]) == 0
     assert (tmp_path / "bw.png").stat().st_size > 1000
+
+
+@given(st.lists(st.floats(min_value=-1e12, max_value=1e12, allow_nan=False), max_size=12))
+def test_a_published_noisy_flag_uses_the_cv_of_a_result_tables_summary(values):
+    expected = summarize(values).cv
+    found = _cv(values)
+    assert (found is None) == (expected is None)
+    if expected is not None:
+        assert found == pytest.approx(expected, rel=1e-9, abs=1e-12)
