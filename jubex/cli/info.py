@@ -134,6 +134,7 @@ def _definition_info(args: argparse.Namespace) -> int:
         overrides=spec.overrides,
         tags=spec.tags,
         file=benchmark.file,
+        shell_in_cwd=benchmark.dialect == "jube",
     )
     names = list(space.names)
     bound = space.upper_bound()

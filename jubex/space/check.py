@@ -56,7 +56,7 @@ def _space(
     names = {n for ps in sets for n in ps.parameters}
     where = [c for c in b.where if applies(c, names)]
     try:
-        space = Space(sets, where, {}, tags, constants, b.file)
+        space = Space(sets, where, {}, tags, constants, b.file, shell_in_cwd=b.dialect == "jube")
         if not _runs_commands(sets) and space.upper_bound() <= MAX_WALK:
             next(iter(space), None)  # the space raises if its constraints leave no point
     except JubexError as exc:

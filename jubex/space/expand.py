@@ -45,8 +45,13 @@ class Space:
         tags: Iterable[str] = (),
         constants: Mapping[str, object] | None = None,
         file: str = "",
+        *,
+        shell_in_cwd: bool = False,
     ) -> None:
         self._file = file
+        # a JUBE file's shell parameters run where JUBE runs them: in the directory it was
+        # started from; jubex's own in the definition's directory
+        self._shell_in_cwd = shell_in_cwd
         self._tags = frozenset(tags)
         self._constants = {CYCLE: 0, **(constants or {})}
         params, zips = self._merge(sets)
@@ -503,6 +508,7 @@ class Space:
         """The output of a shell-mode parameter's command, run once per distinct command."""
         if command not in self._shell_cache:
             home = Path(self._file).resolve().parent if self._file else None
-            output = run_snippet(command, f"parameter '{name}'", loc, home)
+            where = None if self._shell_in_cwd else home
+            output = run_snippet(command, f"parameter '{name}'", loc, where)
             self._shell_cache[command] = output.strip()
         return self._shell_cache[command]

@@ -112,6 +112,7 @@ def step_space(
         tags=tags,
         constants={**(constants or {}), STEP_NAME: step.name},
         file=benchmark.file,
+        shell_in_cwd=benchmark.dialect == "jube",
     )
 
 

@@ -78,3 +78,19 @@ def test_in_jubexs_own_format_a_shell_value_splits_only_when_given_a_separator(
         ("1,2", 1),
         ("1,2", 2),
     ]
+
+
+def test_a_jube_files_shell_parameter_runs_where_jube_runs_it_the_directory_started_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "here").mkdir()
+    path = tmp_path / "suite" / "where.xml"
+    path.write_text(
+        '<jube><benchmark name="w" outpath="runs"><parameterset name="p">'
+        '<parameter name="dir" mode="shell">pwd</parameter></parameterset>'
+        '<step name="run"><use>p</use><do>echo $dir</do></step></benchmark></jube>'
+    )
+    monkeypatch.chdir(tmp_path / "here")
+    (wp,) = plan(load(path))
+    assert wp.point["dir"] == str((tmp_path / "here").resolve())
