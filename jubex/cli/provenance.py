@@ -49,6 +49,18 @@ def provenance_lines(facts: Mapping[str, object], meta: Mapping[str, str]) -> li
         free = f", {_size(fs['free_bytes'])} free" if fs.get("free_bytes") else ""
         where = f"{fs['type']} on {fs.get('source')}{size}{free}"
         lines.append(f"file system: {fs.get('mount')} ({where})")
+    target = _mapping(facts.get("platform_filesystem"))
+    if target:
+        peaks = ", ".join(
+            f"{key.replace('_', ' ')} {target[key]}"
+            for key in ("bandwidth", "read_bandwidth", "write_bandwidth")
+            if target.get(key)
+        )
+        kind = f"{target['kind']}, " if target.get("kind") else ""
+        lines.append(
+            f"target file system: {target.get('name')} at {target.get('path')}"
+            + (f" ({kind}{peaks})" if kind or peaks else "")
+        )
     modules = facts.get("modules")
     if isinstance(modules, list) and modules:
         lines.append(f"modules: {' '.join(str(m) for m in modules)}")

@@ -2,7 +2,8 @@
 
 A number is worth passing on only with its circumstances: the definition it came from
 (its content hash, and its git revision when it lives in a repository), the machine, the
-file system under the work directory and the loaded modules. Everything here reads files
+file system under the work directory, the platform's file system the benchmarks were
+pointed at ($jubex_fs_path) and the loaded modules. Everything here reads files
 the kernel already has or asks one quick command; a fact that cannot be had is left out,
 never guessed, and never stops a run.
 """
@@ -32,6 +33,9 @@ def collect(spec: RunSpec, run_dir: Path) -> dict[str, object]:
         "machine": machine_facts(),
         "filesystem": filesystem_facts(run_dir),
     }
+    target = spec.platform.target_filesystem
+    if target is not None:
+        facts["platform_filesystem"] = target.facts()
     modules = loaded_modules(os.environ)
     if modules:
         facts["modules"] = modules

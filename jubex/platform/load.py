@@ -25,7 +25,7 @@ import platformdirs
 
 from jubex.errors import DefinitionError, ErrorList, JubexError, Loc, did_you_mean
 from jubex.language.confine import control_character, is_shell_name
-from jubex.platform.model import Partition, Platform, duration
+from jubex.platform.model import FileSystem, Partition, Platform, duration
 from jubex.platform.read import Locs, read_file
 from jubex.platform.render import check
 from jubex.shipped import shipped
@@ -215,6 +215,12 @@ def _partition(name: str, spec: dict[str, Any] | None, loc: Loc | None) -> Parti
     return Partition(name=name, loc=loc, **fields)
 
 
+def _filesystem(name: str, spec: dict[str, Any]) -> FileSystem:
+    """A validated file-system entry; its peaks stay texts with their units."""
+    texts = {key: str(value) for key, value in spec.items() if key != "default"}
+    return FileSystem(name=name, default=bool(spec.get("default", False)), **texts)
+
+
 def _check_job_values(platform: Platform) -> None:
     """Values a job template places on its lines are one line each; exported names are names.
 
@@ -225,6 +231,7 @@ def _check_job_values(platform: Platform) -> None:
         *((f"modules.{i}", m) for i, m in enumerate(platform.modules)),
         *((f"partitions.{name}", name) for name in platform.partitions),
         *((f"hardware.{k}", v) for k, v in platform.hardware.items()),
+        *((f"filesystems.{k}", fs.path) for k, fs in platform.filesystems.items()),
         ("account", platform.account),
     ]
     for key, value in values:
@@ -255,6 +262,17 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
             f"partitions {', '.join(defaults)} are all marked default; at most one may be",
             partitions[defaults[1]].loc,
         )
+    filesystems = {
+        name: _filesystem(name, spec)
+        for name, spec in (data.get("filesystems") or {}).items()
+        if spec is not None
+    }
+    targets = [fs.name for fs in filesystems.values() if fs.default]
+    if len(targets) > 1:
+        raise DefinitionError(
+            f"file systems {', '.join(targets)} are all marked default; at most one may be",
+            locs.get(f"filesystems.{targets[1]}"),
+        )
     platform = Platform(
         name=str(data["name"]),
         scheduler=data["scheduler"],
@@ -263,6 +281,7 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
         site=str(data.get("site") or ""),
         account=data.get("account"),
         partitions=partitions,
+        filesystems=filesystems,
         resources=dict(data.get("resources") or {}),
         modules=[str(m) for m in data.get("modules") or []],
         environment={k: str(v) for k, v in (data.get("environment") or {}).items()},

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
@@ -43,6 +43,28 @@ class Partition:
 
 
 @dataclass
+class FileSystem:
+    """A file system a benchmark may write to, as the centre publishes it."""
+
+    name: str
+    #: shell text the job expands (``$SCRATCH``, ``/scratch/$SLURM_JOB_ACCOUNT``)
+    path: str
+    kind: str = ""
+    #: published peaks, each a number with a unit as written (``10TB/s``)
+    bandwidth: str = ""
+    read_bandwidth: str = ""
+    write_bandwidth: str = ""
+    capacity: str = ""
+    default: bool = False
+    description: str = ""
+
+    def facts(self) -> dict[str, str]:
+        """What a run's provenance keeps of it: every field that is set."""
+        fields = ("name", "path", "kind", "bandwidth", "read_bandwidth", "write_bandwidth")
+        return {key: str(getattr(self, key)) for key in (*fields, "capacity") if getattr(self, key)}
+
+
+@dataclass
 class Platform:
     """One system, as its platform file (and the files it extends) describe it."""
 
@@ -54,6 +76,7 @@ class Platform:
     site: str = ""
     account: str | None = None
     partitions: dict[str, Partition] = field(default_factory=dict)
+    filesystems: dict[str, FileSystem] = field(default_factory=dict)
     resources: dict[str, object] = field(default_factory=dict)
     modules: list[str] = field(default_factory=list)
     environment: dict[str, str] = field(default_factory=dict)
@@ -79,6 +102,26 @@ class Platform:
             if loc:
                 return loc
         return self.loc
+
+    @property
+    def target_filesystem(self) -> FileSystem | None:
+        """The file system benchmarks write to: the one marked default, if any."""
+        return next((fs for fs in self.filesystems.values() if fs.default), None)
+
+    def with_target(self, name: str) -> Platform:
+        """This platform with file system ``name`` as the default (``-p jubex_fs=NAME``)."""
+        if name not in self.filesystems:
+            known = list(self.filesystems)
+            raise DefinitionError(
+                f"platform '{self.name}' has no file system '{name}'; "
+                + (f"its file systems: {', '.join(known)}" if known else "it names none"),
+                self.where("filesystems"),
+                did_you_mean(name, known) or "add it under filesystems: in the platform file",
+            )
+        filesystems = {
+            key: replace(fs, default=key == name) for key, fs in self.filesystems.items()
+        }
+        return replace(self, filesystems=filesystems)
 
     @property
     def default_partition(self) -> str | None:

@@ -29,6 +29,8 @@ RUN_NAMES: dict[str, object] = {
     "jube_benchmark_home": "",
     "jube_benchmark_rundir": "",
     "jubex_kernels": "",
+    "jubex_fs": "",
+    "jubex_fs_path": ".",
 }
 
 

@@ -96,6 +96,20 @@ def check_outpath_length(out: Path, *, given: bool, benchmark: Benchmark) -> Non
     raise DefinitionError(message, benchmark.loc, "give a shorter outpath")
 
 
+#: ``-p jubex_fs=NAME``: the platform's file system a run's benchmarks write to
+TARGET = "jubex_fs"
+
+
+def _target(platform: Platform, values: Sequence[str]) -> Platform:
+    """The platform with the file system ``-p jubex_fs=NAME`` names as its target."""
+    if len(values) != 1:
+        raise UsageError(f"-p {TARGET}=...: name one file system of platform '{platform.name}'")
+    try:
+        return platform.with_target(values[0])
+    except DefinitionError as exc:
+        raise UsageError(f"-p {TARGET}={values[0]}: {exc.message}", hint=exc.hint) from None
+
+
 def _platform_overrides(
     platform: Platform,
     overrides: Mapping[str, Sequence[str]] | None,
@@ -109,6 +123,8 @@ def _platform_overrides(
     command sees.
     """
     rest = dict(overrides or {})
+    if TARGET in rest:
+        platform = _target(platform, rest.pop(TARGET))
     own = {
         p.name
         for s in benchmark.parametersets.values()

@@ -18,6 +18,7 @@ from jubex.errors import DefinitionError, Loc
 from jubex.language.confine import control_character
 from jubex.language.template import template
 from jubex.language.values import parse_value
+from jubex.platform.model import Platform
 from jubex.shipped import shipped
 from jubex.space.expand import Space
 from jubex.space.plan import SHARED, Workpackage, step_space
@@ -28,6 +29,8 @@ from jubex.workdir.script import JOB, admin_dir
 from jubex.workdir.writer import Writer
 
 KERNELS = shipped("kernels")
+#: where a benchmark writes on a platform that names no file system: its work directory
+NO_TARGET = {"jubex_fs": "", "jubex_fs_path": "."}
 
 
 def constants_for(spec: RunSpec, run_dir: Path) -> dict[str, object]:
@@ -40,7 +43,15 @@ def constants_for(spec: RunSpec, run_dir: Path) -> dict[str, object]:
         "jube_benchmark_home": spec.home,
         "jube_benchmark_rundir": str(run_dir),
         "jubex_kernels": str(KERNELS),
+        **target_names(spec.platform),
     }
+
+
+def target_names(platform: Platform) -> dict[str, str]:
+    """``$jubex_fs``, ``$jubex_fs_path``: the file system benchmarks write to — the platform's
+    default one, else the workpackage's work directory (``.``) on whatever it lies."""
+    target = platform.target_filesystem
+    return {"jubex_fs": target.name, "jubex_fs_path": target.path} if target else dict(NO_TARGET)
 
 
 @dataclass

@@ -67,6 +67,6 @@ def test_platform_keys_prints_the_help_of_every_key(capsys: pytest.CaptureFixtur
 
 
 def test_platform_prints_the_merged_platform_as_yaml(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(platform_cmd, ["pbspro-cluster"]) == 0
+    assert run(platform_cmd, ["polaris"]) == 0
     out = capsys.readouterr().out
     assert "extends: pbs" in out and "prod:" in out and "locs" not in out

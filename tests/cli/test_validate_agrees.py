@@ -92,7 +92,7 @@ def test_a_correct_definition_is_valid_everywhere(
     assert _exit(capsys, "run", str(path), "--dry-run")[0] == 0
 
 
-@pytest.mark.parametrize("name", ["local", "slurm", "pbs", "pbspro-cluster", "juwels-booster"])
+@pytest.mark.parametrize("name", ["local", "slurm", "pbs", "polaris", "juwels-booster"])
 def test_validate_accepts_the_shipped_platform_files(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

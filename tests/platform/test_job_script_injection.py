@@ -118,7 +118,7 @@ def test_the_shipped_templates_place_every_definition_value_on_a_directive_or_qu
     slurm = render(PLATFORMS["slurm"], "partition", MARK)
     assert f"#SBATCH --partition={MARK}" in slurm
     assert f"cd /runs/7/{MARK}" in render(PLATFORMS["pbs"], "workdir", MARK)
-    assert f"#PBS -l filesystems={MARK}" in render(PLATFORMS["pbspro-cluster"], "filesystems", MARK)
+    assert f"#PBS -l filesystems={MARK}" in render(PLATFORMS["polaris"], "filesystems", MARK)
 
 
 def test_a_platform_value_with_a_newline_is_refused_when_the_platform_is_loaded(

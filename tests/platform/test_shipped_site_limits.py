@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from jubex.errors import DefinitionError
 from jubex.platform.load import load_platform
 
-POLARIS = load_platform("pbspro-cluster")
+POLARIS = load_platform("polaris")
 BOOSTER = load_platform("juwels-booster")
 
 #: "Running Jobs on Polaris" (docs.alcf.anl.gov): queue -> (node min, node max, time max)
@@ -25,7 +25,7 @@ POLARIS_QUEUES = {
 
 
 def refusal(platform_name: str, request: dict[str, str]) -> str:
-    platform = POLARIS if platform_name == "pbspro-cluster" else BOOSTER
+    platform = POLARIS if platform_name == "polaris" else BOOSTER
     with pytest.raises(DefinitionError) as caught:
         platform.resolve(request)
     return str(caught.value)
@@ -48,18 +48,18 @@ def test_polaris_hardware_follows_the_machine_overview() -> None:
 
 
 def test_prod_refuses_fewer_than_ten_nodes_naming_the_minimum() -> None:
-    message = refusal("pbspro-cluster", {"partition": "prod", "nodes": "9"})
+    message = refusal("polaris", {"partition": "prod", "nodes": "9"})
     assert "9 nodes requested" in message and "'prod'" in message
-    assert "needs at least 10 (min_nodes)" in message and "pbspro-cluster.yaml" in message
+    assert "needs at least 10 (min_nodes)" in message and "polaris.yaml" in message
     assert "ask for more nodes" in message
 
 
 def test_prod_refuses_more_than_496_nodes_and_24_hours() -> None:
     assert "allows at most 496 (max_nodes)" in refusal(
-        "pbspro-cluster", {"partition": "prod", "nodes": "497"}
+        "polaris", {"partition": "prod", "nodes": "497"}
     )
     assert "24:00:00" in refusal(
-        "pbspro-cluster", {"partition": "prod", "nodes": "10", "time": "24:00:01"}
+        "polaris", {"partition": "prod", "nodes": "10", "time": "24:00:01"}
     )
 
 
@@ -70,7 +70,7 @@ def test_a_polaris_node_count_is_accepted_exactly_within_its_queue(queue: str, n
     if low <= nodes <= high:
         assert POLARIS.resolve(request)["nodes"] == nodes
     else:
-        message = refusal("pbspro-cluster", request)
+        message = refusal("polaris", request)
         assert f"'{queue}'" in message and ("min_nodes" if nodes < low else "max_nodes") in message
 
 
