@@ -8,7 +8,8 @@ these functions run all of them, so a library user gets what ``jubex`` gives.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,23 +62,48 @@ def load(
     return loaded
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What ``jubex run`` is told besides the file, so that ``validate`` checks the same
+    run: the platform, ``-p`` values, include directories and the benchmark of a file."""
+
+    platform: str | None = None
+    overrides: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    include_path: Sequence[str | Path] = ()
+    benchmark: str | None = None
+
+
+#: workpackages validate renders as the run would (the rest are counted, not rendered)
+VALIDATE_RENDERED = 1_000
+
+
 def validate(
-    paths: Iterable[str | Path], tags: Sequence[str] = (), *, max_workpackages: int | None = None
+    paths: Iterable[str | Path],
+    tags: Sequence[str] = (),
+    *,
+    max_workpackages: int | None = None,
+    selection: Selection | None = None,
 ) -> list[JubexError]:
     """Every problem of every file, warnings included (they have ``exit_code`` 0); a run
-    larger than ``max_workpackages`` (else the definition's limit) is one of them."""
+    larger than ``max_workpackages`` (else the definition's limit) is one of them. A file
+    with no error is then resolved and planned as ``run`` would with ``selection``, its
+    workpackages rendered as the dry run renders them (the first
+    :data:`VALIDATE_RENDERED`), so that validate refuses what run refuses."""
     from jubex.definition import load as loading
     from jubex.space.check import check_spaces
 
+    selection = selection or Selection()
     problems: list[JubexError] = []
     for path in paths:
         if _is_platform_file(Path(path)):
             problems += _platform_problems(str(path))
             continue
-        first = loading.problems_of(path, tags)
+        first = loading.problems_of(path, tags, selection.benchmark)
         # a JUBE file holding several benchmarks: each is checked, as jubex run runs each
         others = first.benchmark.file_benchmarks[1:] if first.benchmark else ()
+        others = () if selection.benchmark else others
         for reading in [first, *(loading.problems_of(path, tags, n) for n in others)]:
+            before = len(problems)
             problems += reading.problems
             benchmark = reading.benchmark
             if benchmark is None:
@@ -90,11 +116,43 @@ def validate(
                     problems += _work_problems(benchmark, tags, max_workpackages)
                 problems += reading.own(_with_platform(benchmark, tags))
             problems += _outpath_problems(benchmark)
+            if not any(p.exit_code for p in problems[before:]):
+                problems += _as_run_would(path, benchmark, tags, max_workpackages, selection)
     files: dict[str, int] = {}  # each file's problems together, in the order of their lines
     return sorted(
         {str(p): p for p in problems}.values(),
         key=lambda p: (files.setdefault(p.loc.file, len(files)), p.loc.line) if p.loc else (-1, 0),
     )
+
+
+def _as_run_would(
+    path: str | Path,
+    benchmark: Benchmark,
+    tags: Sequence[str],
+    limit: int | None,
+    selection: Selection,
+) -> list[JubexError]:
+    """What ``run`` (and its dry run) refuses of the benchmark with the same choices: the
+    platform, the ``-p`` values, a suffix or a file target made of values. A problem that
+    only a value left unevaluated made (code a look does not run) is none."""
+    from jubex.language.inspection import NOT_EVALUATED
+
+    name = benchmark.name if benchmark.file_benchmarks else None
+    try:
+        spec = resolve(
+            path,
+            tags=tags,
+            platform=selection.platform,
+            overrides=selection.overrides,
+            include_path=selection.include_path,
+            benchmark=selection.benchmark or name,
+        )
+        for _ in islice(dry_run(spec, max_workpackages=limit), VALIDATE_RENDERED):
+            pass
+    except JubexError as exc:
+        errors = list(exc.errors) if isinstance(exc, ErrorList) else [exc]
+        return [e for e in errors if NOT_EVALUATED not in str(e)]
+    return []
 
 
 def _outpath_problems(benchmark: Benchmark) -> list[JubexError]:

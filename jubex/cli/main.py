@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
 from jubex.errors import JubexError
-from jubex.language import python
+from jubex.language import inspection, python
 from jubex.version import __version__
 
 #: subcommand -> (module under jubex.cli, one-line help). Modules import lazily.
@@ -46,6 +46,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: the commands that only look at a definition (run: with --dry-run), and so run none of
+#: its code unless allowed (:mod:`jubex.language.inspection`)
+LOOKING = ("validate", "info", "convert", "run")
+
+
 def build_parser(only: str | None = None) -> Parser:
     """The parser; with ``only``, just that subcommand's module is imported (fast start)."""
     parser = Parser(
@@ -72,6 +77,15 @@ def build_parser(only: str | None = None) -> Parser:
                 help="refuse python snippets of JUBE files that need real Python "
                 "(also: JUBEX_NO_PYTHON=1)",
             )
+            if name in LOOKING:
+                cmd.add_argument(
+                    "--allow-code",
+                    action="store_true",
+                    help=("with --dry-run: " if name == "run" else "")
+                    + "evaluate the definition's shell and python values, which are shown as "
+                    "not evaluated otherwise (also: JUBEX_ALLOW_CODE=1, allow_code: true in "
+                    "config.yaml)",
+                )
             cmd.set_defaults(handler=mod.handle)
     return parser
 
@@ -109,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     python.set_allowed(False if getattr(args, "no_python", False) else None)
+    looking = command in LOOKING and (command != "run" or getattr(args, "dry_run", False))
+    inspection.set_inspecting(looking, getattr(args, "allow_code", False))
     try:
         return int(args.handler(args) or 0)
     except JubexError as exc:
@@ -131,3 +147,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 3
+    finally:  # the library, called after a command in the same process, decides afresh
+        inspection.set_inspecting(False)
+        python.refuse_for_platform(None)

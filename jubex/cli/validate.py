@@ -6,12 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from jubex.api import validate
+from jubex.api import Selection, validate
 from jubex.cli.common import (
     REPORT_FORMATS,
+    add_definition_options,
     add_format,
     add_limit_option,
-    add_list_option,
+    overrides,
 )
 from jubex.errors import JubexError, UsageError
 
@@ -19,19 +20,17 @@ from jubex.errors import JubexError, UsageError
 EXAMPLES = (
     ("jubex validate ior.yaml", "every problem of the file, each at its line"),
     ("jubex validate ior.yaml -t real", "as `jubex run -t real` would read it"),
+    ("jubex validate ior.yaml -P slurm -p nodes=4", "the run `jubex run` would make of it"),
     ("jubex validate *.yaml -f json", "for scripts and editors"),
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="definition files (YAML or XML)")
-    add_list_option(
-        parser,
-        "-t",
-        "--tag",
-        metavar="TAG[,TAG...]",
-        help="check with these tags given, as `jubex run --tag` would (repeatable)",
+    parser.add_argument(
+        "-P", "--platform", help="check against this platform, as `jubex run -P` would"
     )
+    add_definition_options(parser)
     add_format(parser, REPORT_FORMATS, "pretty")
     add_limit_option(parser)
 
@@ -40,7 +39,10 @@ def handle(args: argparse.Namespace) -> int:
     missing = [name for name in args.files if not Path(name).is_file()]
     if missing:
         raise UsageError(f"no such file: {', '.join(missing)}")
-    problems = validate(args.files, args.tag, max_workpackages=args.max_workpackages)
+    selection = Selection(args.platform, overrides(args), args.include_path, args.benchmark)
+    problems = validate(
+        args.files, args.tag, max_workpackages=args.max_workpackages, selection=selection
+    )
     errors = [p for p in problems if p.exit_code]
     if args.format == "json":
         report = {"valid": not errors, "problems": [_as_dict(p) for p in problems]}

@@ -8,7 +8,12 @@ answer read back as JSON. The snippet sees the modules JUBE's own evaluation see
 ``re``, ``string``, ``operator``, ``subprocess``, ``time``) and imports what else it needs.
 The interpreter is started once and reused, so a sweep of thousands of points does not
 start thousands of processes; each evaluation has a time limit, and an interpreter that
-hangs or crashes is killed and the snippet named.
+hangs or crashes is killed and the snippet named. It runs in a scratch directory of its
+own (removed when it ends), sees only an allowlist of environment variables (``PATH``,
+``HOME``, ``USER``, ``LANG``, ``LC_*``, ...; ``JUBEX_PYTHON_ENV`` names more), and has
+limits on CPU time (``JUBEX_PYTHON_CPU``, 600 s) and address space
+(``JUBEX_PYTHON_MEMORY``, 2 GiB). Commands that only look (validate, info, the dry run,
+convert) do not start it at all unless allowed (:mod:`jubex.language.inspection`).
 
 What refuses any real Python, each on its own: ``--no-python`` on the command line, the
 environment variable ``JUBEX_NO_PYTHON`` (``1``, ``true``, ``yes``), ``python: false`` in
@@ -24,22 +29,35 @@ import atexit
 import builtins
 import json
 import os
+import resource
 import select
+import shutil
 import subprocess
 import symtable
 import sys
+import tempfile
 import threading
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from jubex.errors import ExpressionError, Loc, UsageError
+from jubex.errors import ExpressionError, Loc
+from jubex.language.config import setting, user_config_file
+from jubex.language.inspection import NOT_EVALUATED, inspecting
 from jubex.language.values import Float, Int
 
 #: seconds one evaluation may take, unless JUBEX_PYTHON_TIMEOUT says otherwise
 TIMEOUT = 30.0
 _ENV_SWITCH = "JUBEX_NO_PYTHON"
 _ENV_TIMEOUT = "JUBEX_PYTHON_TIMEOUT"
+#: seconds of CPU the worker may use in all (it is reused for every evaluation of a run)
+CPU_LIMIT = 600
+#: bytes of address space the worker may map (sympy and numpy import well within it)
+MEMORY_LIMIT = 2 << 30
+_ENV_CPU, _ENV_MEMORY = "JUBEX_PYTHON_CPU", "JUBEX_PYTHON_MEMORY"
+#: the variables the worker sees (besides LC_*), and how to pass more
+ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR")
+_ENV_PASSED = "JUBEX_PYTHON_ENV"
 _BUILTINS = frozenset(dir(builtins))
 _WORKER = r"""
 import ast, json, operator, os, re, string, subprocess, sys, time
@@ -104,31 +122,10 @@ def allowed() -> bool:
     return refused_by() is None
 
 
-def user_config_file() -> Path:
-    """The user's jubex configuration (platformdirs' user config dir, ``config.yaml``)."""
-    import platformdirs  # read only when no switch has decided: most commands never do
-
-    return platformdirs.user_config_path("jubex") / "config.yaml"
-
-
 @lru_cache(maxsize=4)
 def config_allows(path: Path) -> bool:
     """``python`` of the user's config.yaml, read once per process; no file: True."""
-    if not path.is_file():
-        return True
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UsageError(f"{path}: cannot read the jubex configuration: {exc}") from None
-    value = data.get("python", True) if isinstance(data, dict) else None
-    if not isinstance(value, bool):
-        raise UsageError(
-            f"{path}: expected a mapping with python: true or python: false",
-            hint="the only key jubex reads there is python",
-        )
-    return value
+    return setting(path, "python")
 
 
 def _timeout() -> float:
@@ -138,16 +135,41 @@ def _timeout() -> float:
         return TIMEOUT
 
 
+def worker_environment() -> dict[str, str]:
+    """The worker's environment: the variables of :data:`ENVIRONMENT` that are set, and
+    those ``JUBEX_PYTHON_ENV`` names (comma-separated); no token or key of the caller's."""
+    names = set(ENVIRONMENT) | {
+        n.strip() for n in os.environ.get(_ENV_PASSED, "").split(",") if n.strip()
+    }
+    return {n: v for n, v in os.environ.items() if n in names or n.startswith("LC_")}
+
+
+def _limited() -> None:
+    """In the worker before it starts: CPU time and address space bounded."""
+    cpu = _limit(_ENV_CPU, CPU_LIMIT)
+    memory = _limit(_ENV_MEMORY, MEMORY_LIMIT)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+
+def _limit(variable: str, default: int) -> int:
+    text = os.environ.get(variable, "")
+    return int(text) if text.isascii() and text.isdigit() and 0 < len(text) < 19 else default
+
+
 class _Interpreter:
     """One worker process, started when first needed and replaced after a hang or crash."""
 
     def __init__(self) -> None:
         self._proc: subprocess.Popen[str] | None = None
+        self._scratch: str | None = None
         self._lock = threading.Lock()
         self.started = 0
 
     def _process(self) -> subprocess.Popen[str]:
         if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            self._scratch = tempfile.mkdtemp(prefix="jubex-python-")
             self._proc = subprocess.Popen(
                 [sys.executable, "-I", "-c", _WORKER],
                 stdin=subprocess.PIPE,
@@ -155,6 +177,9 @@ class _Interpreter:
                 stderr=subprocess.DEVNULL,
                 text=True,
                 bufsize=1,
+                cwd=self._scratch,
+                env=worker_environment(),
+                preexec_fn=_limited,
             )
             self.started += 1
             assert self._proc.stdin is not None
@@ -166,6 +191,9 @@ class _Interpreter:
             self._proc.kill()
             self._proc.wait()
             self._proc = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     def evaluate(self, code: str, env: Mapping[str, object], where: str) -> object:
         """The value, or a RuntimeError saying what went wrong (a Python error, a hang)."""
@@ -252,7 +280,10 @@ class PythonExpr:
         return f"PythonExpr({self.text!r})"
 
     def evaluate(self, env: Mapping[str, object]) -> object:
-        """Evaluated by the separate interpreter; an ExpressionError names the snippet."""
+        """Evaluated by the separate interpreter; an ExpressionError names the snippet.
+        Not evaluated at all when the command only looks (:mod:`inspection`)."""
+        if inspecting():
+            return NOT_EVALUATED
         if not allowed():
             raise refused(self.text, self.loc)
         values: dict[str, object] = {}
@@ -285,6 +316,13 @@ def announce(text: str, loc: Loc | None, what: str) -> None:
         return
     _announced.add(key)
     where = f"{loc}: " if loc else ""
+    if inspecting():
+        print(
+            f"{where}note: {what}: the python snippet is outside jubex's safe language and is "
+            "not evaluated (--allow-code evaluates it; `jubex run` does)",
+            file=sys.stderr,
+        )
+        return
     print(
         f"{where}warning: {what}: the python snippet is outside jubex's safe language and is "
         "evaluated by a separate Python interpreter, as JUBE evaluates it (--no-python forbids it)",

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from jubex.errors import DefinitionError, Loc
+from jubex.language.inspection import NOT_EVALUATED, inspecting
 
 #: seconds a snippet may run before it counts as failed
 SHELL_TIMEOUT = 300
@@ -24,7 +25,10 @@ def perl_command(snippet: str) -> str:
 
 
 def run_snippet(command: str, what: str, loc: Loc | None, cwd: Path | None = None) -> str:
-    """What ``/bin/sh -c command`` prints; ``what`` names the owner in a failure's message."""
+    """What ``/bin/sh -c command`` prints; ``what`` names the owner in a failure's message.
+    Nothing runs when the command only looks (:mod:`jubex.language.inspection`)."""
+    if inspecting():
+        return NOT_EVALUATED
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command],

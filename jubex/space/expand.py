@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice, product
 from pathlib import Path
 
-from jubex.definition.model import Constraint, Parameter, ParameterSet
+from jubex.definition.model import CODE_MODES, Constraint, Parameter, ParameterSet
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError, did_you_mean
 from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import Expr, compile_expr
+from jubex.language.inspection import NOT_EVALUATED, inspecting
 from jubex.language.python import PythonExpr
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
@@ -64,13 +65,15 @@ class Space:
             n for n in self.names if len(self._values[n]) > 1 or self._zipped_length(n) > 1
         )
         self._order = self._dependency_order()
+        #: parameters a command that only looks leaves unevaluated: code, and what reads it
+        self.unevaluated = self._not_evaluated() if inspecting() else frozenset()
         #: parameters whose value is the step's own (an update mode other than never, or
         #: reading $jube_step_name, or reading such a one): a child's value may differ from
         #: its parent's, so they do not tell which parent a child belongs to
         self.updated = self._per_step()
         self._where = self._constraints(where)
         #: whether constraints may drop points (then :meth:`upper_bound` is only a bound)
-        self.constrained = bool(self._where)
+        self.constrained = bool(self._where) or bool(where and self.unevaluated)
         self._shell_cache: dict[str, str] = {}
         self._prepared: tuple[Point, list[str]] | None = None
 
@@ -327,9 +330,19 @@ class Space:
             if c.tag and not tag_matches(c.tag, self._tags, c.loc):
                 continue
             expr = compile_expr(c.expr, self._loc(c.loc))
-            if expr.names <= known:
+            if expr.names <= known and not expr.names & self.unevaluated:
                 kept.append((c, expr))
         return kept
+
+    def _not_evaluated(self) -> frozenset[str]:
+        """Shell and python parameters, and those reading them, each made the one value
+        :data:`NOT_EVALUATED` (as many times as it has values: the count stays)."""
+        found: set[str] = set()
+        for name in self._order:
+            if self._params[name].mode in CODE_MODES or self._derived_deps(name) & found:
+                found.add(name)
+                self._values[name] = [NOT_EVALUATED] * len(self._values[name])
+        return frozenset(found)
 
     def per_cycle(self) -> list[tuple[str, Callable[[Mapping[str, object]], object]]]:
         """Parameters evaluated again at the start of every cycle (update mode ``cycle`` or

@@ -21,7 +21,8 @@ SHIPPED = sorted(
     ]
 )
 
-#: what only running a command can tell: validate runs none of the definition's commands
+#: what only running a command can tell: validate and the dry run run none of the
+#: definition's commands (unless --allow-code), the run does
 RUNS_COMMANDS = {CORPUS / "bad" / "perl.xml"}
 
 MISTAKES = {
@@ -57,10 +58,10 @@ def test_validate_accepts_what_the_dry_run_accepts(
 ) -> None:
     valid, said = _exit(capsys, "validate", str(path))
     dry, ran = _exit(capsys, "run", str(path), "--dry-run", "-f", "json")
-    if path in RUNS_COMMANDS:
-        assert (valid, dry) == (0, 1), f"validate:\n{said}\ndry run:\n{ran}"
-        return
     assert (valid == 0) == (dry == 0), f"validate:\n{said}\ndry run:\n{ran}"
+    if path in RUNS_COMMANDS:
+        allowed = _exit(capsys, "validate", "--allow-code", str(path))[0]
+        assert (valid, allowed) == (0, 1)
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
@@ -110,3 +111,47 @@ def test_validate_checks_a_platform_file(
     path.write_text("name: site\nextends: slurm\nresources: {nodez: 2}\n")
     code, said = _exit(capsys, "validate", str(path))
     assert code == 1 and f"{path}:3" in said and "nodez" in said
+
+
+SUFFIX = (
+    "name: b\nparameters:\n  n: [1]\n  s: ['{s}']\nsteps:\n  st:\n    suffix: $s\n    do: echo $n\n"
+)
+TWO = """<?xml version="1.0"?>
+<jube>
+  <benchmark name="one" outpath="runs">
+    <parameterset name="p"><parameter name="n">1</parameter></parameterset>
+    <step name="s"><use>p</use><do>echo $n</do></step>
+  </benchmark>
+  <benchmark name="two" outpath="runs">
+    <parameterset name="p"><parameter name="m" type="int">many</parameter></parameterset>
+    <step name="s"><use>p</use><do>echo $m</do></step>
+  </benchmark>
+</jube>
+"""
+#: a definition, the selection flags, what validate and run must both refuse (None: both
+#: accept)
+SELECTED = {
+    "suffix from a value": (SUFFIX.format(s="/../../../escaped1"), [], "climbs out"),
+    "suffix from -p": (SUFFIX.format(s="a"), ["-p", "s=/../../../escaped1"], "climbs out"),
+    "harmless -p": (SUFFIX.format(s="a"), ["-p", "s=b"], None),
+    "platform": (SUFFIX.format(s="a"), ["-P", "nosuch"], "no platform 'nosuch'"),
+    "unknown tag": (SUFFIX.format(s="a"), ["-t", "x,y"], "is not known"),
+    "benchmark": (TWO, ["-b", "two"], "many"),
+    "other benchmark": (TWO, ["-b", "one"], None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SELECTED))
+def test_validate_takes_the_selection_of_run_and_refuses_what_it_refuses(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, flags, refused = SELECTED[case]
+    path = tmp_path / ("d.xml" if text.startswith("<?xml") else "d.yaml")
+    path.write_text(text)
+    valid, said = _exit(capsys, "validate", str(path), *flags)
+    dry, ran = _exit(capsys, "run", str(path), "--dry-run", *flags)
+    if refused is None:
+        assert (valid, dry) == (0, 0), f"validate:\n{said}\ndry run:\n{ran}"
+        return
+    assert valid != 0 and refused in said, said
+    assert dry != 0 and refused in ran, ran

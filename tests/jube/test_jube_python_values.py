@@ -298,7 +298,7 @@ def test_a_snippet_failing_in_python_is_an_error_naming_file_and_line(
         '</parameterset><step name="s"><use>p</use><do>echo $x</do></step>'
         "</benchmark></jube>"
     )
-    assert main(["run", "--dry-run", str(path)]) != 0
+    assert main(["run", "--dry-run", "--allow-code", str(path)]) != 0
     error = capsys.readouterr().err
     assert "bench.xml:3: error:" in error and "ZeroDivisionError" in error
     assert "Traceback" not in error

@@ -24,6 +24,8 @@ from jubex.definition.jube.python_mode import (
 )
 from jubex.definition.model import Parameter, ParameterSet
 from jubex.errors import DefinitionError
+from jubex.language.inspection import inspecting
+from jubex.language.python import PythonExpr
 from jubex.language.shell import perl_command
 from jubex.language.values import parse_value
 
@@ -79,6 +81,8 @@ class SetConverter:
         names = {n for n in expr.names if self.known(n) and n != p.name}
         if any(n not in self.plain and self._group(n) is None for n in names):
             return  # worked out per point while planning, split there as JUBE splits it
+        if inspecting() and isinstance(expr, PythonExpr):
+            return  # left to the expansion, which shows it as not evaluated
         rows = self._rows(sorted(names))
         try:
             outputs = [evaluate(expr, self._typed(row), p.separator, p.loc) for row in rows]
