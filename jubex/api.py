@@ -88,7 +88,8 @@ def validate(
     larger than ``max_workpackages`` (else the definition's limit) is one of them. A file
     with no error is then resolved and planned as ``run`` would with ``selection``, its
     workpackages rendered as the dry run renders them (the first
-    :data:`VALIDATE_RENDERED`), so that validate refuses what run refuses."""
+    :data:`VALIDATE_RENDERED`; when :func:`_rendered_checks` finds anything to see), so
+    that validate refuses what run refuses."""
     from jubex.definition import load as loading
     from jubex.space.check import check_spaces
 
@@ -116,13 +117,28 @@ def validate(
                     problems += _work_problems(benchmark, tags, max_workpackages)
                 problems += reading.own(_with_platform(benchmark, tags))
             problems += _outpath_problems(benchmark)
-            if not any(p.exit_code for p in problems[before:]):
+            if not any(p.exit_code for p in problems[before:]) and _rendered_checks(
+                benchmark, selection
+            ):
                 problems += _as_run_would(path, benchmark, tags, max_workpackages, selection)
     files: dict[str, int] = {}  # each file's problems together, in the order of their lines
     return sorted(
         {str(p): p for p in problems}.values(),
         key=lambda p: (files.setdefault(p.loc.file, len(files)), p.loc.line) if p.loc else (-1, 0),
     )
+
+
+def _rendered_checks(benchmark: Benchmark, selection: Selection) -> bool:
+    """Whether the run could refuse what the checks of the written file cannot see: a
+    selection from the command line, a JUBE file (read as JUBE reads it), or a suffix,
+    file, substitution or resource made of values. Else planning again is only time (a
+    range of a million values read twice)."""
+    if selection != Selection() or benchmark.dialect != "jubex":
+        return True
+    made = [step.suffix for step in benchmark.steps.values()]
+    made += [repr(step.resources) for step in benchmark.steps.values()]
+    made += [repr(s) for s in (*benchmark.filesets.values(), *benchmark.substitutesets.values())]
+    return any("$" in text for text in made)
 
 
 def _as_run_would(

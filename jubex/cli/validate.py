@@ -39,7 +39,7 @@ def handle(args: argparse.Namespace) -> int:
     missing = [name for name in args.files if not Path(name).is_file()]
     if missing:
         raise UsageError(f"no such file: {', '.join(missing)}")
-    selection = Selection(args.platform, overrides(args), args.include_path, args.benchmark)
+    selection = Selection(args.platform, overrides(args), tuple(args.include_path), args.benchmark)
     problems = validate(
         args.files, args.tag, max_workpackages=args.max_workpackages, selection=selection
     )
