@@ -59,7 +59,7 @@ def test_table_statistics_are_iors_own_over_every_iteration(tmp_path: Path) -> N
     for path in FILES:
         found = {m.name: m.value for m in builtin.get("ior").parse(path.read_text()).measurements}
         got = records[str(path)]
-        for op in ("write", "read"):
+        for op in (op for op in ("write", "read") if f"{op}_max" in found):
             # IOR prints its summary with two decimals, and each iteration's bandwidth
             # with two as well, or none from 1000 MiB/s on (3934 for 3933.64)
             assert got[f"{op}_bw_n"] == 2 * found["repetitions"], path.name
