@@ -20,7 +20,7 @@ from jubex.results.compare_runs import compare_runs
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tabulate
 from jubex.space.plan import HELD
-from jubex.store.rundir import Run, open_run, resolve_run
+from jubex.store.rundir import Run, each_once, open_run, resolve_run
 from jubex.store.store import PLANNED, QUEUED, SUBMITTED
 
 if TYPE_CHECKING:
@@ -384,9 +384,10 @@ def analyse_runs(runs: Iterable[Run]) -> None:
 
 
 def open_runs(runs: Run | str | Path | Sequence[Run | str | Path]) -> list[Run]:
-    """Runs given as opened runs, run directories, or JUBE's ids and ``last`` (as the CLI)."""
+    """Runs given as opened runs, run directories, or JUBE's ids and ``last`` (as the CLI),
+    each once."""
     items = [runs] if isinstance(runs, (Run, str, Path)) else list(runs)
-    return [r if isinstance(r, Run) else open_run(resolve_run(str(r))) for r in items]
+    return each_once(r if isinstance(r, Run) else open_run(resolve_run(str(r))) for r in items)
 
 
 def result(
@@ -396,19 +397,22 @@ def result(
     include_failed: bool = False,
     analyse: bool = True,
     pivot_by: str | None = None,
+    by: Sequence[str] | None = None,
 ) -> list[ResultTable]:
     """The result tables of one run or several (in one table each), as ``jubex result``
     shows them: each with its columns' units and better directions, its rows and notes.
 
     ``analyse`` first reads the outputs not analysed yet, as ``jubex result`` does unless
     ``--no-analyse``. ``pivot_by`` puts the values of that key side by side (``site``).
+    Whatever differs between several runs is a column of every table; ``by`` names the
+    keys instead (``["run"]``: never pool), ``[]`` pools them (``--by``, ``--pool``).
     Nothing is written besides the store's analysis: render the tables with
     :func:`jubex.results.render`.
     """
     opened = open_runs(runs)
     if analyse:
         analyse_runs(opened)
-    return tabulate(opened, tables, include_failed=include_failed, pivot_by=pivot_by)
+    return tabulate(opened, tables, include_failed=include_failed, pivot_by=pivot_by, by=by)
 
 
 def compare(
@@ -432,7 +436,7 @@ def compare(
     from ``table``, else from the runs. ``Comparison.failed`` is the verdict, ``status``
     the exit status of ``jubex compare``.
     """
-    base, cand = open_runs([baseline, candidate])
+    (base,), (cand,) = open_runs(baseline), open_runs(candidate)
     if analyse:
         analyse_runs([base, cand])
     return compare_runs(

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from jubex.errors import UsageError
-from jubex.store.rundir import Run, open_run, resolve_run, resolve_runs
+from jubex.store.rundir import Run, each_once, open_run, resolve_run, resolve_runs
 
 FORMATS = ("pretty", "aligned", "csv", "json", "markdown", "latex")
 #: the formats of commands that print a report rather than a table
@@ -162,6 +163,26 @@ def add_tabulating_options(parser: argparse.ArgumentParser) -> None:
         "--include-failed", action="store_true", help="count failed workpackages' values too"
     )
     parser.add_argument("--no-analyse", action="store_true", help="do not read new outputs first")
+    apart = parser.add_mutually_exclusive_group()
+    apart.add_argument(
+        "--pool",
+        action="store_true",
+        help="pool several runs as repetitions of one study even where they differ (default: "
+        "only runs of identical studies pool; what differs is a column)",
+    )
+    apart.add_argument(
+        "--by",
+        type=comma_list,
+        action="extend",
+        metavar="KEY[,KEY...]",
+        help="tell several runs apart by these keys (run, site, platform, a parameter) instead "
+        "of by what differs; --by run never pools",
+    )
+
+
+def kept_apart_by(args: argparse.Namespace) -> list[str] | None:
+    """``--pool`` as no keys, ``--by`` as its keys, else None: what differs, chosen per set."""
+    return [] if args.pool else args.by
 
 
 def tabulated_runs(args: argparse.Namespace) -> list[Run]:
@@ -175,13 +196,27 @@ def tabulated_runs(args: argparse.Namespace) -> list[Run]:
 
 
 def selected_runs(args: argparse.Namespace) -> list[Run]:
-    """The runs RUN..., -i and -n name, each opened; ``db:`` selectors name published runs."""
+    """The runs RUN..., -i and -n name, each opened and each once (a run named twice, or
+    by two paths, or copied, is one run); ``db:`` selectors name published runs. Which
+    runs they are is said on stderr."""
     published = [spec for spec in args.runs if is_selector(spec)]
-    specs = [*(spec for spec in args.runs if not is_selector(spec)), *args.run_id]
+    specs = [spec for spec in args.runs if not is_selector(spec)]
     runs = database_runs(published, args.database)
-    if published and not specs and args.num is None:
-        return runs
-    return [*runs, *(open_run(path) for path in resolve_runs(specs, args.outpath, args.num))]
+    if specs or args.run_id or args.num is not None or not published:
+        paths = resolve_runs(specs, args.outpath, args.num, args.run_id)
+        runs += [open_run(path) for path in paths]
+    runs = each_once(runs)
+    say_read(runs)
+    return runs
+
+
+def say_read(runs: list[Run]) -> None:
+    """Which directory and runs a command reads, on stderr: ``reading runs/ 000000, 000002``."""
+    by_outpath: dict[Path, list[str]] = {}
+    for run in runs:
+        by_outpath.setdefault(run.dir.parent, []).append(run.id)
+    where = "; ".join(f"{shown(base)}/ {', '.join(ids)}" for base, ids in by_outpath.items())
+    print(f"reading {where}", file=sys.stderr)
 
 
 def is_selector(spec: str | None) -> bool:
@@ -213,11 +248,15 @@ def one_run(spec: str, outpath: str | None, database: str | None = None) -> Run:
 
 
 def selected_run(args: argparse.Namespace) -> Run:
+    """The one run RUN and -i name (``DIR -i ID``: run ID of the outpath DIR, as in JUBE);
+    which it is is said on stderr."""
     spec = args.run_id or args.run
     outpath = args.outpath
     if args.run_id and args.run and Path(args.run).is_dir():
         outpath = args.run
-    return open_run(resolve_run(spec, outpath))
+    run = open_run(resolve_run(spec, outpath))
+    say_read([run])
+    return run
 
 
 def add_format(

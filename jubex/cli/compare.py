@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import compare
-from jubex.cli.common import add_database_option, add_format, add_list_option, one_run
+from jubex.cli.common import add_database_option, add_format, add_list_option, one_run, say_read
 from jubex.results.formats import render
 from jubex.results.gate import to_json, to_junit
 from jubex.results.significance import CORRECTIONS, TESTS
@@ -119,6 +119,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     runs = [one_run(spec, args.outpath, args.database) for spec in (args.baseline, args.candidate)]
+    say_read(runs)
     result = compare(
         *runs,
         keys=args.keys,

@@ -16,6 +16,7 @@ from jubex.cli.common import (
     add_list_option,
     database_runs,
     is_selector,
+    say_read,
 )
 from jubex.cli.compare import add_noise_options
 from jubex.results.formats import render
@@ -98,6 +99,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         runs = database_runs(selectors, args.database)
         runs += runs_of(others, args.outpath) if others else []
+        say_read(runs)
         analyse_runs(runs)
         table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)
     text = render(table, "json" if args.format == "json" else "pretty")

@@ -7,7 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from jubex.cli.common import add_runs_selector, add_tabulating_options, shown, tabulated_runs
+from jubex.cli.common import (
+    add_runs_selector,
+    add_tabulating_options,
+    kept_apart_by,
+    shown,
+    tabulated_runs,
+)
 from jubex.definition.model import PLOT_ERRORS, PLOT_KINDS, PLOT_STATS, Plot
 from jubex.errors import UsageError
 from jubex.store.rundir import Run
@@ -118,7 +124,7 @@ def _ad_hoc(runs: list[Run], args: argparse.Namespace) -> Path:
     from jubex.results.plotdata import plot_data
 
     plot = plot_of(args)
-    data = plot_data(runs, plot, include_failed=args.include_failed)
+    data = plot_data(runs, plot, include_failed=args.include_failed, by=kept_apart_by(args))
     _notes(data.notes)
     return save(draw(data), Path(args.output or f"{plot.name}.svg"))
 
@@ -131,7 +137,9 @@ def _declared(runs: list[Run], args: argparse.Namespace) -> list[Path]:
             "the definition declares no plots (plots: beside results:); draw one with "
             "-x PARAM -y VALUE, e.g. jubex plot -x nodes -y write_bw --group api"
         )
-    drawn = draw_declared(runs, args.plot, include_failed=args.include_failed)
+    drawn = draw_declared(
+        runs, args.plot, include_failed=args.include_failed, by=kept_apart_by(args)
+    )
     if args.output and len(drawn) > 1:
         raise UsageError("-o names one file, but the definition has several plots: add --plot NAME")
     written = []

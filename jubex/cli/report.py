@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jubex.cli.common import add_runs_selector, add_tabulating_options, shown, tabulated_runs
+from jubex.cli.common import (
+    add_runs_selector,
+    add_tabulating_options,
+    kept_apart_by,
+    shown,
+    tabulated_runs,
+)
 from jubex.errors import UsageError
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
@@ -33,5 +39,6 @@ def handle(args: argparse.Namespace) -> int:
     path = Path(args.output) if args.output else runs[-1].dir / "report.html"
     if path.is_dir():
         raise UsageError(f"-o {path}: is a directory; name the HTML file, e.g. -o study.html")
-    print(shown(write_report(runs, path, include_failed=args.include_failed)))
+    written = write_report(runs, path, include_failed=args.include_failed, by=kept_apart_by(args))
+    print(shown(written))
     return 0

@@ -9,6 +9,7 @@ from jubex.cli.common import (
     add_format,
     add_runs_selector,
     add_tabulating_options,
+    kept_apart_by,
     tabulated_runs,
     write_output,
 )
@@ -48,6 +49,7 @@ def handle(args: argparse.Namespace) -> int:
         include_failed=args.include_failed,
         targets=True,
         pivot_by=args.pivot,
+        by=kept_apart_by(args),
         width=0 if args.output else None,  # a file is as wide as its table
     )
     write_output(text, args.output)

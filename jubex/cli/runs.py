@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from jubex.cli.common import REPORT_FORMATS, add_format
+from jubex.cli.common import REPORT_FORMATS, add_format, shown
 from jubex.errors import UsageError
 from jubex.store.rundir import list_runs, outpath_here
 from jubex.store.store import FAILED, FINAL_STATES, Store
@@ -35,6 +35,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps({"outpath": str(base), "runs": found}, indent=1))
         return 0
+    print(f"runs of {shown(base)}/ ({base.resolve()})")
     print(f"{'id':<8} {'name':<24} {'created':<19} {'state':<22} comment")
     for run in found:
         created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(run["created"])))

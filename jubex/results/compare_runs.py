@@ -51,7 +51,7 @@ def compare_runs(
         )
     runs = [baseline, candidate]
     benchmark = baseline.benchmark
-    chosen = tables_of(benchmark, [table])[0] if table else None
+    chosen = next(iter(tables_of(benchmark, [table])), None) if table else None
     rows = [rows_of([run], per_iteration=True) for run in runs]
     if chosen is not None:
         rows = [rows_of_steps(chosen, side, benchmark) for side in rows]

@@ -61,15 +61,18 @@ def report(
     keep: bool = True,
     pivot_by: str | None = None,
     width: int | None = None,
+    by: Sequence[str] | None = None,
 ) -> str:
     """The tables of the runs as text, each delivered first (into the last run's places).
 
     ``fmt`` None shows each table in its own ``style``. With ``keep``, the table of a single
     run is also written into the run directory (``result/<name>.<ext>``); a table of
     several runs belongs to none of them. ``width`` as :func:`render` takes it (0: as wide
-    as the table, for a file).
+    as the table, for a file). ``by`` as :func:`jubex.results.tabulate.tabulate` takes it.
     """
-    built = tables_with_definitions(runs, names, include_failed=include_failed, pivot_by=pivot_by)
+    built = tables_with_definitions(
+        runs, names, include_failed=include_failed, pivot_by=pivot_by, by=by
+    )
     if not built:
         return "no analysed workpackages yet\n"
     out = []

@@ -16,7 +16,8 @@ def pivot(table: ResultTable, key: str, group_by: tuple[str, ...]) -> ResultTabl
 
     The other ``group_by`` columns stay the row index; every other column is repeated per
     value of ``key`` (in order of first appearance), titled ``<value>: <title>``. A cell no
-    row gives stays missing.
+    row gives stays missing. A table without groups puts the n-th row of each value side
+    by side.
     """
     names = table.columns
     if key not in names:
@@ -29,15 +30,18 @@ def pivot(table: ResultTable, key: str, group_by: tuple[str, ...]) -> ResultTabl
     values = [i for i in range(len(names)) if i != at and i not in index]
     keys: dict[object, None] = {}
     rows: dict[tuple[object, ...], dict[object, list[object]]] = {}
+    counted: dict[object, int] = {}
     for row in table.rows:
         keys.setdefault(row[at])
-        rows.setdefault(tuple(row[i] for i in index), {})[row[at]] = row
+        counted[row[at]] = counted.get(row[at], -1) + 1
+        ident = tuple(row[i] for i in index) if group_by else (counted[row[at]],)
+        rows.setdefault(ident, {})[row[at]] = row
     headers = [table.headers[i] for i in index] + [
         _header(table.headers[i], value) for value in keys for i in values
     ]
     cells = []
     for ident, by in rows.items():
-        cell = list(ident)
+        cell = list(ident) if group_by else []
         for value in keys:
             found = by.get(value)
             cell += [found[i] if found is not None else None for i in values]

@@ -22,7 +22,7 @@ from jubex.definition.model import PLOT_FORMATS, Plot
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.plotdata import PlotData, Series, plot_data, plot_table
 from jubex.results.table import Row
-from jubex.results.tabulate import rows_of
+from jubex.results.tabulate import of_one_benchmark, rows_of
 from jubex.store.rundir import Run
 
 if TYPE_CHECKING:
@@ -97,10 +97,12 @@ def draw_declared(
     *,
     include_failed: bool = False,
     rows: Sequence[Row] | None = None,
+    by: Sequence[str] | None = None,
 ) -> list[tuple[Plot, Figure, list[str]]]:
     """The definition's plots (those ``names``, default all), each with its notes; every
     one is drawn before any is written, so a bad one leaves nothing behind. ``rows``: the
-    runs' rows when already read."""
+    runs' rows when already read; ``by`` as ``tabulate`` takes it. Of runs of several
+    benchmarks, the first one's."""
     declared = runs[0].benchmark.plots
     missing = [n for n in names if n not in declared]
     if missing:
@@ -111,9 +113,10 @@ def draw_declared(
     plots = [declared[n] for n in names] if names else list(declared.values())
     if rows is None:
         rows = rows_of(runs, [plot_table(plot) for plot in plots])
+    runs, rows = of_one_benchmark(runs, rows)[0]
     drawn = []
     for plot in plots:
-        data = plot_data(runs, plot, include_failed=include_failed, rows=rows)
+        data = plot_data(runs, plot, include_failed=include_failed, rows=rows, by=by)
         drawn.append((plot, draw(data), data.notes))
     return drawn
 

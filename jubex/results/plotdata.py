@@ -9,15 +9,17 @@ units behave the same. Nothing here draws; :mod:`jubex.results.plot` does.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from jubex.definition.model import Column, Plot, Table
 from jubex.errors import UsageError, did_you_mean
 from jubex.language.values import Size
+from jubex.results.dimensions import WHERE, Dimensions, dimensions, run_labels
 from jubex.results.rows import META
 from jubex.results.table import ResultTable, Row, build_table, filtered
-from jubex.results.tabulate import WHERE, directions_of, rows_for, rows_of, run_labels, units_of
+from jubex.results.tabulate import directions_of, rows_for, rows_of, units_of
 from jubex.store.rundir import Run
 
 #: a point with fewer repetitions than this is named in the notes (its spread says little)
@@ -60,12 +62,20 @@ class PlotData:
 
 
 def plot_data(
-    runs: Sequence[Run], plot: Plot, *, include_failed: bool = False, rows: Sequence[Row] = ()
+    runs: Sequence[Run],
+    plot: Plot,
+    *,
+    include_failed: bool = False,
+    rows: Sequence[Row] = (),
+    by: Sequence[str] | None = None,
 ) -> PlotData:
-    """The data of ``plot`` over the runs' rows (``rows``: already read, else read here)."""
-    table = plot_table(plot)
-    rows = list(rows) or rows_of(runs, [table])
+    """The data of ``plot`` over the runs' rows (``rows``: already read, else read here);
+    what differs between the runs is a series of its own (``by`` as ``tabulate`` takes it)."""
+    rows = list(rows) or rows_of(runs, [plot_table(plot)])
     _check_names(plot, rows, runs)
+    apart = dimensions(runs, rows, by)
+    plot = _series_apart(plot, apart)
+    table = plot_table(plot)
     units = units_of(runs)
     result = build_table(
         rows_for(table, rows, runs[0].benchmark),
@@ -75,12 +85,27 @@ def plot_data(
         include_failed=include_failed,
     )
     data = _series(plot, result)
-    data.notes = [*result.notes, *_pooled(plot, filtered(rows, table), runs), *_few(data)]
+    pooled = _pooled(plot, filtered(rows, table), runs)
+    data.notes = [*result.notes, *([apart.note] if apart.note else []), *pooled, *_few(data)]
     unit = units.get(plot.y, "")
     spread = "" if plot.error == "none" or data.kind == "heatmap" else f" ± {plot.error}"
     data.y_label = f"{plot.y} ({plot.stat}{spread})" + (f" [{unit}]" if unit else "")
     data.x_label = plot.x + (f" [{units[plot.x]}]" if units.get(plot.x) else "")
     return data
+
+
+def _series_apart(plot: Plot, apart: Dimensions) -> Plot:
+    """The plot with a series per value of what tells its runs apart, where no axis shows it."""
+    shown = {plot.x, *plot.group, plot.rows}
+    extra = tuple(k for k in apart.keys if k not in shown)
+    if not extra:
+        return plot
+    if plot.rows:
+        raise UsageError(
+            f"plot '{plot.name}': the runs differ in {', '.join(extra)}, and a heatmap draws "
+            "one study; choose one with --filter, or pool them with --pool"
+        )
+    return dataclasses.replace(plot, group=(*plot.group, *extra))
 
 
 def plot_table(plot: Plot) -> Table:

@@ -75,9 +75,16 @@ class RunFacts:
     failed: list[dict[str, str]]
 
 
-def write_report(runs: Sequence[Run], path: Path, *, include_failed: bool = False) -> Path:
-    """Write the report of ``runs`` to ``path`` (atomically); every part is made first."""
-    html = render_report(runs, include_failed=include_failed)
+def write_report(
+    runs: Sequence[Run],
+    path: Path,
+    *,
+    include_failed: bool = False,
+    by: Sequence[str] | None = None,
+) -> Path:
+    """Write the report of ``runs`` to ``path`` (atomically); every part is made first.
+    ``by`` as :func:`jubex.results.tabulate.tabulate` takes it."""
+    html = render_report(runs, include_failed=include_failed, by=by)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -91,7 +98,9 @@ def write_report(runs: Sequence[Run], path: Path, *, include_failed: bool = Fals
     return path
 
 
-def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
+def render_report(
+    runs: Sequence[Run], *, include_failed: bool = False, by: Sequence[str] | None = None
+) -> str:
     """The report as HTML text."""
     import jinja2
 
@@ -104,14 +113,14 @@ def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
     )
     drawable = importlib.util.find_spec("matplotlib") is not None
     rows = _rows(runs)
-    results = tabulate(runs, include_failed=include_failed, rows=rows)
+    results = tabulate(runs, include_failed=include_failed, rows=rows, by=by)
     labels = run_labels(runs)
     return environment.get_template("report.html.j2").render(
         title=" + ".join(dict.fromkeys(run.benchmark.name or run.id for run in runs)),
         version=__version__,
         made=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         runs=[_run_facts(run, label) for run, label in zip(runs, labels, strict=True)],
-        figures=list(_figures(runs, include_failed, rows)) if drawable else [],
+        figures=list(_figures(runs, include_failed, rows, by)) if drawable else [],
         undrawn=sorted(runs[0].benchmark.plots) if not drawable else [],
         tables=[_html_table(t) for t in results],
         noise=[line for t in results for line in noise_notes(t)],
@@ -119,20 +128,25 @@ def render_report(runs: Sequence[Run], *, include_failed: bool = False) -> str:
 
 
 def _rows(runs: Sequence[Run]) -> list[Row]:
-    """The rows the tables and the plots read, read once (every value without tables: the
-    default table shows them all)."""
-    benchmark = runs[0].benchmark
-    if not benchmark.tables:
+    """The rows the tables and the plots of every benchmark read, read once (every value
+    where one has no tables: the default table shows them all)."""
+    benchmarks = {run.benchmark.name: run.benchmark for run in runs}.values()
+    if not all(benchmark.tables for benchmark in benchmarks):
         return rows_of(runs)
-    return rows_of(runs, [*benchmark.tables.values(), *map(plot_table, benchmark.plots.values())])
+    tables = [
+        t for b in benchmarks for t in (*b.tables.values(), *map(plot_table, b.plots.values()))
+    ]
+    return rows_of(runs, tables)
 
 
-def _figures(runs: Sequence[Run], include_failed: bool, rows: Sequence[Row]) -> Iterator[Figure]:
+def _figures(
+    runs: Sequence[Run], include_failed: bool, rows: Sequence[Row], by: Sequence[str] | None
+) -> Iterator[Figure]:
     if not runs[0].benchmark.plots:
         return
     from jubex.results.plot import draw_declared, svg
 
-    drawn = draw_declared(runs, include_failed=include_failed, rows=rows)
+    drawn = draw_declared(runs, include_failed=include_failed, rows=rows, by=by)
     for number, (plot, figure, notes) in enumerate(drawn):
         yield Figure(plot.title or plot.name, svg(figure, f"jx{number}"), notes)
 

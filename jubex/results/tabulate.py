@@ -16,6 +16,7 @@ from jubex.definition.model import Analyser, Benchmark, Column, Table
 from jubex.definition.references import analysers_of
 from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.language.expr import compile_expr
+from jubex.results.dimensions import WHERE, Dimensions, dimensions, run_labels
 from jubex.results.peaks import platform_peaks
 from jubex.results.pivot import pivot
 from jubex.results.rows import META, keeping_steps, reducing_steps, result_rows
@@ -23,8 +24,8 @@ from jubex.results.table import ResultTable, Row, build_table
 from jubex.results.targets import targets_of
 from jubex.store.rundir import Run
 
-#: the keys that tell the runs of a result set apart, shown where they differ
-WHERE = ("site", "platform", "run")
+#: the name of the table of a definition without tables
+DEFAULT = "values"
 
 
 def directions_of(runs: Sequence[Run]) -> dict[str, bool | None]:
@@ -62,16 +63,19 @@ def units_of(runs: Sequence[Run]) -> dict[str, str]:
 
 
 def tables_of(benchmark: Benchmark, names: Sequence[str] | None) -> list[Table]:
-    """The definition's tables called ``names`` (all of them without names)."""
+    """The definition's tables called ``names`` (all of them without names); a definition
+    without tables has one, ``values``, made from the rows (an empty list here)."""
     tables = benchmark.tables
     if not names:
         return list(tables.values())
     missing = [n for n in names if n not in tables]
+    if not tables and set(missing) == {DEFAULT}:
+        return []
     if missing:
+        known = list(tables) or [f"{DEFAULT} (the default table of every value)"]
         raise UsageError(
-            f"the definition has no result table '{missing[0]}'"
-            f" (it has: {', '.join(tables) or 'none'})",
-            hint=did_you_mean(missing[0], tables),
+            f"the definition has no result table '{missing[0]}' (it has: {', '.join(known)})",
+            hint=did_you_mean(missing[0], list(tables) or [DEFAULT]),
         )
     return [tables[n] for n in names]
 
@@ -87,7 +91,7 @@ def default_table(rows: Sequence[Row]) -> Table:
     values = [n for n in names if not all(n in r for r in rows)]
     columns = [Column("jube_wp_id", title="wp")] + [Column(n) for n in varying if n not in values]
     columns += [Column(n) for n in values]
-    return Table("values", columns=columns)
+    return Table(DEFAULT, columns=columns)
 
 
 def rows_for(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> list[Row]:
@@ -197,22 +201,6 @@ def rows_of(
     ]
 
 
-def run_labels(runs: Sequence[Run]) -> list[str]:
-    """How rows name their run: its id, or where runs of several outpaths share ids (two
-    sites' ``000000``), the outpath's name before it; the full path where even that is
-    ambiguous."""
-    for label in (
-        lambda r: r.id,
-        lambda r: f"{r.dir.parent.name}/{r.id}",
-        lambda r: f"{r.dir.parent.parent.name}/{r.dir.parent.name}/{r.id}",
-        lambda r: str(r.dir),
-    ):
-        labels = [label(run) for run in runs]
-        if len(set(labels)) == len(labels):
-            return labels
-    return [str(run.dir) for run in runs]
-
-
 def tables_with_definitions(
     runs: Sequence[Run],
     names: Sequence[str] | None = None,
@@ -220,21 +208,86 @@ def tables_with_definitions(
     include_failed: bool = False,
     pivot_by: str | None = None,
     rows: Sequence[Row] | None = None,
+    by: Sequence[str] | None = None,
 ) -> list[tuple[Table, ResultTable]]:
     """Each table built, beside the definition it was built from (delivery needs both);
     ``pivot_by`` turns every table by that key, instead of the tables' own ``pivot``.
-    ``rows``: the runs' rows when already read (with at least the values the tables read)."""
+    ``rows``: the runs' rows when already read (with at least the values the tables read).
+
+    What differs between the runs is a dimension of every table (``by``: these keys
+    instead, empty: pool them); runs of several benchmarks give each benchmark's tables,
+    named ``<benchmark>: <table>``, never one table of both."""
+    wanted = names_per_benchmark(runs, names)
+    if rows is None:
+        every = [t for run in runs for t in tables_of(run.benchmark, wanted[run.benchmark.name])]
+        rows = rows_of(runs, every) if all(r.benchmark.tables for r in runs) else rows_of(runs)
+    groups = of_one_benchmark(runs, rows)
+    if len(groups) == 1:
+        return _tables_of_group(runs, names, rows, include_failed, pivot_by, by)
+    built = []
+    for group, own in groups:
+        name = group[0].benchmark.name
+        if names and not wanted[name]:
+            continue
+        tables = _tables_of_group(group, wanted[name], own, include_failed, pivot_by, by)
+        built += [(t, dataclasses.replace(r, name=f"{name}: {r.name}")) for t, r in tables]
+    return built
+
+
+def names_per_benchmark(
+    runs: Sequence[Run], names: Sequence[str] | None
+) -> dict[str, list[str] | None]:
+    """Of the tables ``names``, those each benchmark of the runs has (None: all); a name
+    no benchmark has is refused, naming those they have."""
+    benchmarks = {run.benchmark.name: run.benchmark for run in runs}
+    if not names or len(benchmarks) == 1:
+        return {name: list(names) if names else None for name in benchmarks}
+    own = {b.name: list(b.tables) or [DEFAULT] for b in benchmarks.values()}
+    known = sorted({t for tables in own.values() for t in tables})
+    for name in names:
+        if name not in known:
+            raise UsageError(
+                f"no benchmark of these runs has a result table '{name}'"
+                f" (they have: {', '.join(known)})",
+                hint=did_you_mean(name, known),
+            )
+    return {b: [n for n in names if n in tables] for b, tables in own.items()}
+
+
+def of_one_benchmark(runs: Sequence[Run], rows: Sequence[Row]) -> list[tuple[list[Run], list[Row]]]:
+    """The runs, and their rows, in groups of one benchmark each (by name), in order of
+    first appearance: two benchmarks never share a table, a plot or a row."""
+    labels = dict(zip(run_labels(runs), [run.benchmark.name for run in runs], strict=True))
+    groups: dict[str, tuple[list[Run], list[Row]]] = {}
+    for run in runs:
+        groups.setdefault(run.benchmark.name, ([], []))[0].append(run)
+    for row in rows:
+        name = labels.get(str(row.get("run")))
+        if name is not None:
+            groups[name][1].append(row)
+    return list(groups.values())
+
+
+def _tables_of_group(
+    runs: Sequence[Run],
+    names: Sequence[str] | None,
+    rows: Sequence[Row],
+    include_failed: bool,
+    pivot_by: str | None,
+    by: Sequence[str] | None,
+) -> list[tuple[Table, ResultTable]]:
+    """The tables of runs of one benchmark, what differs between them kept apart."""
     tables = tables_of(runs[0].benchmark, names)
-    rows = rows_of(runs, tables) if rows is None else rows
     if not tables:
         tables = [default_table(rows)] if rows else []
+    apart = dimensions(runs, rows, by)
     units, directions = units_of(runs), directions_of(runs)
     peaks = platform_peaks(runs[0].platform)
     targets = targets_of(runs[0].benchmark)
     built = []
     for table in tables:
-        if pivot_by:
-            table = grouped_by(table, pivot_by)
+        key = pivot_by or table.pivot
+        table = kept_apart(table, apart, pivot_by)
         own = rows_for(table, rows, runs[0].benchmark)
         result = build_table(
             own,
@@ -251,20 +304,24 @@ def tables_with_definitions(
             )
         if runs[0].benchmark.dialect == "jube":
             result.headers = [dataclasses.replace(h, jube=True) for h in result.headers]
-        key = pivot_by or table.pivot
+        if apart.note:
+            result.notes.append(apart.note)
         built.append((table, pivot(result, key, table.group_by) if key else result))
     return built
 
 
-def grouped_by(table: Table, key: str) -> Table:
-    """A grouped table that also groups by ``key`` (``site``, ``run``, ...), its first
-    column: so that ``--pivot KEY`` turns any grouped table, whether it names KEY or not."""
-    if not table.group_by or key in table.group_by:
+def kept_apart(table: Table, apart: Dimensions, pivot_by: str | None = None) -> Table:
+    """The table with the keys that tell the runs apart (and the key it is pivoted by)
+    among its columns, first, and among its groups: no row pools what they tell apart."""
+    keys = [k for k in (pivot_by, *apart.keys) if k]
+    shown = {c.name for c in table.columns}
+    columns = [Column(k) for k in dict.fromkeys(keys) if k not in shown]
+    if not columns and all(k in table.group_by for k in keys if table.group_by):
         return table
-    columns = [c for c in table.columns if c.name != key]
-    return dataclasses.replace(
-        table, group_by=(key, *table.group_by), columns=[Column(key), *columns]
-    )
+    group_by = table.group_by
+    if group_by:
+        group_by = (*(k for k in dict.fromkeys(keys) if k not in group_by), *group_by)
+    return dataclasses.replace(table, group_by=group_by, columns=[*columns, *table.columns])
 
 
 def why_empty(
@@ -308,13 +365,16 @@ def tabulate(
     include_failed: bool = False,
     pivot_by: str | None = None,
     rows: Sequence[Row] | None = None,
+    by: Sequence[str] | None = None,
 ) -> list[ResultTable]:
     """The tables ``names`` (default: all; without any, one of every value) over ``runs``.
 
-    Several runs make one table each, their rows told apart by ``run``; the first run's
-    definition says which tables there are. No table at all: nothing is analysed yet.
+    Several runs make one table each; what differs between them is a column (``by``:
+    these keys, empty: pool them all), and runs of identical studies pool as repetitions.
+    A benchmark's first run says which tables there are. No table at all: nothing is
+    analysed yet.
     """
     built = tables_with_definitions(
-        runs, names, include_failed=include_failed, pivot_by=pivot_by, rows=rows
+        runs, names, include_failed=include_failed, pivot_by=pivot_by, rows=rows, by=by
     )
     return [result for _, result in built]

@@ -15,7 +15,7 @@ import socket
 import sys
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -192,6 +192,14 @@ def _earlier_spec(run_dir: Path, meta: Mapping[str, str]) -> RunSpec:
     )
 
 
+def each_once(runs: Iterable[Run]) -> list[Run]:
+    """The runs, each once however it was named (two paths, a link, a copy: one ``uid``)."""
+    found: dict[str, Run] = {}
+    for run in runs:
+        found.setdefault(run.meta.get("uid") or str(run.dir.resolve()), run)
+    return list(found.values())
+
+
 def list_runs(outpath: Path) -> list[Path]:
     """Run directories below an outpath, oldest first."""
     if not outpath.is_dir():
@@ -236,41 +244,66 @@ def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
 
 
 def resolve_runs(
-    specs: Sequence[str], outpath: str | None = None, last: int | None = None
+    specs: Sequence[str],
+    outpath: str | None = None,
+    last: int | None = None,
+    ids: Sequence[str] = (),
 ) -> list[Path]:
-    """Several runs as ``resolve_run`` finds each; ``all`` stands for every run of the
-    outpath and ``last`` (JUBE's ``-n N``) for its N latest, oldest first."""
-    if last is not None or "all" in specs:
-        base = Path(outpath) if outpath else outpath_here()
-        every = list_runs(base)
-        if not every:
-            raise UsageError(f"no runs found in '{base}'", hint="give --outpath")
+    """Several runs, each once, as JUBE names them: RUN... as ``resolve_run`` finds each,
+    ids (``-i``, ``all`` for every run) and the N ``last`` (``-n``) counted in the outpath:
+    ``--outpath``, else the outpath RUN names (``runs -i 0`` is run 0 of runs), else this
+    directory's; oldest first where an outpath gives several."""
+    bases: list[str | None] = [s for s in specs if outpath is None and _is_outpath(Path(s))]
+    named = [s for s in specs if s not in bases]
+    if "all" in named:
+        named.remove("all")
+        ids = [*ids, "all"]
+    found = [resolve_run(spec, outpath) for spec in named]
+    if ids or last is not None:
         if last is not None and last < 1:
             raise UsageError(f"-n {last}: expected a number of runs of at least 1")
-        chosen = every[-last:] if last is not None else every
-        named = [resolve_run(s, outpath) for s in specs if s != "all"]
-        return list(dict.fromkeys([*named, *chosen]))
-    if not specs:
-        return [resolve_run(None, outpath)]
-    return [resolve_run(spec, outpath) for spec in specs]
+        for base in bases or [outpath]:
+            found += _ids_in(base, ids, last)
+    elif bases:
+        found += [resolve_run(base) for base in bases]
+    if not found:
+        found = [resolve_run(None, outpath)]
+    return list({path.resolve(): path for path in found}.values())
+
+
+def _is_outpath(path: Path) -> bool:
+    """A directory holding runs that is not a run itself."""
+    return not (path / STORE).exists() and bool(list_runs(path))
+
+
+def _ids_in(outpath: str | None, ids: Sequence[str], last: int | None) -> list[Path]:
+    """The runs ``ids`` and the ``last`` N name in one outpath (this directory's without)."""
+    base = Path(outpath) if outpath else outpath_here()
+    every = list_runs(base)
+    if not every:
+        raise UsageError(f"no runs found in '{base}'", hint="give --outpath")
+    if "all" in ids:
+        return every
+    chosen = [resolve_run(i, str(base)) for i in ids]
+    return chosen + (every[-last:] if last is not None else [])
 
 
 def outpath_here() -> Path:
     """The outpath whose runs a command without a run directory means, found from the
     current directory alone: the outpath of the run it is in, the directory itself when it
-    holds runs, the outpath of the latest run made from here (or of a definition here),
-    else ``./runs`` (a definition's default outpath)."""
+    holds runs, ``./runs`` when it holds runs (a definition's default outpath), else the
+    outpath of the latest run made from here (or of a definition here)."""
     here = Path.cwd()
     inside = _enclosing_run(here)
     if inside is not None:
         return inside.parent
     if list_runs(here):
         return here
+    if list_runs(Path("runs")):
+        return Path("runs")
     made = _read_record().get(str(here.resolve()))
     if made and (Path(made) / STORE).exists():
         return _shown(Path(made).parent)
-    if list_runs(Path("runs")):
-        return Path("runs")
     raise UsageError(
         f"no runs for this directory ({here}): it is neither in a run nor an outpath, "
         "no run was made from here, and it has no runs/ with runs in it (runs made "

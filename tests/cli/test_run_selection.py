@@ -1,0 +1,102 @@
+"""Which runs a command reads: each once however named, ``DIR -i ID`` as in JUBE, the same
+lookup from any directory, and said on stderr (real runs, real CLI)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+DEFINITION = """
+name: twice
+parameters:
+  n: [1, 2]
+patterns:
+  bw:
+    bw: {regex: "bw $jube_pat_fp", type: float}
+steps:
+  work:
+    iterations: 2
+    do: echo "bw $n"
+    analyse: [bw]
+results:
+  sums:
+    group_by: [n]
+    columns: [n, {name: bw, stats: [n, mean]}]
+"""
+
+
+def jubex(cwd: Path, *args: str, check: int = 0) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "jubex", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert "Traceback" not in done.stderr
+    assert done.returncode == check, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two runs in ./runs, and one elsewhere made from here (the record points there)."""
+    top = tmp_path_factory.mktemp("home")
+    (top / "b.yaml").write_text(DEFINITION)
+    (top / "elsewhere").mkdir()
+    (top / "elsewhere" / "b.yaml").write_text(DEFINITION)
+    for _ in range(2):
+        jubex(top, "run", "b.yaml", "-q", "--no-result")
+    jubex(top, "run", "elsewhere/b.yaml", "-q", "--no-result")
+    return top
+
+
+def counts(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [row["bw_n"] for row in csv.DictReader(io.StringIO(done.stdout))]
+
+
+def test_a_run_named_several_ways_is_read_once(home: Path) -> None:
+    run = home / "runs" / "000000"
+    done = jubex(home, "result", "runs/000000", "runs/000000", str(run), "-T", "sums", "-f", "csv")
+    assert counts(done) == ["2", "2"]
+    assert "reading runs/ 000000\n" in done.stderr
+    both = jubex(home, "result", "runs/000000", "-i", "0,0", "-T", "sums", "-f", "csv")
+    assert counts(both) == ["2", "2"]
+
+
+def test_dir_with_an_id_is_that_run_of_that_outpath(home: Path) -> None:
+    done = jubex(home, "result", "runs", "-i", "0", "-T", "sums", "-f", "csv")
+    assert counts(done) == ["2", "2"]
+    assert "reading runs/ 000000\n" in done.stderr
+    elsewhere = jubex(home, "result", "elsewhere/runs", "-i", "all", "-f", "csv")
+    assert "reading elsewhere/runs/ 000000\n" in elsewhere.stderr
+    assert "run elsewhere/runs/000000 " in jubex(home, "status", "elsewhere/runs", "-i", "0").stdout
+
+
+def test_a_directory_with_runs_reads_its_own_runs(home: Path) -> None:
+    """The latest run was made from here, elsewhere: ./runs is still this directory's."""
+    listing = jubex(home, "runs").stdout
+    assert listing.startswith(f"runs of runs/ ({home / 'runs'})\n")
+    assert "reading runs/ 000001\n" in jubex(home, "result", "-f", "csv").stderr
+    every = jubex(home, "result", "-i", "all", "-f", "csv")
+    assert "reading runs/ 000000, 000001\n" in every.stderr
+
+
+def test_an_unknown_table_lists_the_real_ones(home: Path) -> None:
+    wrong = jubex(home, "result", "-T", "nosuch", check=2)
+    assert "no result table 'nosuch' (it has: sums)" in wrong.stderr
+    (home / "plain").mkdir()
+    (home / "plain" / "p.yaml").write_text("name: p\nsteps:\n  work:\n    do: echo hi\n")
+    jubex(home / "plain", "run", "p.yaml", "-q", "--no-result")
+    plain = jubex(home / "plain", "result", "-T", "nosuch", check=2)
+    assert "(it has: values (the default table of every value))" in plain.stderr
+    jubex(home / "plain", "result", "-T", "values")
