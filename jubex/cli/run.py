@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from jubex.api import resolve
+from jubex.api import analyse_runs, resolve
 from jubex.api import run as api_run
 from jubex.cli.common import (
     REPORT_FORMATS,
@@ -76,7 +76,8 @@ def options_from(args: argparse.Namespace) -> Options:
 
 
 def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
-    """Say where the run is and what happened; print its tables when it is complete."""
+    """Say where the run is and what happened; print its tables when it is complete, the
+    same tables a later ``jubex result`` prints."""
     pending = sum(counts.get(s, 0) for s in ("held", "planned", "queued", "submitted"))
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
     print(f"run {shown(run.dir)}: {summary}")
@@ -86,6 +87,7 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
         print(f"{pending} workpackage(s) still to finish: jubex continue {shown(run.dir)}")
     else:
         if run.benchmark.tables:
+            analyse_runs([run])  # what an earlier, killed jubex judged is judged again
             text = report([run], None, None, include_failed=False)  # kept in the run either way
             if not args.no_result:
                 print(text, end="")

@@ -53,3 +53,63 @@ def test_continue_analyse_and_result_from_another_directory(jubex: Jubex, tmp_pa
         ["0", "1", "10"],
         ["1", "2", "20"],
     ]
+
+
+SLOW = """\
+name: killed
+parameters:
+  x: [1, 2, 3, 4, 5, 6]
+patterns:
+  v:
+    v: {regex: "v=$jube_pat_int"}
+steps:
+  s:
+    do: sleep 2 && echo v=$x
+    analyse: [v]
+results:
+  t:
+    columns: [x, v]
+"""
+
+
+def test_continue_after_a_kill_ends_with_the_table_result_prints(
+    jubex: Jubex, tmp_path: Path
+) -> None:
+    """``kill -9`` of jubex and its workpackages mid-run: continue finishes the run and
+    prints every row, as a later ``jubex result`` does."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "k.yaml").write_text(SLOW)
+    running = subprocess.Popen(
+        [sys.executable, "-m", "jubex", "run", "k.yaml", "-j", "2", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    store = tmp_path / "runs" / "000000" / "jubex.sqlite"
+    query = "SELECT count(*) FROM workpackage WHERE state = 'done'"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        try:
+            with sqlite3.connect(store) as db:
+                if db.execute(query).fetchone()[0] >= 2:
+                    break
+        except sqlite3.Error:
+            continue
+    time.sleep(0.5)  # the next two are under way
+    os.killpg(running.pid, signal.SIGKILL)
+    running.wait()
+    finished = jubex(tmp_path, "continue")
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    later = jubex(tmp_path, "result", "-T", "t")
+    table = finished.stdout[finished.stdout.index("   t\n") :]
+    assert "left out" not in table
+    assert table == later.stdout
