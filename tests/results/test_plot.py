@@ -207,7 +207,8 @@ def test_cli_bad_input_is_one_paragraph_and_writes_nothing(
     done = jubex(home, "plot", "runs/000000", *args, "-o", "bad.svg")
     assert done.returncode != 0
     assert message in done.stderr and "Traceback" not in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    said, *error = done.stderr.strip().splitlines()
+    assert said == "reading runs/ 000000" and len(error) == 1
     assert sorted(p.name for p in home.iterdir()) == before
 
 

@@ -55,7 +55,8 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def table(text: str) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(text)))
+    """The CSV's rows, its notes (``#`` lines) left out."""
+    return list(csv.DictReader(line for line in io.StringIO(text) if not line.startswith("#")))
 
 
 def test_rows_of_two_sites_carry_site_and_platform(study: Path) -> None:

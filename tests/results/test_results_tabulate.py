@@ -40,12 +40,14 @@ def test_tables_are_chosen_by_name(synthetic: dict[str, Run]) -> None:
     assert table.columns == ["run", "point", "bw_mean"]
 
 
-def test_several_runs_make_one_table_their_rows_told_apart_by_run(
+def test_several_runs_make_one_table_their_rows_told_apart_by_what_differs(
     synthetic: dict[str, Run],
 ) -> None:
+    """The runs differ in ``level`` (-p level=500): a column of every table, never pooled."""
     runs = [synthetic["000000"], synthetic["000001"]]
     bandwidth, per_run = jubex.result(runs)
-    assert bandwidth.column("bw_n") == [4, 4]
+    assert bandwidth.column("level") == [1000, 1000, 500, 500]
+    assert bandwidth.column("bw_n") == [2, 2, 2, 2]
     assert per_run.column("run") == ["000000", "000000", "000001", "000001"]
     assert per_run.column("bw_mean") == [1005.0, 1005.0, 502.5, 502.5]
     assert per_run.units == {"bw_mean": "MiB/s"}
