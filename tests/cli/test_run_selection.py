@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+Jubex = Callable[..., CompletedProcess[str]]
 
 DEFINITION = """
 name: twice
@@ -33,70 +32,66 @@ results:
 """
 
 
-def jubex(cwd: Path, *args: str, check: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "jubex", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    assert "Traceback" not in done.stderr
-    assert done.returncode == check, done.stdout + done.stderr
+def ok(done: CompletedProcess[str], status: int = 0) -> CompletedProcess[str]:
+    assert done.returncode == status, done.stdout + done.stderr
     return done
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, jubex: Jubex) -> Path:
     """Two runs in ./runs, and one elsewhere made from here (the record points there)."""
     top = tmp_path_factory.mktemp("home")
     (top / "b.yaml").write_text(DEFINITION)
     (top / "elsewhere").mkdir()
     (top / "elsewhere" / "b.yaml").write_text(DEFINITION)
     for _ in range(2):
-        jubex(top, "run", "b.yaml", "-q", "--no-result")
-    jubex(top, "run", "elsewhere/b.yaml", "-q", "--no-result")
+        ok(jubex(top, "run", "b.yaml", "-q", "--no-result"))
+    ok(jubex(top, "run", "elsewhere/b.yaml", "-q", "--no-result"))
     return top
 
 
-def counts(done: subprocess.CompletedProcess[str]) -> list[str]:
+def counts(done: CompletedProcess[str]) -> list[str]:
     return [row["bw_n"] for row in csv.DictReader(io.StringIO(done.stdout))]
 
 
-def test_a_run_named_several_ways_is_read_once(home: Path) -> None:
+def test_a_run_named_several_ways_is_read_once(home: Path, jubex: Jubex) -> None:
     run = home / "runs" / "000000"
-    done = jubex(home, "result", "runs/000000", "runs/000000", str(run), "-T", "sums", "-f", "csv")
+    done = ok(
+        jubex(home, "result", "runs/000000", "runs/000000", str(run), "-T", "sums", "-f", "csv")
+    )
     assert counts(done) == ["2", "2"]
     assert "reading runs/ 000000\n" in done.stderr
-    both = jubex(home, "result", "runs/000000", "-i", "0,0", "-T", "sums", "-f", "csv")
+    both = ok(jubex(home, "result", "runs/000000", "-i", "0,0", "-T", "sums", "-f", "csv"))
     assert counts(both) == ["2", "2"]
 
 
-def test_dir_with_an_id_is_that_run_of_that_outpath(home: Path) -> None:
-    done = jubex(home, "result", "runs", "-i", "0", "-T", "sums", "-f", "csv")
+def test_dir_with_an_id_is_that_run_of_that_outpath(home: Path, jubex: Jubex) -> None:
+    done = ok(jubex(home, "result", "runs", "-i", "0", "-T", "sums", "-f", "csv"))
     assert counts(done) == ["2", "2"]
     assert "reading runs/ 000000\n" in done.stderr
-    elsewhere = jubex(home, "result", "elsewhere/runs", "-i", "all", "-f", "csv")
+    elsewhere = ok(jubex(home, "result", "elsewhere/runs", "-i", "all", "-f", "csv"))
     assert "reading elsewhere/runs/ 000000\n" in elsewhere.stderr
-    assert "run elsewhere/runs/000000 " in jubex(home, "status", "elsewhere/runs", "-i", "0").stdout
+    assert (
+        "run elsewhere/runs/000000 "
+        in ok(jubex(home, "status", "elsewhere/runs", "-i", "0")).stdout
+    )
 
 
-def test_a_directory_with_runs_reads_its_own_runs(home: Path) -> None:
+def test_a_directory_with_runs_reads_its_own_runs(home: Path, jubex: Jubex) -> None:
     """The latest run was made from here, elsewhere: ./runs is still this directory's."""
-    listing = jubex(home, "runs").stdout
+    listing = ok(jubex(home, "runs")).stdout
     assert listing.startswith(f"runs of runs/ ({home / 'runs'})\n")
-    assert "reading runs/ 000001\n" in jubex(home, "result", "-f", "csv").stderr
-    every = jubex(home, "result", "-i", "all", "-f", "csv")
+    assert "reading runs/ 000001\n" in ok(jubex(home, "result", "-f", "csv")).stderr
+    every = ok(jubex(home, "result", "-i", "all", "-f", "csv"))
     assert "reading runs/ 000000, 000001\n" in every.stderr
 
 
-def test_an_unknown_table_lists_the_real_ones(home: Path) -> None:
-    wrong = jubex(home, "result", "-T", "nosuch", check=2)
+def test_an_unknown_table_lists_the_real_ones(home: Path, jubex: Jubex) -> None:
+    wrong = ok(jubex(home, "result", "-T", "nosuch"), 2)
     assert "no result table 'nosuch' (it has: sums)" in wrong.stderr
     (home / "plain").mkdir()
     (home / "plain" / "p.yaml").write_text("name: p\nsteps:\n  work:\n    do: echo hi\n")
-    jubex(home / "plain", "run", "p.yaml", "-q", "--no-result")
-    plain = jubex(home / "plain", "result", "-T", "nosuch", check=2)
+    ok(jubex(home / "plain", "run", "p.yaml", "-q", "--no-result"))
+    plain = ok(jubex(home / "plain", "result", "-T", "nosuch"), 2)
     assert "(it has: values (the default table of every value))" in plain.stderr
-    jubex(home / "plain", "result", "-T", "values")
+    ok(jubex(home / "plain", "result", "-T", "values"))

@@ -1,10 +1,13 @@
 """Result sets across runs: one table over runs of several platforms and sites, told apart
-by ``run``, ``platform`` and ``site``, grouped or pivoted by them (real runs, real CLI)."""
+by ``run``, ``platform`` and ``site``, grouped or pivoted by them; runs that differ (an
+override, a site, a benchmark) never pooled in a table, a plot or a report (real runs, real
+CLI)."""
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +155,128 @@ def test_all_and_the_latest_n_runs_of_an_outpath_are_one_set(study: Path) -> Non
     assert counts() == ["2", "2"]
     wrong = jubex(study, "result", "--outpath", "many", "-n", "0", check=False)
     assert wrong.returncode == 2 and "expected a number of runs of at least 1" in wrong.stderr
+
+
+# ------------------------------------------- runs that differ are never pooled
+
+SCALED = """\
+name: scaled
+parameters:
+  n: [1, 2]
+  scale: [1]
+patterns:
+  bw:
+    bw: {regex: "bw $jube_pat_fp", type: float, unit: MiB/s, better: higher}
+steps:
+  work:
+    iterations: 2
+    do: echo "bw ${n}${scale}"
+    analyse: [bw]
+results:
+  sums:
+    group_by: [n]
+    columns: [n, {name: bw, stats: [n, mean]}]
+  flat:
+    columns: [n, bw]
+plots:
+  curve: {x: n, y: bw}
+"""
+
+OTHER = """\
+name: other
+parameters:
+  m: [7]
+patterns:
+  t:
+    t: {regex: "t $jube_pat_fp", type: float}
+steps:
+  go:
+    do: echo "t 5"
+    analyse: [t]
+results:
+  times:
+    group_by: [m]
+    columns: [m, {name: t, stats: [n, mean]}]
+"""
+
+
+@pytest.fixture(scope="module")
+def scaled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """runs/000000 as defined, 000001 with -p scale=3, 000002 as 000000; another benchmark."""
+    top = tmp_path_factory.mktemp("pooling")
+    (top / "b.yaml").write_text(SCALED)
+    (top / "o.yaml").write_text(OTHER)
+    for extra in ([], ["-p", "scale=3"], []):
+        jubex(top, "run", "b.yaml", "-q", "--no-result", *extra)
+    jubex(top, "run", "o.yaml", "-q", "--no-result", "--outpath", "others")
+    return top
+
+
+def test_runs_differing_in_an_override_are_a_column_never_pooled(scaled: Path) -> None:
+    done = jubex(scaled, "result", "0", "1", "-T", "sums", "-f", "csv")
+    assert table(done.stdout) == [
+        {"scale": "1", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "11"},
+        {"scale": "1", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "21"},
+        {"scale": "3", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "13"},
+        {"scale": "3", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "23"},
+    ]
+    assert "differ in scale: kept apart by it, never pooled" in done.stdout
+
+
+def test_a_table_naming_its_columns_gets_the_column_that_differs(scaled: Path) -> None:
+    flat = json.loads(jubex(scaled, "result", "0", "1", "-T", "flat", "-f", "json").stdout)
+    assert [(r["scale"], r["bw"]) for r in flat["rows"]][::2] == [
+        (1, 11),
+        (1, 21),
+        (3, 13),
+        (3, 23),
+    ]
+    turned = jubex(scaled, "result", "0", "1", "-T", "flat", "--pivot", "run", "-f", "csv")
+    header = next(csv.reader(io.StringIO(turned.stdout)))
+    assert "000000: bw [MiB/s]" in header and "000001: bw [MiB/s]" in header
+    assert len(table(turned.stdout)) == 4
+
+
+def test_identical_studies_pool_with_a_note_and_by_run_keeps_them_apart(scaled: Path) -> None:
+    pooled = jubex(scaled, "result", "0", "2", "-T", "sums", "-f", "csv")
+    assert [r["bw_n"] for r in table(pooled.stdout)] == ["4", "4"]
+    assert "pooled as repetitions: their studies are identical" in pooled.stdout
+    apart = jubex(scaled, "result", "0", "2", "-T", "sums", "--by", "run", "-f", "csv")
+    assert [(r["run"], r["bw_n"]) for r in table(apart.stdout)] == [
+        ("000000", "2"),
+        ("000000", "2"),
+        ("000002", "2"),
+        ("000002", "2"),
+    ]
+    forced = jubex(scaled, "result", "0", "1", "-T", "sums", "--pool", "-f", "csv")
+    assert [r["bw_n"] for r in table(forced.stdout)] == ["4", "4"]
+    assert "pooled as repetitions (--pool): they differ in scale" in forced.stdout
+
+
+def test_two_benchmarks_never_share_a_table(scaled: Path) -> None:
+    from jubex import result
+
+    tables = {t.name: t for t in result([scaled / "runs" / "000000", scaled / "others" / "000000"])}
+    assert set(tables) == {"scaled: sums", "scaled: flat", "other: times"}
+    assert tables["other: times"].column("t_mean") == [5]
+    assert tables["scaled: sums"].column("n") == [1, 2]
+    done = jubex(scaled, "result", "runs/000000", "others/000000", "-T", "times")
+    assert "other: times" in done.stdout
+
+
+def test_the_plot_draws_a_series_per_value_that_differs(scaled: Path) -> None:
+    from jubex import open_runs
+    from jubex.results.plotdata import plot_data
+
+    runs = open_runs([scaled / "runs" / "000000", scaled / "runs" / "000001"])
+    data = plot_data(runs, runs[0].benchmark.plots["curve"])
+    assert [(s.label, s.ys) for s in data.series] == [("1", [11.0, 21.0]), ("3", [13.0, 23.0])]
+    done = jubex(scaled, "plot", "0", "1", "-x", "n", "-y", "bw", "-o", "bw.svg")
+    assert "differ in scale" in done.stderr
+
+
+def test_the_report_keeps_the_runs_apart(scaled: Path) -> None:
+    jubex(scaled, "report", "0", "1", "-o", "study.html")
+    html = (scaled / "study.html").read_text()
+    assert "<th>scale</th>" in html or ">scale<" in html
+    assert "differ in scale: kept apart by it" in html
