@@ -1,9 +1,11 @@
-"""``jubex platform NAME``: one platform, its parents merged in, and what it makes of resources."""
+"""``jubex platform NAME``: one platform, its parents merged in, and what it makes of resources;
+``jubex platform detect``: a platform file written from the live scheduler."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,18 +16,24 @@ from jubex.cli.common import add_format
 from jubex.cli.complete import platforms
 from jubex.definition.frozen import to_data
 from jubex.errors import UsageError
+from jubex.platform.detect.run import detect
+from jubex.platform.detect.write import platform_text
 from jubex.platform.load import load_platform, schema
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
     ("jubex platform slurm", "the slurm platform, its parents merged in"),
     ("jubex platform slurm -r nodes=2 -r time=1h", "the job script these resources give"),
+    ("jubex platform detect -o mycluster.yaml", "a platform file from this system's scheduler"),
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "name", nargs="?", default="local", help="platform name or file"
+        "name",
+        nargs="?",
+        default="local",
+        help="platform name or file; `detect` writes a platform file from the live scheduler",
     ).completer = platforms  # type: ignore[attr-defined]
     parser.add_argument(
         "-r",
@@ -40,6 +48,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--keys", action="store_true", help="list every key of a platform file with its help text"
     )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="detect: the platform file to write (its stem names the platform; default: stdout)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        choices=("slurm", "sge", "pbs"),
+        help="detect: the scheduler to ask (default: the first whose client is on PATH)",
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -47,6 +67,8 @@ def handle(args: argparse.Namespace) -> int:
         for line in key_help(schema()):
             print(line)
         return 0
+    if args.name == "detect":
+        return _detect(args.output, args.scheduler)
     platform = load_platform(args.name)
     if not args.resource:
         if args.format == "script":
@@ -77,6 +99,21 @@ def handle(args: argparse.Namespace) -> int:
         print(script, end="" if script.endswith("\n") else "\n")
         return 0
     _print({"resources": resources, "launcher": launcher, "job_script": script}, args.format)
+    return 0
+
+
+def _detect(output: Path | None, scheduler: str | None) -> int:
+    """Write the platform file detection gives; refuse to overwrite a file."""
+    if output is not None and output.exists():
+        raise UsageError(f"{output} exists; detect writes a new file (remove it or choose another)")
+    host = os.uname().nodename
+    name = output.stem if output else host.split(".")[0]
+    text = platform_text(detect(scheduler), name, host)
+    if output is None:
+        print(text, end="")
+        return 0
+    output.write_text(text)
+    print(f"wrote {output}: check the values marked GUESSED, then `jubex validate {output}`")
     return 0
 
 
