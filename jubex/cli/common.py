@@ -41,6 +41,12 @@ def add_definition_options(
         nargs="?" if bare_parameter else None,
         const="" if bare_parameter else None,
     )
+    parser.add_argument(
+        "--allow-shell-syntax",
+        action="store_true",
+        help="let a -p value hold shell syntax ($(, backticks, ;, |, &, <, >, a newline), "
+        "which the definition's commands then run",
+    )
 
 
 def add_limit_option(parser: argparse.ArgumentParser) -> None:
@@ -107,8 +113,30 @@ def overrides(args: argparse.Namespace) -> dict[str, list[str]]:
         name, sep, values = item.partition("=")
         if not sep or not name.strip() or not values:
             raise UsageError(f"-p {item}: expected NAME=VALUE[,VALUE...], e.g. -p transfer=1m,4m")
+        shell = next((s for s in SHELL_SYNTAX if s in values), None)
+        if shell is not None and not getattr(args, "allow_shell_syntax", False):
+            raise UsageError(
+                f"-p {name.strip()}: the value holds {SHELL_SYNTAX[shell]}, which the shell "
+                "would run: a value is put into the definition's commands as written text",
+                hint="give a plain value; to run it as shell text on purpose, add "
+                "--allow-shell-syntax",
+            )
         found[name.strip()] = [v.strip() for v in values.split(",")]
     return found
+
+
+#: what makes a value of the command line a command of its own once it is in a shell line
+SHELL_SYNTAX = {
+    "$(": "a command substitution '$('",
+    "`": "a backtick",
+    ";": "';'",
+    "|": "'|'",
+    "&": "'&'",
+    "\n": "a newline",
+    "\r": "a carriage return",
+    "<": "a redirection '<'",
+    ">": "a redirection '>'",
+}
 
 
 def add_run_selector(parser: argparse.ArgumentParser) -> None:
