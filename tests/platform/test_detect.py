@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.cli.main import main
-from jubex.platform.detect import pbs, slurm
+from jubex.platform.detect import machine, pbs, sge, slurm
 from jubex.platform.detect.run import detect
 from jubex.platform.detect.write import platform_text
 from jubex.platform.load import load_platform
@@ -134,3 +134,34 @@ def test_detect_refuses_to_overwrite_and_says_when_no_scheduler_is_here(
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["platform", "detect"]) == 1
     assert "no scheduler found" in capsys.readouterr().err
+
+
+MOUNTINFO = (
+    "22 1 252:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+    "23 22 0:5 / /proc rw - proc proc rw\n"
+    "30 22 0:26 / /home rw shared:5 - nfs4 fs1:/home rw\n"
+    "31 22 0:27 / /p/scratch rw shared:6 - gpfs scratch rw\n"
+    "32 22 0:28 / /lustre/orion rw shared:7 - lustre 10.0.0.1@o2ib:/orion rw\n"
+    "33 22 0:29 / /boot/efi rw - vfat /dev/vda1 rw\n"
+)
+
+
+def test_mounted_file_systems_come_with_their_kind_and_a_guessed_default() -> None:
+    found = machine.filesystems(MOUNTINFO)
+    assert {name: (fs["path"].value, fs["kind"].value) for name, fs in found.items()} == {
+        "home": ("/home", "nfs4"),
+        "p-scratch": ("/p/scratch", "gpfs"),
+        "lustre-orion": ("/lustre/orion", "lustre"),
+    }
+    assert found["p-scratch"]["default"].guessed == "the first parallel file system mounted"
+    assert "default" not in found["lustre-orion"] and "default" not in found["home"]
+    assert machine.cpu_model("processor\t: 0\nmodel name\t: AMD EPYC 7763 64-Core\n") == (
+        "AMD EPYC 7763 64-Core"
+    )
+
+
+@given(st.text(max_size=300))
+def test_the_parsers_take_any_text_without_failing(text: str) -> None:
+    slurm.detect(text, text)
+    pbs.detect(text, text, text)
+    sge.settings(text)
