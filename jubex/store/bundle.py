@@ -24,12 +24,21 @@ import tarfile
 import tempfile
 import time
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from jubex.errors import JubexError
 from jubex.store.imported import UntrustedStore, copy_store
-from jubex.store.rundir import LOCK, STORE, Run, next_run_dir
+from jubex.store.rundir import (
+    DEFINITION,
+    LOCK,
+    PLATFORM,
+    SPEC,
+    STORE,
+    Run,
+    list_runs,
+    next_run_dir,
+)
 from jubex.store.store import Store
 from jubex.version import __version__
 
@@ -40,6 +49,9 @@ FORMAT, FORMAT_VERSION = "jubex-bundle", 1
 _SKIPPED = {LOCK, f"{STORE}-wal", f"{STORE}-shm"}
 #: what import unpacks at most: MAX_RATIO times the bundle's size, past MIN_UNPACKED bytes
 MAX_RATIO, MIN_UNPACKED = 100, 256 << 20
+#: what of a run directory is jubex's own (``--no-outputs`` bundles only these)
+_RUN_RECORDS = {SPEC, DEFINITION, PLATFORM, "provenance.json", "report.html"}
+_RECORD_FOLDERS = {"source", "result", "plots"}
 MAX_MEMBERS = 2_000_000
 MAX_MANIFEST = 256 << 20
 
@@ -108,9 +120,10 @@ def _run_members(
 ) -> Iterator[tuple[str, bytes, str | None]]:
     """(path inside the run, content, link target or None) of every file to bundle."""
     yield STORE, _store_copy(run.dir / STORE), None
-    outputs_of = {wp.dir_name for wp in run.store.workpackages()}
-    skipped = _SKIPPED | {STORE} | (set() if outputs else outputs_of)
-    for member, entry in _walk(run.dir, "", skipped):
+    records = None if outputs else _records(run)
+    for member, entry in _walk(run.dir, "", _SKIPPED | {STORE}):
+        if records is not None and not records(member):
+            continue
         if entry.is_symlink():
             target = os.readlink(entry.path)
             if _inside(PurePosixPath(member).parent, target):
@@ -120,6 +133,31 @@ def _run_members(
         elif entry.is_file(follow_symlinks=False):
             with open(entry.path, "rb") as handle:
                 yield member, handle.read(), None
+
+
+def _records(run: Run) -> Callable[[str], bool]:
+    """Whether a path of the run is one of jubex's own records: the frozen run, the
+    definition's copy, results, plots and report, and of each workpackage its scripts,
+    exit status and the commands' stdout, stderr and do log; never a file the benchmark
+    wrote (its data files, a shared directory)."""
+    wps = {wp.dir_name for wp in run.store.workpackages()}
+    logs = {"stdout", "stderr"}
+    for step in run.benchmark.steps.values():
+        logs |= {name for do in step.do for name in (do.stdout, do.stderr) if name}
+        logs |= {step.do_log_file} if step.do_log_file else set()
+
+    def kept(member: str) -> bool:
+        top, _, rest = member.partition("/")
+        if not rest:
+            return top in _RUN_RECORDS
+        if top in _RECORD_FOLDERS:
+            return True
+        if top not in wps:
+            return False
+        folder, _, name = rest.partition("/")
+        return not name if folder != "work" else name in logs
+
+    return kept
 
 
 def _walk(folder: Path | str, prefix: str, skipped: set[str]) -> Iterator[tuple[str, os.DirEntry]]:
@@ -173,6 +211,29 @@ def _inside(folder: PurePosixPath, target: str) -> bool:
         if depth < 0:
             return False
     return True
+
+
+def bundle_hash(bundle: Path) -> str:
+    """The sha256 of a bundle's bytes: the same bundle imported again is known by it."""
+    digest = hashlib.sha256()
+    with open(bundle, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def imported_as(bundle: Path, outpath: Path) -> list[Path]:
+    """The runs below ``outpath`` imported from a bundle of the same content (none: new)."""
+    digest = bundle_hash(bundle)
+    found = []
+    for run_dir in list_runs(outpath):
+        store = Store(run_dir / STORE)
+        try:
+            if store.meta().get("imported_sha256") == digest:
+                found.append(run_dir)
+        finally:
+            store.close()
+    return found
 
 
 def import_bundle(bundle: Path, outpath: Path) -> list[Path]:
@@ -435,6 +496,7 @@ def _mark_imported(run_dir: Path, bundle: Path, entry: dict, outputs: object) ->
                 "imported_source": str(entry.get("source", "")),
                 "imported": f"{time.time():.3f}",
                 "imported_outputs": "yes" if outputs is not False else "no",
+                "imported_sha256": bundle_hash(bundle),
             }
         )
     finally:

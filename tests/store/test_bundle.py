@@ -31,6 +31,7 @@ steps:
     iterations: 2
     do: |
       echo "bw $n.5"
+      head -c 4096 /dev/zero > IOR_file.00000001
       ln -s ../work/stdout inside
       ln -s /etc/hostname outside
     analyse: [bw]
@@ -82,8 +83,6 @@ def test_an_imported_run_tabulates_as_the_original(
     assert not (stdout.parent / "outside").exists()
     info = json.loads(jubex(tmp_path, "info", "runs/000000", "-f", "json").stdout)
     assert info["imported_from"] == str(bundle) and info["imported_id"] == "000000"
-    again = jubex(tmp_path, "import", str(bundle)).stdout
-    assert again == "imported runs/000001\n"
 
 
 def test_an_imported_run_is_not_continued(exported: tuple[Path, Path, str], tmp_path: Path) -> None:
@@ -100,10 +99,29 @@ def test_without_outputs_the_store_still_gives_the_tables(
     jubex(run.parent.parent, "export", "runs/000000", "--no-outputs", "-o", str(tmp_path / "b.tgz"))
     with tarfile.open(tmp_path / "b.tgz") as tar:
         names = tar.getnames()
-    assert not [n for n in names if "_work" in n]
-    assert "000000/jubex.sqlite" in names and "000000/run.json" in names
+    assert not [n for n in names if "IOR_file" in n or n.endswith("/inside")]
+    for record in ("jubex.sqlite", "run.json", "provenance.json", "source/b.yaml"):
+        assert f"000000/{record}" in names
+    wp = next(n for n in names if "_work" in n).split("/")[1]
+    for record in ("body.sh", "exit", "work/stdout", "work/stderr"):
+        assert f"000000/{wp}/{record}" in names
     jubex(tmp_path, "import", "b.tgz")
     assert jubex(tmp_path, "result", "runs/000000", "-f", "csv").stdout == table
+
+
+def test_a_bundle_imported_twice_says_so_unless_again(
+    exported: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    bundle = exported[1]
+    assert jubex(tmp_path, "import", str(bundle)).stdout == "imported runs/000000\n"
+    twice = jubex(tmp_path, "import", str(bundle)).stdout
+    assert f"{bundle} is already imported as run 000000 in runs" in twice
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["000000"]
+    copy = tmp_path / "copy.tar.gz"
+    shutil.copy(bundle, copy)  # the same content under another name
+    assert "already imported as run 000000" in jubex(tmp_path, "import", str(copy)).stdout
+    again = jubex(tmp_path, "import", str(bundle), "--again").stdout
+    assert again == "imported runs/000001\n"
 
 
 # -------------------------------------------------------------- hostile bundles

@@ -76,7 +76,7 @@ class Converter:
         data: dict[str, object] = {
             "name": self._benchmark_name(),
             "comment": b.comment,
-            "outpath": self._path(b.outpath),
+            "outpath": b.outpath,  # where runs are made: beside the converted file
         }
         if b.tags:
             data["tags"] = list(b.tags)
