@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,3 +153,28 @@ def postgres() -> str:
         message = f"ci/start-local-postgres.sh failed:\n{result.stderr[-3000:]}"
         pytest.fail(message) if ci else pytest.skip(message)
     return result.stdout.strip().rpartition("=")[2]
+
+
+@pytest.fixture(scope="session")
+def browse() -> Callable[..., str]:
+    """Headless Chromium on a page (offline, no script): what it prints, the DOM as
+    rendered with ``--dump-dom``. Skipped where Chromium is missing, except under CI
+    (``CI=true``), where ``.ci/run`` installs it and its absence is a failure."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("chromium is missing under CI: .ci/run installs Debian's chromium package")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI runs this test")
+    browser = found
+
+    def run(page: Path, *args: str) -> str:
+        done = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+             *args, page.as_uri()],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "HOME": str(page.parent)},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    return run

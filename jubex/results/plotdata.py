@@ -94,6 +94,10 @@ def plot_data(
     return data
 
 
+class RunsDiffer(UsageError):
+    """A plot that draws one study (a heatmap) asked to draw runs that differ."""
+
+
 def _series_apart(plot: Plot, apart: Dimensions) -> Plot:
     """The plot with a series per value of what tells its runs apart, where no axis shows it."""
     shown = {plot.x, *plot.group, plot.rows}
@@ -101,7 +105,7 @@ def _series_apart(plot: Plot, apart: Dimensions) -> Plot:
     if not extra:
         return plot
     if plot.rows:
-        raise UsageError(
+        raise RunsDiffer(
             f"plot '{plot.name}': the runs differ in {', '.join(extra)}, and a heatmap draws "
             "one study; choose one with --filter, or pool them with --pool"
         )

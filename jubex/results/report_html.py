@@ -26,6 +26,7 @@ from jubex.engine.failures import failure_causes
 from jubex.results.columns import PlusMinus
 from jubex.results.formats import format_value
 from jubex.results.plotdata import plot_table
+from jubex.results.report_study import Verdict, comparisons, provenance_diff, sides
 from jubex.results.table import ResultTable, Row
 from jubex.results.tabulate import rows_of, run_labels, tabulate
 from jubex.store.rundir import Run
@@ -115,11 +116,15 @@ def render_report(
     rows = _rows(runs)
     results = tabulate(runs, include_failed=include_failed, rows=rows, by=by)
     labels = run_labels(runs)
+    facts = [_run_facts(run, label) for run, label in zip(runs, labels, strict=True)]
     return environment.get_template("report.html.j2").render(
         title=" + ".join(dict.fromkeys(run.benchmark.name or run.id for run in runs)),
         version=__version__,
         made=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        runs=[_run_facts(run, label) for run, label in zip(runs, labels, strict=True)],
+        runs=facts,
+        verdicts=[_html_verdict(v) for v in comparisons(runs)],
+        sides=list(_sides(runs, rows, include_failed, by, drawable)),
+        changed=provenance_diff(runs, [f.facts for f in facts]) if len(runs) > 1 else [],
         figures=list(_figures(runs, include_failed, rows, by)) if drawable else [],
         undrawn=sorted(runs[0].benchmark.plots) if not drawable else [],
         tables=[_html_table(t) for t in results],
@@ -140,15 +145,69 @@ def _rows(runs: Sequence[Run]) -> list[Row]:
 
 
 def _figures(
-    runs: Sequence[Run], include_failed: bool, rows: Sequence[Row], by: Sequence[str] | None
+    runs: Sequence[Run],
+    include_failed: bool,
+    rows: Sequence[Row],
+    by: Sequence[str] | None,
+    salt: str = "jx",
 ) -> Iterator[Figure]:
+    """The definition's plots (their SVG ids salted apart from every other figure's); one
+    that draws a single study (a heatmap) over runs that differ is a note instead (the
+    side-by-side section draws it per group)."""
     if not runs[0].benchmark.plots:
         return
     from jubex.results.plot import draw_declared, svg
+    from jubex.results.plotdata import RunsDiffer
 
-    drawn = draw_declared(runs, include_failed=include_failed, rows=rows, by=by)
-    for number, (plot, figure, notes) in enumerate(drawn):
-        yield Figure(plot.title or plot.name, svg(figure, f"jx{number}"), notes)
+    for number, name in enumerate(runs[0].benchmark.plots):
+        try:
+            ((plot, figure, notes),) = draw_declared(
+                runs, [name], include_failed=include_failed, rows=rows, by=by
+            )
+        except RunsDiffer as exc:
+            yield Figure(name, "", [exc.message])
+            continue
+        yield Figure(plot.title or plot.name, svg(figure, f"{salt}{number}"), notes)
+
+
+@dataclass
+class HtmlVerdict:
+    """A comparison as the template shows it."""
+
+    title: str
+    line: str
+    failed: bool
+    table: HtmlTable | None
+
+
+@dataclass
+class Side:
+    """One group of the runs (a site, a parameter value, a run): its tables and plots."""
+
+    name: str
+    tables: list[HtmlTable]
+    figures: list[Figure]
+
+
+def _html_verdict(verdict: Verdict) -> HtmlVerdict:
+    table = _html_table(verdict.table) if verdict.table is not None else None
+    return HtmlVerdict(verdict.title, verdict.line, verdict.failed, table)
+
+
+def _sides(
+    runs: Sequence[Run],
+    rows: Sequence[Row],
+    include_failed: bool,
+    by: Sequence[str] | None,
+    drawable: bool,
+) -> Iterator[Side]:
+    """Each group of the runs with its own tables and plots, to set side by side."""
+    for number, (name, group) in enumerate(sides(runs, rows, by)):
+        own = _rows(group)
+        results = tabulate(group, include_failed=include_failed, rows=own, by=by)
+        salt = f"jx{number}s"
+        figures = list(_figures(group, include_failed, own, by, salt)) if drawable else []
+        yield Side(name, [_html_table(t) for t in results], figures)
 
 
 def _html_table(table: ResultTable) -> HtmlTable:

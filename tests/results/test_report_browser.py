@@ -1,16 +1,14 @@
 """The report as a browser shows it: headless Chromium renders the file (offline, no
 script), and the screenshot has the plots and the table where they belong.
 
-Skipped where Chromium is missing — except under CI (``CI=true``), where ``.ci/run``
-installs it and its absence is a failure.
+Skipped where Chromium is missing — except under CI (the ``browse`` fixture says so).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -46,26 +44,6 @@ BORDER = np.array([208, 215, 222]) / 255
 WIDTH, HEIGHT = 1200, 2600
 
 
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("chromium is missing under CI: .ci/run installs Debian's chromium package")
-    pytest.skip("chromium is not installed (apt-get install chromium); CI runs this test")
-
-
-def browse(browser: str, page: Path, *args: str) -> str:
-    done = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *args,
-         page.as_uri()],
-        capture_output=True, text=True, timeout=120,
-        env={**os.environ, "HOME": str(page.parent)},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("browser")
@@ -79,16 +57,20 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home / "b.html"
 
 
-def test_the_rendered_page_has_the_plots_and_the_table(report: Path) -> None:
-    dom = browse(chromium(), report, "--dump-dom")
+def test_the_rendered_page_has_the_plots_and_the_table(
+    report: Path, browse: Callable[..., str]
+) -> None:
+    dom = browse(report, "--dump-dom")
     assert dom.count("<svg") == 2
     assert "write_bw_mean [MiB/s]" in dom and ">MPIIO</td>" in dom
     assert "write_bw (mean) [MiB/s]" in dom  # the heatmap's colour bar, SVG text
 
 
-def test_the_screenshot_shows_the_plots_above_the_table(report: Path) -> None:
+def test_the_screenshot_shows_the_plots_above_the_table(
+    report: Path, browse: Callable[..., str]
+) -> None:
     shot = report.with_suffix(".png")
-    browse(chromium(), report, f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}")
+    browse(report, f"--screenshot={shot}", f"--window-size={WIDTH},{HEIGHT}")
     pixels = image.imread(shot)[..., :3]
     assert pixels.shape[:2] == (HEIGHT, WIDTH)
     colourful = pixels.max(axis=2) - pixels.min(axis=2) > 0.3  # bars, heatmap cells
@@ -98,3 +80,41 @@ def test_the_screenshot_shows_the_plots_above_the_table(report: Path) -> None:
     lines = np.flatnonzero(border.sum(axis=1) > 300)  # the table's horizontal rules
     below = lines[lines > plot_rows.max()]
     assert len(below) >= 9, "the table's rows are not visible below the plots"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two runs that differ in one override (-p nodes=...), reported together."""
+    home = tmp_path_factory.mktemp("study")
+    (home / "b.yaml").write_text(DEFINITION)
+    for args in (
+        ["run", "b.yaml", "-q", "--no-result", "-p", "nodes=1,2", "-p", "transfer=4KiB"],
+        ["run", "b.yaml", "-q", "--no-result", "-p", "nodes=4,8", "-p", "transfer=4KiB"],
+        ["report", "runs/000000", "runs/000001", "-o", "study.html"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "jubex", *args], cwd=home, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    return home / "study.html"
+
+
+def section(dom: str, name: str) -> str:
+    start = dom.index(f'<section id="{name}">')
+    return dom[start : dom.index("</section>", start)]
+
+
+def test_a_report_of_two_runs_compares_them_side_by_side(
+    study: Path, browse: Callable[..., str]
+) -> None:
+    dom = browse(study, "--dump-dom")
+    compared = section(dom, "comparison")
+    assert "000000 (baseline) → 000001" in compared and "write_bw" in compared
+    sides = section(dom, "sides")
+    assert 'aria-label="nodes 1/2"' in sides and 'aria-label="nodes 4/8"' in sides
+    assert sides.count("<svg") == 4 and sides.count('<table class="result">') == 2
+    changed = section(dom, "changed")
+    assert "store.overrides" in changed and "nodes" in changed
+    tables = section(dom, "tables")
+    assert "<th>nodes</th>" in tables and "differ in nodes" in tables
+    assert section(dom, "plots").count("<svg") == 2  # nodes, what differs, is on their axes

@@ -1,0 +1,107 @@
+"""What the report of several runs adds to answer its study's question: the verdicts of
+``jubex compare`` between the first run and each other, the runs side by side (one group
+per site, parameter value or run: whatever tells them apart), and what changed in their
+provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from jubex.errors import JubexError
+from jubex.results.compare_runs import compare_runs
+from jubex.results.dimensions import definition_hash, dimensions, run_labels
+from jubex.results.table import ResultTable, Row
+from jubex.results.tabulate import of_one_benchmark
+from jubex.store.rundir import Run
+
+#: facts that differ between any two runs and say nothing about what was measured
+_EVERY_RUN = (
+    "filesystem.free_bytes",
+    "filesystem.path",
+    "definition.file",
+    "store.uid",
+    "store.created",
+    "store.started",
+    "store.finished",
+    "store.command",
+    "store.cwd",
+    "store.definition",
+    "store.imported",
+)
+#: the name of the resolved definition's fingerprint among the facts
+DEFINITION_HASH = "definition hash (resolved)"
+
+
+@dataclass
+class Verdict:
+    """One comparison: which runs, the verdict line, and its table (None: not made)."""
+
+    title: str
+    line: str
+    failed: bool
+    table: ResultTable | None
+
+
+def comparisons(runs: Sequence[Run]) -> list[Verdict]:
+    """The first run of each benchmark compared with each other run of it, as ``jubex
+    compare FIRST OTHER`` compares them; a pair that cannot be compared says why."""
+    labels = dict(zip((id(run) for run in runs), run_labels(runs), strict=True))
+    found = []
+    for group, _ in of_one_benchmark(runs, ()):
+        base = group[0]
+        for other in group[1:]:
+            title = f"{labels[id(base)]} (baseline) → {labels[id(other)]}"
+            try:
+                compared = compare_runs(base, other)
+            except JubexError as exc:
+                found.append(Verdict(title, f"not compared: {exc.message}", False, None))
+                continue
+            table = compared.to_table()
+            found.append(Verdict(title, compared.verdict_line(), compared.failed, table))
+    return found
+
+
+def sides(
+    runs: Sequence[Run], rows: Sequence[Row], by: Sequence[str] | None = None
+) -> list[tuple[str, list[Run]]]:
+    """The runs in groups, one per value of what tells them apart (``site Alpha``,
+    ``scale 3``, ``run 000001``), each benchmark's apart; none where they pool."""
+    labels = dict(zip((id(run) for run in runs), run_labels(runs), strict=True))
+    found: dict[str, list[Run]] = {}
+    for group, own in of_one_benchmark(runs, rows):
+        keys = dimensions(group, own, by).keys
+        if not keys:
+            continue
+        several = len({run.benchmark.name for run in runs}) > 1
+        for run in group:
+            mine = [r for r in own if r.get("run") == labels[id(run)]]
+            name = ", ".join(
+                f"{key} {'/'.join(sorted({str(r.get(key)) for r in mine}) or ['?'])}"
+                for key in keys
+            )
+            name = f"{run.benchmark.name}: {name}" if several else name
+            found.setdefault(name, []).append(run)
+    return list(found.items()) if len(found) > 1 else []
+
+
+def provenance_diff(
+    runs: Sequence[Run], facts: Sequence[Sequence[tuple[str, str]]]
+) -> list[tuple[str, list[str]]]:
+    """The facts whose values differ between the runs (host, kernel, file system,
+    modules, compiler, jubex version, the resolved definition's hash ...), each with its
+    value per run ("—": not recorded); the facts that differ between any two runs (when,
+    where from) are left out."""
+    per_run: list[Mapping[str, str]] = [
+        {DEFINITION_HASH: definition_hash(run), **dict(own)}
+        for run, own in zip(runs, facts, strict=True)
+    ]
+    names: dict[str, None] = {}
+    for own in per_run:
+        names.update(dict.fromkeys(own))
+    return [
+        (name, [own.get(name, "—") for own in per_run])
+        for name in names
+        if not name.startswith(_EVERY_RUN) and len({own.get(name) for own in per_run}) > 1
+    ]
