@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,9 @@ def test_cori_reads_follow_their_writes(clone: Path) -> None:
 
 @needs_cc
 @pytest.mark.slow
-def test_lustre_clio_gate_catches_the_fsync_regression(clone: Path) -> None:
+def test_lustre_clio_gate_catches_the_fsync_regression(
+    clone: Path, browse: Callable[..., str]
+) -> None:
     out = walk(clone, "lustre-clio.md")
     assert "exit status 1: the candidate fails the gate" in out
     # the candidate: write_bw worse (at both points on a quiet machine; with a noisy
@@ -140,6 +143,22 @@ def test_lustre_clio_gate_catches_the_fsync_regression(clone: Path) -> None:
     # baseline and candidate published, then compared from the results database
     assert out.count("published to sqlite:///") == 2
     assert "exit status 1: the gate fails from the database too" in out
+    # the report: the verdicts, each run's tables side by side, what changed
+    dom = browse(clone / "runs" / "clio" / "report.html", "--dump-dom")
+    compared = section(dom, "comparison")
+    assert "000000 (baseline) → 000001" in compared and "FAILED" in compared
+    assert "000000 (baseline) → 000002" in compared
+    sides = section(dom, "sides")
+    for run in ("000000", "000001", "000002"):
+        assert f'aria-label="run {run}"' in sides
+    assert sides.count('<table class="result">') == 3 * 2  # tables ior and mdtest each
+    assert "store.overrides" in section(dom, "changed")
+
+
+def section(dom: str, name: str) -> str:
+    """A section of the report's rendered page, by its id."""
+    start = dom.index(f'<section id="{name}">')
+    return dom[start : dom.index("</section>", start)]
 
 
 @needs_cc
@@ -202,7 +221,9 @@ def test_p_names_the_program_where_the_definition_defines_it_too(clone: Path) ->
 @needs_cc
 @pytest.mark.slurm
 @pytest.mark.usefixtures("slurm")
-def test_two_sites_side_by_side_on_the_local_machine_and_slurm(clone: Path) -> None:
+def test_two_sites_side_by_side_on_the_local_machine_and_slurm(
+    clone: Path, browse: Callable[..., str]
+) -> None:
     out = walk(clone, "ska-sites.md")
     assert "run runs/sites/laptop/000000: 13 done" in out
     assert "run runs/sites/cluster/000000: 13 done" in out
@@ -214,8 +235,12 @@ def test_two_sites_side_by_side_on_the_local_machine_and_slurm(clone: Path) -> N
     assert len(rows) == 12 and not any("| — | — | — |" in row for row in rows)
     sites = clone / "runs" / "sites"
     assert "<svg" in (sites / "write.svg").read_text()
-    report = (sites / "report.html").read_text()
-    assert "laptop" in report and "cluster" in report and "<table" in report
+    dom = browse(sites / "report.html", "--dump-dom")
+    side = section(dom, "sides")
+    assert 'aria-label="site laptop"' in side and 'aria-label="site cluster"' in side
+    assert side.count('<table class="result">') == 2  # the sweep's table, once per site
+    assert "laptop/000000 (baseline) → cluster/000000" in section(dom, "comparison")
+    assert "platform" in section(dom, "changed")
     assert "wrote runs/sites/ska-sites.tar.gz: 2 run(s)" in out
     info = shell(clone, "jubex info runs/sites/cluster/000000 --parametrisation")
     assert re.search(r"^1 +kernels +0 +done +\d+ +n\d ", info, re.MULTILINE), info
