@@ -28,10 +28,12 @@ START_POSTGRES = REPO / "ci" / "start-local-postgres.sh"
 
 @pytest.fixture(scope="session", autouse=True)
 def private_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Keep jubex's per-user state (runs by directory, user platforms) out of the home."""
-    saved = {k: os.environ.get(k) for k in ("XDG_STATE_HOME", "XDG_CONFIG_HOME")}
-    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
-    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+    """Keep jubex's per-user state (runs by directory, user platforms, the results database
+    and its unpacked runs) out of the home."""
+    names = ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+    saved = {k: os.environ.get(k) for k in names}
+    for name in names:
+        os.environ[name] = str(tmp_path_factory.mktemp(name.split("_")[1].lower()))
     yield
     for key, value in saved.items():
         if value is None:
