@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sqlite3
 import tempfile
 import time
 import zlib
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,11 +78,19 @@ def metrics_of(row: Mapping[str, object], parameters: Mapping[str, str]) -> dict
     }
 
 
-def store_bytes(run: Run) -> bytes:
-    """The run's store, compacted (``VACUUM INTO``) and compressed."""
+def store_bytes(run: Run, origin: str) -> bytes:
+    """The run's store, compacted (``VACUUM INTO``) and compressed, made ready to be read
+    where it is unpacked without writing to it: in WAL mode as every store, and saying
+    where it came from (``imported_from``: such a run is never analysed again)."""
     with tempfile.TemporaryDirectory(prefix="jubex-publish-") as folder:
         copy = Path(folder) / "store.sqlite"
         run.store.db.execute("VACUUM INTO ?", (str(copy),))
+        with closing(sqlite3.connect(copy, isolation_level=None)) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('imported_from', ?)",
+                (f"a results database (published from {origin})",),
+            )
         return zlib.compress(copy.read_bytes(), 6)
 
 
@@ -97,7 +107,7 @@ def publish(database: Database, run: Run) -> bool:
     units = units_of([run])
     directions, _ = completed_directions(directions_of([run]), units)
     points = points_of(run)
-    body = store_bytes(run)
+    body = store_bytes(run, f"{meta.get('host', '')}:{run.dir.resolve()}")
     with database.writing() as connection:
         _insert_ignoring(connection, schema.specs, [{"hash": spec_hash, "body": spec}], "hash")
         inserted = connection.execute(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import tempfile
 import zlib
 from collections.abc import Sequence
@@ -162,7 +161,7 @@ def open_selected(text: str, database: Database | None = None) -> list[Run]:
     specs: dict[str, RunSpec] = {}
     with database.reading() as connection:
         rows = selected(connection, selector, database)
-        return [_opened(connection, row, database, specs) for row in rows]
+        return [_opened(connection, row, specs) for row in rows]
 
 
 def _cache() -> Path:
@@ -171,14 +170,12 @@ def _cache() -> Path:
     return platformdirs.user_cache_path("jubex") / "published"
 
 
-def _opened(
-    connection: Connection, row: sa.Row, database: Database, specs: dict[str, RunSpec]
-) -> Run:
+def _opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> Run:
     """A published run as a run directory in the cache (unpacked the first time); runs of
     one spec share it, read once (reading a spec costs more than the rest of opening)."""
     where = _cache() / row.run_key[:16] / (row.site or "site") / row.run_id
     if not (where / STORE).exists():
-        _unpack(connection, row, where, database)
+        _unpack(connection, row, where)
     if row.spec_hash not in specs:
         specs[row.spec_hash] = open_run(where).spec
     spec = specs[row.spec_hash]
@@ -186,8 +183,9 @@ def _opened(
     return Run(where, store, spec)
 
 
-def _unpack(connection: Connection, row: sa.Row, where: Path, database: Database) -> None:
-    """Write the run's store, run.json and provenance.json; then move the whole in place."""
+def _unpack(connection: Connection, row: sa.Row, where: Path) -> None:
+    """Write the run's store (as published: marked imported, nothing to write to it),
+    run.json and provenance.json; then move the whole in place."""
     body = connection.execute(
         sa.select(schema.stores.c.body).where(schema.stores.c.run == row.id)
     ).scalar_one()
@@ -198,12 +196,6 @@ def _unpack(connection: Connection, row: sa.Row, where: Path, database: Database
     folder = Path(tempfile.mkdtemp(prefix=f".{where.name}-", dir=where.parent))
     try:
         (folder / STORE).write_bytes(zlib.decompress(body))
-        with sqlite3.connect(folder / STORE) as store:
-            store.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('imported_from', ?)",
-                (f"the results database {database.name}",),
-            )
-        store.close()
         (folder / SPEC).write_text(spec)
         (folder / PROVENANCE).write_text(json.dumps(json.loads(row.provenance), indent=1))
         os.replace(folder, where)

@@ -15,6 +15,7 @@ from jubex.results.stats import summarize
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.publish import _cv, publish
 from jubex.resultsdb.schema import HEAD
+from jubex.resultsdb.select import open_selected
 from jubex.store.rundir import open_run
 
 TABLES = {"runs", "points", "parameters", "samples", "verdicts", "flags", "specs", "stores"}
@@ -97,6 +98,9 @@ def test_result_of_a_selector_is_the_result_of_the_run_directory(database, made,
     main(["result", "db:benchmark=dbstudy,level=500", "--database", database, "-f", "csv"])
     assert capsys.readouterr().out == from_directory
     assert "a,5,510,2" in from_directory  # level 500: the mean of 500 .. 520
+    (run,) = open_selected("db:level=500", Database(database))
+    assert run.meta["imported_from"].startswith("a results database (published from ")
+    assert run.meta["uid"] == open_run(made / "000001").meta["uid"]
 
 
 def test_compare_takes_baseline_and_candidate_from_the_database(database, made, capsys):
