@@ -76,14 +76,20 @@ def real_run(work: Path) -> Path:
     return work / "runs" / "000000"
 
 
-def postgres_database(name: str) -> str | None:
+def postgres_database(name: str, keep: bool = False) -> str | None:
+    """A database on the test server, made anew (``keep``: as it is, made if missing)."""
     server = os.environ.get("JUBEX_TEST_POSTGRES")
     if not server:
         return None
     admin = sa.create_engine(server)
     with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+        exists = connection.execute(
+            sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
+        ).first()
+        if exists and not keep:
+            connection.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
+        if not exists or not keep:
+            connection.exec_driver_sql(f"CREATE DATABASE {name}")
     admin.dispose()
     return sa.engine.make_url(server).set(database=name).render_as_string(hide_password=False)
 
@@ -96,10 +102,19 @@ def scale(url: str, run: Path, args: argparse.Namespace, env: dict[str, str]) ->
         env=env,
         stdout=subprocess.DEVNULL,
     )
+    template = template_of(database, newest=True)
+    with database.writing() as connection:  # a kept database's runs get this jubex's store
+        connection.execute(
+            sa.text(
+                "UPDATE stores SET body = :body WHERE run IN "
+                "(SELECT id FROM runs WHERE benchmark = 'bench')"
+            ),
+            {"body": template.store},
+        )
     began = time.perf_counter()
     fill(
         database,
-        template_of(database),
+        template,
         runs=args.runs,
         series=100,
         metrics=args.metrics,
@@ -232,15 +247,22 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=8)
     parser.add_argument("--write-runs", type=int, default=1000)
     parser.add_argument("--only", choices=("sqlite", "postgresql"))
+    parser.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="keep the scale databases (SQLite in DIR, PostgreSQL's bench_resultsdb) and go on "
+        "filling them where an earlier run stopped",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
         work = Path(tmp)
         env = {**ENV, "XDG_CACHE_HOME": str(work / "cache"), "XDG_STATE_HOME": str(work)}
         run = real_run(work)
         open_run(run)
+        kept = Path(args.keep) if args.keep else work
         backends = {
-            "sqlite": str(work / "scale.sqlite"),
-            "postgresql": postgres_database("bench_resultsdb"),
+            "sqlite": str(kept / "scale.sqlite"),
+            "postgresql": postgres_database("bench_resultsdb", keep=bool(args.keep)),
         }
         for name, url in backends.items():
             if url is None or (args.only and args.only != name):

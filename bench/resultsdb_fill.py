@@ -37,10 +37,11 @@ class Template:
     store: bytes
 
 
-def template_of(database: Database) -> Template:
-    """The spec and store of the run published first in ``database``."""
+def template_of(database: Database, newest: bool = False) -> Template:
+    """The spec and store of the run published first (``newest``: last) in ``database``."""
+    order = schema.runs.c.published.desc() if newest else schema.runs.c.id
     with database.reading() as connection:
-        run = connection.execute(sa.select(schema.runs).order_by(schema.runs.c.id)).first()
+        run = connection.execute(sa.select(schema.runs).order_by(order)).first()
         if run is None:
             raise SystemExit(f"publish one real run into {database.name} first")
         spec = connection.execute(
@@ -68,10 +69,14 @@ def fill(
     step: float = 0.8,
     seed: int = 28,
 ) -> None:
-    """``runs`` synthetic runs spread over ``series`` sites (after the runs already there)."""
+    """Synthetic runs spread over ``series`` sites until the database holds ``runs`` of
+    them: a fill that was stopped goes on where it stopped (each batch is one transaction)."""
     spec_hash = hashlib.sha256(template.spec.encode()).hexdigest()
     with database.writing() as connection:
         first = (connection.execute(sa.select(sa.func.max(schema.runs.c.id))).scalar() or 0) + 1
+        done = connection.execute(
+            sa.select(sa.func.count()).where(schema.runs.c.benchmark == BENCHMARK)
+        ).scalar()
         first_point = connection.execute(sa.select(sa.func.max(schema.points.c.id))).scalar()
         if (
             connection.execute(
@@ -81,13 +86,13 @@ def fill(
         ):
             connection.execute(schema.specs.insert(), {"hash": spec_hash, "body": template.spec})
     point_base = (first_point or 0) + 1 - first
-    rng = random.Random(seed)
+    rng = random.Random(seed + done)
     names = [f"m{m:02d}" for m in range(metrics)]
-    for start in range(0, runs, BATCH):
-        numbers = range(first + start, first + min(start + BATCH, runs))
+    for start in range(0, runs - done, BATCH):
+        numbers = range(first + start, first + min(start + BATCH, runs - done))
         rows = _Rows()
         for number in numbers:
-            index = number - first
+            index = number - first + done
             order, where = divmod(index, series)
             level = step if order >= step_at else 1.0
             rows.add(number, number + point_base, order, site_of(where), spec_hash, template, reps)
@@ -108,15 +113,14 @@ def fill(
                 ]
         with database.writing() as connection:
             _copy(connection, rows)
-    if not database.sqlite:
-        with database.writing() as connection:
-            for table in ("runs", "points"):
-                connection.execute(
-                    sa.text(
-                        f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                        f"(SELECT max(id) FROM {table}))"
+            if not database.sqlite:  # ids given here: the sequences follow, batch by batch
+                for table in ("runs", "points"):
+                    connection.execute(
+                        sa.text(
+                            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                            f"(SELECT max(id) FROM {table}))"
+                        )
                     )
-                )
 
 
 class _Rows:
