@@ -173,7 +173,7 @@ def test_report_and_plot_take_published_runs_beside_a_run_directory(
     both = ["db:benchmark=dbstudy,level=1000", str(made / "000001"), "--database", database]
     assert main(["report", *both, "-o", str(tmp_path / "report.html")]) == 0
     html = (tmp_path / "report.html").read_text()
-    assert ">765<" in html  # the mean of both runs' repetitions: (1020 + 510) / 2
+    assert ">1020<" in html and ">510<" in html  # each run's mean
     assert main(["plot", *both, "-x", "point", "-y", "bw", "-o", str(tmp_path / "bw.png")]) == 0
     assert (tmp_path / "bw.png").stat().st_size > 1000
 
