@@ -28,6 +28,10 @@ PEAKS = (
     "storage_bandwidth",
     "storage_iops",
     "memory_bandwidth_per_node",
+    # the published peaks of the file system the run's benchmarks wrote to (its ``filesystems``
+    # entry marked default); read and write fall back to its one ``bandwidth``
+    "filesystem_read_bandwidth",
+    "filesystem_write_bandwidth",
 )
 _PEAK = re.compile(r"^\s*(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*(?P<unit>\S+)\s*$")
 
@@ -35,7 +39,7 @@ _PEAK = re.compile(r"^\s*(?P<number>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*(
 def platform_peaks(platform: Platform) -> dict[str, float]:
     """The platform's peaks in base units (B/s, ops/s); an error names the key that is bad."""
     found: dict[str, float] = {}
-    for name, text in platform.peaks.items():
+    for name, text, key in _stated(platform):
         match = _PEAK.match(text)
         try:
             if match is None:
@@ -45,16 +49,28 @@ def platform_peaks(platform: Platform) -> dict[str, float]:
             raise DefinitionError(
                 f"peak '{name}' of platform '{platform.name}' is '{text}'; expected a "
                 "bandwidth such as 350GB/s or a rate such as 2000000IOPS",
-                platform.where(f"peaks.{name}"),
+                platform.where(key),
             ) from None
         if unit.kind not in ("bandwidth", "rate"):
             raise DefinitionError(
                 f"peak '{name}' of platform '{platform.name}' is a {unit.kind} ('{text}'); "
                 "expected a bandwidth or a rate",
-                platform.where(f"peaks.{name}"),
+                platform.where(key),
             )
         found[name] = float(match["number"]) * unit.factor
     return found
+
+
+def _stated(platform: Platform) -> list[tuple[str, str, str]]:
+    """(peak, text, key of the platform file) of every peak the platform states."""
+    stated = [(name, text, f"peaks.{name}") for name, text in platform.peaks.items()]
+    target = platform.target_filesystem
+    if target is not None:
+        for way in ("read", "write"):
+            text = getattr(target, f"{way}_bandwidth") or target.bandwidth
+            if text:
+                stated.append((f"filesystem_{way}_bandwidth", text, f"filesystems.{target.name}"))
+    return stated
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ every shipped benchmark renders a dry run on every platform — a broken contrib
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from jubex.definition.load import load
 from jubex.errors import UsageError
 from jubex.platform.load import SHIPPED, centre_of, load_platform
 from jubex.platform.model import duration
+from jubex.results.peaks import platform_peaks
 from jubex.space.spec import resolve_spec
 from jubex.workdir.render import target_names
 
@@ -47,6 +49,10 @@ def test_a_real_system_names_its_sources_and_a_target_file_system(path: Path) ->
     platform = load_platform(path.stem)
     target = platform.target_filesystem
     assert target is not None and target.kind and target.path
+    platform_peaks(platform)  # every peak a number with a unit the result tables read
+    for fs in platform.filesystems.values():
+        stated = {k: getattr(fs, k) for k in ("bandwidth", "read_bandwidth", "write_bandwidth")}
+        platform_peaks(replace(platform, peaks={k: v for k, v in stated.items() if v}))
     assert platform.description
 
 
