@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jubex.definition.frozen import to_json
+from jubex.errors import UsageError, did_you_mean
 from jubex.results.table import Row
 from jubex.store.rundir import Run
 
@@ -73,6 +74,8 @@ def dimensions(
 ) -> Dimensions:
     """The keys that tell ``runs`` apart in ``rows``: what differs between them (``by``:
     these keys instead; empty: pool them all)."""
+    if by:
+        _check_keys(by, runs, rows)
     if len(runs) < 2:
         return Dimensions()
     names = ", ".join(run_labels(runs))
@@ -93,6 +96,17 @@ def dimensions(
         f"runs {names} differ in {', '.join(differ)}: kept apart by it, never pooled "
         "(--pool pools them)",
     )
+
+
+def _check_keys(by: Sequence[str], runs: Sequence[Run], rows: Sequence[Row]) -> None:
+    """``--by`` names keys the rows have: ``run``, ``site``, ``platform`` or a parameter."""
+    known = [*WHERE, *dict.fromkeys(n for run in runs for n in run.benchmark.parameter_types())]
+    for key in by:
+        if key not in known and not any(key in row for row in rows):
+            raise UsageError(
+                f"--by {key}: the runs have no such key (they have: {', '.join(known)})",
+                hint=did_you_mean(key, known),
+            )
 
 
 def differing(runs: Sequence[Run], rows: Sequence[Row]) -> list[str]:

@@ -251,6 +251,10 @@ def test_identical_studies_pool_with_a_note_and_by_run_keeps_them_apart(scaled: 
     forced = jubex(scaled, "result", "0", "1", "-T", "sums", "--pool", "-f", "csv")
     assert [r["bw_n"] for r in table(forced.stdout)] == ["4", "4"]
     assert "pooled as repetitions (--pool): they differ in scale" in forced.stdout
+    wrong = jubex(scaled, "result", "0", "1", "--by", "sclae", check=False)
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert "--by sclae: the runs have no such key" in wrong.stderr
+    assert "did you mean 'scale'" in wrong.stderr
 
 
 def test_two_benchmarks_never_share_a_table(scaled: Path) -> None:
