@@ -277,6 +277,11 @@ def test_the_plot_draws_a_series_per_value_that_differs(scaled: Path) -> None:
     assert [(s.label, s.ys) for s in data.series] == [("1", [11.0, 21.0]), ("3", [13.0, 23.0])]
     done = jubex(scaled, "plot", "0", "1", "-x", "n", "-y", "bw", "-o", "bw.svg")
     assert "differ in scale" in done.stderr
+    heat = jubex(scaled, "plot", "0", "1", "-x", "n", "--rows", "n", "-y", "bw", check=False)
+    assert heat.returncode == 2 and "Traceback" not in heat.stderr
+    assert "the runs differ in scale, and a heatmap draws one study" in heat.stderr
+    scaled_heat = jubex(scaled, "plot", "0", "1", "-x", "n", "--rows", "scale", "-y", "bw")
+    assert "heatmap" not in scaled_heat.stderr
 
 
 def test_the_report_keeps_the_runs_apart(scaled: Path) -> None:
