@@ -206,6 +206,7 @@ def plan(
     finals: dict[int, dict[str, object]] = {}
     has_children = {p for s in benchmark.steps.values() for p in s.depend}
     next_id = 0
+    shared_id = 0
     for step in step_order(benchmark):
         if step.tag and not tag_matches(step.tag, tags, step.loc):
             continue
@@ -280,19 +281,21 @@ def plan(
                     own_ids.append(next_id)
                     next_id += 1
         if any(d.shared for d in step.do) and own_ids:
-            index.shared = next_id
+            # numbered apart (-1, -2, ...), as JUBE gives a shared operation no workpackage:
+            # the ids, directories and $jube_wp_id of the later steps stay JUBE's
+            shared_id -= 1
+            index.shared = shared_id
             name = suffix.render(constants) if step.suffix else ""
             _check_suffix(benchmark, step, name)
             yield Workpackage(
-                next_id,
+                shared_id,
                 step.name,
                 0,
                 {},
                 tuple(own_ids),
                 kind=SHARED,
-                dir_name=wp_dir_name(next_id, step.name, name),
+                dir_name=f"{step.name}{name}_shared",
             )
-            next_id += 1
         index.names = tuple(names)
         # values a step works out for itself do not tell which parent a child belongs to
         index.build(keyed, reads_builtins | space.updated)
