@@ -186,20 +186,15 @@ def _outpath_problems(benchmark: Benchmark) -> list[JubexError]:
 
 
 def _is_platform_file(path: Path) -> bool:
-    """A platform file, told by its keys: a scheduler, launcher, job template or parent,
-    and no steps (a definition names its platform with ``platform:`` only)."""
+    """A platform file, which validate checks as a run would load it."""
+    from jubex.definition.load import is_platform
     from jubex.platform.read import read_file
 
     try:
         data, _ = read_file(path)
     except JubexError:
         return False
-    keys = set(data)
-    return bool(keys & {"scheduler", "launcher", "template", "extends"}) and not keys & {
-        "steps",
-        "step",
-        "benchmark",
-    }
+    return is_platform(data)
 
 
 def _platform_problems(name_or_path: str) -> list[JubexError]:

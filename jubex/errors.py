@@ -1,8 +1,11 @@
 """Errors a person can act on: where the problem is, and what was expected.
 
 Every error that reaches the command line is a :class:`JubexError`; the CLI prints
-``str(error)`` and exits with ``error.exit_code`` (1 = invalid input, 2 = wrong usage).
-Nothing else may escape as a traceback.
+``str(error)`` and exits with ``error.exit_code``, the same in every command: 2 for bad
+input or usage (an invalid definition, a mistyped flag, a file that is not there), 1 for
+what stopped a benchmark from being run or recorded (a scheduler that failed, a full
+disk). A failed benchmark or comparison exits 1 too, without an error. Nothing else may
+escape as a traceback.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class UsageError(JubexError):
 class DefinitionError(JubexError):
     """A definition or platform file does not say what jubex expects."""
 
+    exit_code = 2
+
 
 class DefinitionWarning(DefinitionError):
     """Suspicious but not wrong (a likely misspelling): reported, never fatal."""
@@ -90,6 +95,8 @@ def warn(warning: DefinitionWarning) -> None:
 class ExpressionError(JubexError):
     """An expression is refused or cannot be evaluated."""
 
+    exit_code = 2
+
 
 class ErrorList(JubexError):
     """Several independent problems, reported together (``jubex validate`` lists all)."""
@@ -101,6 +108,11 @@ class ErrorList(JubexError):
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+
+def no_such_file(path: object) -> UsageError:
+    """The one wording of a file that is not there, whichever command was given it."""
+    return UsageError(f"no such file: '{path}'")
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

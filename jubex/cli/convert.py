@@ -9,7 +9,7 @@ from pathlib import Path
 from jubex.cli.common import add_reading_options
 from jubex.definition.jube.convert import convert_file
 from jubex.definition.load import read_source
-from jubex.errors import UsageError
+from jubex.errors import UsageError, no_such_file
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     source = Path(args.file)
     if not source.is_file():
-        raise UsageError(f"'{args.file}' is not a file")
+        raise no_such_file(args.file)
     if read_source(source).shape != "jube":
         raise UsageError(f"'{args.file}' is a jubex definition already; convert reads JUBE files")
     text = convert_file(

@@ -20,6 +20,7 @@ from jubex.cli.common import add_definition_options, add_format, add_limit_optio
 from jubex.cli.provenance import JOB_COLUMNS, job_columns, provenance_lines
 from jubex.definition.model import ParameterSet
 from jubex.engine import provenance
+from jubex.errors import no_such_file
 from jubex.space.expand import STEP_NAME, Space
 from jubex.space.limit import count_text, count_work, limit_of
 from jubex.space.plan import SHARED, plan
@@ -111,6 +112,8 @@ def handle(args: argparse.Namespace) -> int:
         args.target = target
     if target and Path(target).is_file():
         return _definition_info(args)
+    if target and Path(target).suffix in (".yaml", ".yml", ".xml"):
+        raise no_such_file(target)  # a definition that is not there, not a run
     run = open_run(resolve_run(target))
     return _run_info(run, args)
 

@@ -24,7 +24,7 @@ from jubex.analysis.patterns import PatternEngine
 from jubex.api import load
 from jubex.cli.common import REPORT_FORMATS, add_format
 from jubex.definition.model import Benchmark, Pattern
-from jubex.errors import JubexError, UsageError, did_you_mean
+from jubex.errors import JubexError, UsageError, did_you_mean, no_such_file
 from jubex.results.formats import column_spec, format_value, render
 from jubex.results.table import Header, ResultTable
 from jubex.store.measurement import Measurement
@@ -150,6 +150,8 @@ def _combined(first: _Parse | None, patterns: list[Pattern] | None) -> _Parse:
 def _read(name: str) -> str:
     try:
         return Path(name).read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        raise no_such_file(name) from None
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
 

@@ -1,4 +1,5 @@
-"""``jubex status [RUN]``: counts per step and state, and why failed workpackages failed."""
+"""``jubex status [RUN]``: counts per step and state, and why failed workpackages failed;
+exit 1 when some did, as ``jubex run`` does."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def handle(args: argparse.Namespace) -> int:
                 indent=1,
             )
         )
-        return 0
+        return 1 if causes else 0
     print(f"run {shown(run.dir)} ({meta.get('name')}, platform {meta.get('platform')})")
     for step, states in per_step.items():
         parts = ", ".join(f"{states[s]} {s}" for s in STATES if states.get(s))
@@ -69,7 +70,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"      workpackage {id_list(cause.ids)}; outputs in {cause.workdir}")
     for reason, ids in empty.items():
         print(f"  analysers found nothing usable ({reason}): workpackage {id_list(ids)}")
-    return 0
+    return 1 if causes else 0
 
 
 def _params(run: Run, cause: Cause) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""``jubex validate``: every problem of every file, then exit 0 (valid), 1 (invalid), 2 (usage)."""
+"""``jubex validate``: every problem of every file, then exit 0 (valid) or 2 (invalid, usage)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from jubex.cli.common import (
     add_limit_option,
     overrides,
 )
-from jubex.errors import JubexError, UsageError
+from jubex.errors import JubexError, no_such_file
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
     ("jubex validate ior.yaml", "every problem of the file, each at its line"),
     ("jubex validate ior.yaml -t real", "as `jubex run -t real` would read it"),
     ("jubex validate ior.yaml -P slurm -p nodes=4", "the run `jubex run` would make of it"),
-    ("jubex validate *.yaml -f json", "for scripts and editors"),
+    ("jubex validate *.yaml -f json", "for scripts and editors; exit 2: invalid"),
 )
 
 
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def handle(args: argparse.Namespace) -> int:
     missing = [name for name in args.files if not Path(name).is_file()]
     if missing:
-        raise UsageError(f"no such file: {', '.join(missing)}")
+        raise no_such_file(", ".join(missing))
     selection = Selection(args.platform, overrides(args), tuple(args.include_path), args.benchmark)
     problems = validate(
         args.files, args.tag, max_workpackages=args.max_workpackages, selection=selection

@@ -9,7 +9,7 @@ first, so ``jubex validate`` can list them all.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -31,6 +31,7 @@ from jubex.errors import (
     Loc,
     UsageError,
     did_you_mean,
+    no_such_file,
 )
 
 #: top-level keys that only JUBE's own YAML spelling uses (jubex's keys are plural)
@@ -77,6 +78,8 @@ def read_bytes(path: Path) -> tuple[bytes, bool]:
     """A definition file's bytes, and whether it is XML (told by content, as JUBE does)."""
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise no_such_file(path) from None
     except OSError as exc:
         raise DefinitionError(f"cannot read '{path}': {exc.strerror or exc}") from None
     return data, data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
@@ -122,8 +125,26 @@ def read_source(path: Path) -> Source:
             "expected a mapping of definition keys (name, parameters, steps, ...) at the top",
             Loc(file, 1, 1),
         )
+    if is_platform(tree):
+        raise DefinitionError(
+            "this is a platform file, not a study definition",
+            Loc(file, 1, 1),
+            f"give it as the platform of a study: jubex run STUDY.yaml -P {file}; "
+            f"see it resolved: jubex platform {file}",
+        )
     shape = "jube" if _JUBE_KEYS.intersection(tree) else "jubex"
     return Source(path, shape, tree, errors)
+
+
+def is_platform(data: Mapping[str, object]) -> bool:
+    """A platform file, told by its keys: a scheduler, launcher, job template or parent,
+    and no steps (a definition names its platform with ``platform:`` only)."""
+    keys = set(data)
+    return bool(keys & {"scheduler", "launcher", "template", "extends"}) and not keys & {
+        "steps",
+        "step",
+        "benchmark",
+    }
 
 
 def load(

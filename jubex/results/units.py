@@ -26,6 +26,8 @@ COMMON_UNITS = (
 class UnitError(JubexError):
     """A unit is unknown, or a conversion between units of different kinds was asked for."""
 
+    exit_code = 2  # bad input
+
 
 @dataclass(frozen=True, slots=True)
 class Unit:

@@ -59,6 +59,8 @@ MAX_MANIFEST = 256 << 20
 class BundleError(JubexError):
     """A bundle that cannot be read or trusted; nothing was written."""
 
+    exit_code = 2  # bad input
+
 
 def export_runs(runs: Sequence[Run], target: Path, *, outputs: bool = True) -> dict[str, int]:
     """Write ``runs`` into the bundle ``target`` (a temporary file first, then renamed).

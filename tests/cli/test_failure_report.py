@@ -72,14 +72,14 @@ def test_the_run_ends_with_its_failures_grouped_by_cause(failed: tuple[Path, str
 
 def test_status_groups_identical_failures(failed: tuple[Path, str]) -> None:
     home, _ = failed
-    out = jubex(home, "status")
+    out = jubex(home, "status", check=1)
     assert out.count("nosuchprogram") == 1 and "IOR-3.3" not in out
     assert (
         "  9 failed, 2 cause(s):\n    6 x work: exit status 127: nosuchprogram: not found\n" in out
     )
     assert "      workpackage 6, 7, 8; outputs in runs/000000/000006_work/work\n" in out
     assert "analysers found nothing" not in out
-    data = json.loads(jubex(home, "status", "-f", "json"))
+    data = json.loads(jubex(home, "status", "-f", "json", check=1))
     assert [(c["count"], c["line"], c["params"]) for c in data["failed"]] == [
         (6, "nosuchprogram: not found", {"x": "1"}),
         (3, "mpiexec: unable to find the specified executable", {"x": "3"}),

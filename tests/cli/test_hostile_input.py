@@ -89,7 +89,7 @@ def jubex(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _refused(done: subprocess.CompletedProcess[str], path: Path, expected: str) -> None:
     text = done.stdout + done.stderr
-    assert done.returncode == 1, text
+    assert done.returncode == 2, text
     assert "Traceback" not in text
     assert "internal error" not in text
     assert f"{path}{expected}" in text or (expected in text and f"{path}:" in text), text

@@ -88,7 +88,7 @@ def test_constraints_that_leave_nothing_are_still_an_error(
 ) -> None:
     path = tmp_path / "d.yaml"
     path.write_text("name: b\nparameters: {a: [1, 2]}\nwhere: ['a > 5']\nsteps:\n  run: {do: x}\n")
-    assert main(["info", str(path)]) == 1
+    assert main(["info", str(path)]) == 2
     assert "the constraints leave none of the 2 points" in capsys.readouterr().err
 
 

@@ -67,11 +67,11 @@ def test_run_reports_failures_and_prints_the_table(ran) -> None:  # type: ignore
 
 def test_status_names_the_failure_and_its_stderr(ran) -> None:  # type: ignore[no-untyped-def]
     home, _ = ran
-    text = jubex("status", "runs/000000", cwd=home).stdout
+    text = jubex("status", "runs/000000", cwd=home, check=1).stdout
     assert "work: 4 done, 2 failed" in text
     assert "  2 failed, 1 cause(s):\n    2 x work: exit status 4: no luck\n" in text
     assert "workpackage 4, 5; outputs in runs/000000/000004_work/work" in text
-    data = json.loads(jubex("status", "runs", "-f", "json", cwd=home).stdout)
+    data = json.loads(jubex("status", "runs", "-f", "json", cwd=home, check=1).stdout)
     assert data["steps"]["work"] == {"done": 4, "failed": 2}
     assert {f["params"]["x"] for f in data["failed"]} == {"3"}
 

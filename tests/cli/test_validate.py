@@ -42,7 +42,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_broken_files_give_messages_with_file_line_and_expectation(broken: dict[str, Path]) -> None:
     result = run("validate", *map(str, broken.values()))
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "Traceback" not in result.stdout + result.stderr
     out = result.stdout
     p = {name: str(path) for name, path in broken.items()}
@@ -79,7 +79,7 @@ def test_valid_files_exit_zero_even_with_warnings(
 def test_json_format_lists_every_problem(
     broken: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["validate", "--format", "json", str(broken["schema.yaml"])]) == 1
+    assert main(["validate", "--format", "json", str(broken["schema.yaml"])]) == 2
     report = json.loads(capsys.readouterr().out)
     assert report["valid"] is False
     assert [
@@ -131,9 +131,9 @@ def test_an_outpath_too_long_for_the_system_is_refused_by_validate_as_by_run(
     path = tmp_path / "long.yaml"
     outpath = "/".join(["a" * 200] * 30)  # 6,000 bytes: past PATH_MAX
     path.write_text(f"name: x\noutpath: {outpath}\nsteps:\n  s: {{do: echo}}\n")
-    assert main(["validate", str(path)]) == 1
+    assert main(["validate", str(path)]) == 2
     validated = capsys.readouterr().out
-    assert main(["run", str(path), "--dry-run"]) == 1
+    assert main(["run", str(path), "--dry-run"]) == 2
     ran = capsys.readouterr().err
     for text in (validated, ran):
         assert f"{path}:1:1: error: the outpath " in text and "PATH_MAX" in text

@@ -61,7 +61,7 @@ def test_validate_accepts_what_the_dry_run_accepts(
     assert (valid == 0) == (dry == 0), f"validate:\n{said}\ndry run:\n{ran}"
     if path in RUNS_COMMANDS:
         allowed = _exit(capsys, "validate", "--allow-code", str(path))[0]
-        assert (valid, allowed) == (0, 1)
+        assert (valid, allowed) == (0, 2)
 
 
 @pytest.mark.parametrize("mistake", sorted(MISTAKES))
@@ -72,9 +72,9 @@ def test_validate_info_and_run_refuse_the_same_mistake(
     message = MISTAKES[mistake][1]
     for argv in (["validate", path], ["info", path], ["run", path, "--dry-run"]):
         code, said = _exit(capsys, *argv)
-        assert code == 1 and message in said, (argv, said)
+        assert code == 2 and message in said, (argv, said)
     code, said = _exit(capsys, "run", path, "--outpath", str(tmp_path / "runs"))
-    assert code == 1 and message in said
+    assert code == 2 and message in said
     assert not (tmp_path / "runs").exists()
 
 
@@ -110,7 +110,7 @@ def test_validate_checks_a_platform_file(
     path = tmp_path / "site.yaml"
     path.write_text("name: site\nextends: slurm\nresources: {nodez: 2}\n")
     code, said = _exit(capsys, "validate", str(path))
-    assert code == 1 and f"{path}:3" in said and "nodez" in said
+    assert code == 2 and f"{path}:3" in said and "nodez" in said
 
 
 SUFFIX = (

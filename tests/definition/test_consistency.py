@@ -74,7 +74,7 @@ def test_misspelt_shell_name_in_do_is_an_error_with_a_suggestion(write: Write) -
         "steps: {run: {do: 'ior -t $transfr -o $HOME/x'}}\n",
     )
     (error,) = validate([path])
-    assert error.exit_code == 1
+    assert error.exit_code == 2
     assert str(error) == (
         f"{path}:3:19: error: step 'run': $transfr is neither a parameter nor set by a "
         "command, so the shell would expand it to an empty text (did you mean 'transfer'?)"

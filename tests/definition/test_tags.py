@@ -58,7 +58,7 @@ def test_a_bad_step_tag_is_one_error_at_the_step(
 ) -> None:
     path = tmp_path / "d.yaml"
     path.write_text("name: t\nsteps:\n  s:\n    tag: 'a+('\n    do: echo hi\n")
-    assert main(["validate", str(path)]) == 1
+    assert main(["validate", str(path)]) == 2
     out = capsys.readouterr()
     shown = out.out + out.err
     assert shown.count("error: tag expression") == 1
@@ -72,7 +72,7 @@ def test_a_bad_parameter_tag_is_one_error_at_the_parameter(
     path.write_text(
         "name: t\nparameters:\n  p: {values: [1], tag: 'a+('}\nsteps:\n  s: {do: echo}\n"
     )
-    assert main(["validate", str(path)]) == 1
+    assert main(["validate", str(path)]) == 2
     out = capsys.readouterr()
     shown = out.out + out.err
     assert shown.count("error: tag expression") == 1

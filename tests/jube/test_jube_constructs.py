@@ -302,7 +302,7 @@ def test_a_failing_pattern_snippet_without_default_stops_the_analysis(
         '<analyser name="a"><use>p</use><analyse step="s"><file>stdout</file></analyse>'
         "</analyser></benchmark></jube>",
     )
-    assert main(["run", str(path), "--outpath", str(tmp_path / "runs"), "-q"]) == 1
+    assert main(["run", str(path), "--outpath", str(tmp_path / "runs"), "-q"]) == 2
     err = capsys.readouterr().err
     assert f"{path}:1" in err and "pattern 'bad'" in err and "perl -e" in err
     assert "syntax error" in err and "Traceback" not in err

@@ -93,7 +93,7 @@ def test_check_tags_failure_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 
 @pytest.mark.parametrize("name", ["perl.xml", "broken.xml", "syslog.xml"])
 def test_cli_prints_one_clean_message(name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["info", "--allow-code", str(BAD / name)]) == 1
+    assert main(["info", "--allow-code", str(BAD / name)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert err.count("error:") == 1

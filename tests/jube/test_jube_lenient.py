@@ -104,7 +104,7 @@ def test_validate_checks_each_benchmark_and_the_others_read_one_by_name(
     assert "convert each with --benchmark NAME" in capsys.readouterr().err
     assert main(["convert", str(LENIENT / "two_benchmarks.xml"), "-b", "second"]) == 0
     assert "name: second" in capsys.readouterr().out
-    assert main(["info", str(path), "-b", "third"]) == 1
+    assert main(["info", str(path), "-b", "third"]) == 2
     assert "the file holds no benchmark 'third' (it holds first, second)" in (
         capsys.readouterr().err
     )

@@ -259,7 +259,7 @@ def test_a_converted_file_keeps_real_python_and_plans_the_same_points(
     assert _planned(tmp_path, converted, "again.yaml") == _planned(tmp_path, IMPORTS)
     capsys.readouterr()
     monkeypatch.setenv("JUBEX_NO_PYTHON", "1")
-    assert main(["validate", str(out)]) == 1
+    assert main(["validate", str(out)]) == 2
     error = "".join(capsys.readouterr())
     line = next(n for n, t in enumerate(converted.splitlines(), 1) if "python: " in t)
     assert f"out.yaml:{line}:" in error and "parameter 'half'" in error

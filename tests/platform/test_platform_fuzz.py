@@ -34,7 +34,7 @@ def test_a_template_nested_past_the_stack_is_refused(tmp_path: Path, body: str) 
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert f"{path}:4:3: error: template of platform 'deep' nests too deeply" in done.stderr
     assert "Traceback" not in done.stderr
 

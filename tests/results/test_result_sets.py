@@ -101,7 +101,7 @@ def test_the_command_line_pivots_any_table_by_a_column(study: Path) -> None:
         "beta-local: bw_mean [MiB/s]",
     ]
     wrong = jubex(study, "result", "alpha/000000", "-T", "bysite", "--pivot", "sit", check=False)
-    assert wrong.returncode == 1
+    assert wrong.returncode == 2
     assert "'sit'" in wrong.stderr and "did you mean 'site'" in wrong.stderr
     assert "Traceback" not in wrong.stderr
 
@@ -135,7 +135,7 @@ def test_a_default_table_over_two_sites_shows_where_each_row_ran(study: Path) ->
 def test_a_pivot_key_outside_group_by_is_refused_by_validate(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text(DEFINITION.replace("pivot: site", "pivot: n2"))
     done = jubex(tmp_path, "validate", "b.yaml", check=False)
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "pivots by 'n2', which is not one of its group_by keys" in done.stdout
     assert "b.yaml:" in done.stdout
 

@@ -156,7 +156,7 @@ def test_validate_checks_peaks_as_the_table_would(
     path = tmp_path / "peaked.yaml"
     wrong = f"wrong:\n    group_by: [nodes]\n    columns: [nodes, {column}]"
     path.write_text(PEAKED.replace("COLUMN", wrong))
-    assert main(["validate", str(path)]) == 1
+    assert main(["validate", str(path)]) == 2
     out = capsys.readouterr().out
     assert f"{path}:19:22:" in out and expected in out, out
     path.write_text(PEAKED.replace("COLUMN", ""))

@@ -205,12 +205,12 @@ def test_min_above_max_and_a_malformed_target_are_refused_with_their_line(tmp_pa
     text = path.read_text()
     path.write_text(text.replace(f"min: {MIN}", "min: 20"))
     out = jubex(tmp_path, "validate", "tight.yaml")
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert "tight.yaml:9:17: error: steps.measure.iterations:" in out.stdout
     assert "min 20, max 12: expected 2 <= min <= max" in out.stdout
     path.write_text(text.replace("ci95 <= 2%", "ci95 below 2"))
     out = jubex(tmp_path, "validate", "tight.yaml")
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert "steps.measure.iterations.until: expected a target such as" in out.stdout
 
 
@@ -219,12 +219,12 @@ def test_a_target_must_judge_values_the_step_gives(tmp_path: Path) -> None:
     text = path.read_text()
     path.write_text(text.replace("ci95 <= 2%", "ci95(bandwith) <= 2%"))
     out = jubex(tmp_path, "validate", "tight.yaml")
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert "tight.yaml:9:17: error: step 'measure': the target 'ci95(bandwith) <= 2%': " in (
         out.stdout
     )
     path.write_text(text[: text.index("results:")])
     out = jubex(tmp_path, "run", "tight.yaml", "--dry-run")
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert "judges the values the result tables show, and there is no table" in out.stderr
     assert not (tmp_path / "executions").exists()

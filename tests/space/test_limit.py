@@ -104,7 +104,7 @@ def test_unbounded_runs_are_refused_at_once(
     started = time.monotonic()
     done = jubex(*command, str(path))
     assert time.monotonic() - started < 30
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert f"{path}:1:1: error: the run would make {count} workpackage cycles" in done.stdout + (
         done.stderr
     )
@@ -124,7 +124,7 @@ def test_the_flag_raises_the_limit_for_validate(tmp_path: Path) -> None:
     path = write(
         tmp_path, "name: b\nparameters: {a: 1}\nsteps:\n  run: {iterations: 2000000, do: x}\n"
     )
-    assert jubex("validate", str(path)).returncode == 1
+    assert jubex("validate", str(path)).returncode == 2
     assert jubex("validate", "--max-workpackages", "2000000", str(path)).returncode == 0
     bad = jubex("validate", "--max-workpackages", "0", str(path))
     assert bad.returncode == 2

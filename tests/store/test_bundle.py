@@ -192,7 +192,7 @@ def test_a_hostile_bundle_is_refused_and_nothing_is_written(
     change, message = HOSTILE[case]
     bundle = rewrite(exported[1], tmp_path / "bad.tar.gz", change)
     done = jubex(tmp_path, "import", "bad.tar.gz", check=False)
-    assert done.returncode == 1, done.stdout
+    assert done.returncode == 2, done.stdout
     assert message in done.stderr and "Traceback" not in done.stderr
     assert nothing_written(tmp_path / "runs")
     assert not Path("/tmp/evil").exists()
@@ -249,7 +249,7 @@ def test_a_truncated_bundle_is_refused(
     data = exported[1].read_bytes()
     (tmp_path / "cut.tgz").write_bytes(data[: int(len(data) * keep)])
     done = jubex(tmp_path, "import", "cut.tgz", check=False)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "cut short" in done.stderr
     assert nothing_written(tmp_path / "runs")
 

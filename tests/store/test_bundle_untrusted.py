@@ -114,7 +114,7 @@ def store_changed(sql: str) -> Callable[[Members], Members]:
 
 def refused(bad: Path, where: Path, message: str) -> None:
     done = jubex(where, "import", str(bad), check=False)
-    assert done.returncode == 1, done.stdout
+    assert done.returncode == 2, done.stdout
     assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not (where / "runs").exists() or not list((where / "runs").iterdir())
 

@@ -62,7 +62,7 @@ def test_a_path_longer_than_the_system_takes_is_refused_by_the_dry_run(
     code = main(["run", "--dry-run", str(path), "--outpath", str(tmp_path / "runs")])
     assert time.process_time() - started < 2
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 2
     assert f"{path}:{line}:" in err and f"error: the {what} " in err
     assert "more than this system takes" in err
     assert not list(tmp_path.glob("x*")) and not list(tmp_path.glob("y*"))
@@ -85,7 +85,7 @@ def test_an_outpath_longer_than_the_system_takes_is_refused_before_it_is_resolve
     path = tmp_path / "d.yaml"
     path.write_text(f"name: t\noutpath: {DEEP}runs\nsteps:\n  s: {{do: 'true'}}\n")
     started = time.process_time()
-    assert main(["run", "--dry-run", str(path)]) == 1
+    assert main(["run", "--dry-run", str(path)]) == 2
     assert time.process_time() - started < 2  # 6 s of CPU when it was resolved part by part
     assert f"{path}:1:1: error: the outpath " in capsys.readouterr().err
     assert main(["run", "--dry-run", str(path), "--outpath", "x/" * 3000]) == 2

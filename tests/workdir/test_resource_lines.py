@@ -30,7 +30,7 @@ def test_a_newline_given_by_p_is_refused_naming_the_step_and_the_option(
 ) -> None:
     text = DEFINITION.format(key="nodes", value=1)
     # allowed on the command line, the value is still refused where it would end a line
-    assert dry_run(tmp_path, text, "-p", "part=x\ntouch pwned", "--allow-shell-syntax") == 1
+    assert dry_run(tmp_path, text, "-p", "part=x\ntouch pwned", "--allow-shell-syntax") == 2
     err = capsys.readouterr().err
     assert (
         f"{tmp_path / 'd.yaml'}:6:3: error: resource 'partition' of step 's' holds a newline" in err
@@ -42,7 +42,7 @@ def test_a_newline_given_by_p_is_refused_naming_the_step_and_the_option(
 def test_a_newline_from_a_parameter_names_the_parameter_and_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert dry_run(tmp_path, DEFINITION.format(key="account", value="$acct")) == 1
+    assert dry_run(tmp_path, DEFINITION.format(key="account", value="$acct")) == 2
     err = capsys.readouterr().err
     assert "resource 'account' of step 's' holds a newline: 'a\\nb'" in err
     assert f"it comes from parameter 'acct' ({tmp_path / 'd.yaml'}:4:" in err
