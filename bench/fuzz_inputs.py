@@ -3,7 +3,10 @@
     python bench/fuzz_inputs.py [--count 10000] [--start 0] [--seed 2026] [--jobs 2]
                                 [--timeout 20] [--targets T ...] [--keep DIR]
 
-Targets: jubex YAML definitions, XML definitions (jubex and JUBE), JUBE YAML, platform files.
+Targets: jubex YAML definitions, XML definitions (jubex and JUBE), JUBE YAML, platform files,
+and bundles (``bench/fuzz_bundles.py``: hostile members, links, stores, bombs, manifests;
+each imported, then read, analysed, exported and removed from; an input that changes a
+directory outside its runs counts as a traceback).
 Inputs are the repository's examples, JUBE corpus files and shipped platforms (those that run
 no shell command while expanding), mutated by byte flips, truncation, duplication, deep
 nesting and huge numbers. Input N of a target depends only on the seed, the target and N, so
@@ -44,6 +47,8 @@ from tempfile import TemporaryDirectory
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import fuzz_bundles  # noqa: E402
 
 from jubex.cli import main as cli  # noqa: E402
 from jubex.cli.main import main  # noqa: E402
@@ -101,13 +106,16 @@ def make_input(seed: int, target: str, number: int, seeds: list[Path]) -> tuple[
     """Input ``number`` of ``target``: its seed file, bytes and mutations."""
     rng = random.Random(f"{seed}:{target}:{number}")
     source = rng.choice(seeds)
-    data, how = mutate(source.read_bytes(), rng)
+    change = fuzz_bundles.mutate_bundle if target == "bundle" else mutate
+    data, how = change(source.read_bytes(), rng)
     return source, data, how
 
 
 def _commands(target: str, path: Path) -> list[list[str]]:
     if target == "platform":
         return [["platform", str(path)]]
+    if target == "bundle":
+        return fuzz_bundles.commands(path)
     return [["validate", str(path)], ["info", str(path)], ["run", "--dry-run", str(path)]]
 
 
@@ -126,6 +134,8 @@ def _child(target: str, path: Path, report: int) -> None:
             with _quiet():
                 if main(command):
                     outcome = "error"
+        if target == "bundle" and (escape := fuzz_bundles.escaped()):
+            outcome = f"traceback:{escape}"
     except BaseException:  # what the campaign looks for
         outcome = "traceback:" + traceback.format_exc(limit=-1).strip().splitlines()[-1]
     os.write(report, outcome.encode()[:4000])
@@ -296,11 +306,16 @@ def main_() -> int:
         "| over 500 MB | slowest (CPU) | longest (wall) | peak memory (RSS) |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
-    targets = args.targets or list(seeds)
+    targets = args.targets or [*seeds, "bundle"]
     with TemporaryDirectory() as tmp:
         work = Path(tmp) / "warm-up"
         work.mkdir()
         os.chdir(work)
+        if "bundle" in targets:
+            fuzz_bundles.VICTIM = Path(tmp) / "victim"
+            (fuzz_bundles.VICTIM / "keep").mkdir(parents=True)
+            with _quiet():
+                seeds["bundle"] = [fuzz_bundles.seed_bundle(Path(tmp))]
         for target in targets:
             shutil.copyfile(seeds[target][0], work / seeds[target][0].name)
             with _quiet():

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 
 from jubex.errors import DefinitionError, Loc
-from jubex.language.values import Bool, Size, format_size, parse_value
+from jubex.language.values import MAX_DIGITS, Bool, Size, format_size, parse_value
 
 MAX_VALUES = 1_000_000
 #: a geometric range this long is a mistake (doubling 1 B to 1 EiB takes 61 values); the cap
@@ -98,8 +99,26 @@ def _numbers(
             raise DefinitionError(
                 f"{what} bound '{text}' is not a number or size", loc, "write e.g. 4, 0.5 or 4KiB"
             )
+        if isinstance(value, float):
+            _check_exponent(str(value).strip(), what, loc)
         exact.append(Fraction(str(value).strip()) if isinstance(value, float) else Fraction(value))
     return values, tuple(exact)
+
+
+def _check_exponent(text: str, what: str, loc: Loc | None) -> None:
+    """A bound written with an exponent is exact only with as many digits as it says:
+    ``1e-9999999`` would be a fraction of ten million digits (13 s of CPU to make). Refused
+    past the digits a number may have."""
+    try:
+        exponent = Decimal(text).as_tuple().exponent
+    except InvalidOperation:
+        return
+    if isinstance(exponent, int) and abs(exponent) > MAX_DIGITS:
+        raise DefinitionError(
+            f"{what}: the bound '{text[:40]}' needs {abs(exponent):,} digits, more than the "
+            f"{MAX_DIGITS:,} a number may have",
+            loc,
+        )
 
 
 def linear(start: str, stop: str, step: str = "1", loc: Loc | None = None) -> list[str]:
