@@ -113,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
         import argcomplete
 
-        argcomplete.autocomplete(build_parser())
+        # only the command on the line is imported: a Tab press costs one module, not all
+        typed = os.environ.get("COMP_LINE", "").split()[1:]
+        argcomplete.autocomplete(build_parser(_command_of(typed) or ""))
     command = _command_of(argv)
     parser = build_parser(command or "")
     args, unknown = parser.parse_known_args(argv)
