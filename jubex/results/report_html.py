@@ -176,7 +176,7 @@ class HtmlVerdict:
 
     title: str
     line: str
-    failed: bool
+    status: int
     table: HtmlTable | None
 
 
@@ -191,7 +191,7 @@ class Side:
 
 def _html_verdict(verdict: Verdict) -> HtmlVerdict:
     table = _html_table(verdict.table) if verdict.table is not None else None
-    return HtmlVerdict(verdict.title, verdict.line, verdict.failed, table)
+    return HtmlVerdict(verdict.title, verdict.line, verdict.status, table)
 
 
 def _sides(

@@ -36,11 +36,12 @@ DEFINITION_HASH = "definition hash (resolved)"
 
 @dataclass
 class Verdict:
-    """One comparison: which runs, the verdict line, and its table (None: not made)."""
+    """One comparison: which runs, the verdict line, the exit status ``jubex compare``
+    would give (0 passed, 1 a regression, 2 not made or incomplete) and its table."""
 
     title: str
     line: str
-    failed: bool
+    status: int
     table: ResultTable | None
 
 
@@ -56,10 +57,10 @@ def comparisons(runs: Sequence[Run]) -> list[Verdict]:
             try:
                 compared = compare_runs(base, other)
             except JubexError as exc:
-                found.append(Verdict(title, f"not compared: {exc.message}", False, None))
+                found.append(Verdict(title, f"not compared: {exc.message}", 2, None))
                 continue
             table = compared.to_table()
-            found.append(Verdict(title, compared.verdict_line(), compared.failed, table))
+            found.append(Verdict(title, compared.verdict_line(), compared.status, table))
     return found
 
 

@@ -110,6 +110,8 @@ def test_a_report_of_two_runs_compares_them_side_by_side(
     dom = browse(study, "--dump-dom")
     compared = section(dom, "comparison")
     assert "000000 (baseline) → 000001" in compared and "write_bw" in compared
+    # no point of one is a point of the other: said as an error, in red
+    assert '<p class="verdict bad">ERROR: 4 comparison(s) could not be made' in compared
     sides = section(dom, "sides")
     assert 'aria-label="nodes 1/2"' in sides and 'aria-label="nodes 4/8"' in sides
     assert sides.count("<svg") == 4 and sides.count('<table class="result">') == 2
