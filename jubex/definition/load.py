@@ -424,6 +424,8 @@ def problems_of(
     and the benchmark when one could be built (the later stages check it further)."""
     try:
         source = read_source(Path(path))
+    except UsageError as exc:  # no such file: it names the file itself
+        return Reading(None, [exc])
     except JubexError as exc:
         return Reading(None, [exc.at(Loc(str(path)))])
     if source.shape == "jube":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from jubex.definition.model import Analyser, Benchmark, Step
+from jubex.definition.model import Analyser, Benchmark, Step, place
 from jubex.errors import DefinitionError, DefinitionWarning, Loc, UsageError, did_you_mean
 
 _TAG_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -71,16 +71,18 @@ def unknown(
 def _step_references(b: Benchmark) -> Iterator[DefinitionError]:
     for step in b.steps.values():
         where = f"step '{step.name}'"
-        for name in step.use or ():
+        for i, name in enumerate(step.use or ()):
             if name not in b.parametersets:
-                yield unknown("parameterset", name, b.parametersets, where, step.loc)
-        for name in step.use_files:
+                at = place(step, "use", None if step.chosen else i)  # chosen: left out of use
+                yield unknown("parameterset", name, b.parametersets, where, at)
+        for i, name in enumerate(step.use_files):
             if name not in b.filesets and name not in b.substitutesets:
                 known = [*b.filesets, *b.substitutesets]
-                yield unknown("fileset or substituteset", name, known, where, step.loc)
-        for name in step.depend:
+                at = place(step, "files", i)
+                yield unknown("fileset or substituteset", name, known, where, at)
+        for i, name in enumerate(step.depend):
             if name not in b.steps:
-                yield unknown("step", name, b.steps, where, step.loc)
+                yield unknown("step", name, b.steps, where, place(step, "depend", i))
         if step.shared is None:
             for do in step.do:
                 if do.shared:

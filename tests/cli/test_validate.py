@@ -52,8 +52,8 @@ def test_broken_files_give_messages_with_file_line_and_expectation(broken: dict[
         "or {min, max, until}, got 'three'"
     ) in out
     assert f"{p['schema.yaml']}:5:5: error: steps.run.iteratons: unknown key" in out
-    assert f"{p['refs.yaml']}:3:3: error: step 'run' names unknown step 'biuld'" in out
-    assert f"{p['refs.yaml']}:3:3: error: step 'run' names unknown parameterset 'sizes'" in out
+    assert f"{p['refs.yaml']}:3:18: error: step 'run' names unknown step 'biuld'" in out
+    assert f"{p['refs.yaml']}:3:32: error: step 'run' names unknown parameterset 'sizes'" in out
     assert f"{p['syntax.xml']}:3:" in out and "XML syntax" in out
     assert f"{p['entity.xml']}:1: error: a DOCTYPE with entity declarations is refused" in out
     assert f"{p['jube.xml']}:2: error: <benchmark> needs the outpath attribute" in out

@@ -101,3 +101,16 @@ def test_a_syntax_error_says_where_and_what_was_expected() -> None:
         with pytest.raises(ExpressionError) as caught:
             compile_expr(text)
         assert said in str(caught.value) and "column 0" not in str(caught.value)
+
+
+def test_a_step_s_unknown_names_are_reported_at_their_own_items(tmp_path: Path) -> None:
+    found = _found(
+        tmp_path,
+        "name: refs\nparameters:\n  n: [1]\nsteps:\n  a:\n    do: echo $n\n  b:\n"
+        "    use: [parameters, nope]\n    depend: [a, zz]\n    files: [fff]\n    do: echo $n\n",
+    )
+    assert [(line, message.split(" names ")[1]) for line, message in found] == [
+        (8, "unknown parameterset 'nope'"),
+        (9, "unknown step 'zz'"),
+        (10, "unknown fileset or substituteset 'fff'"),
+    ]

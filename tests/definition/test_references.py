@@ -161,6 +161,6 @@ def test_reference_errors_stop_load_but_warnings_do_not(write: Write) -> None:
     with pytest.raises(DefinitionError) as caught:
         load(bad)
     assert str(caught.value) == (
-        f"{bad}:2:9: error: step 'run' names unknown parameterset 'nothing' "
+        f"{bad}:2:20: error: step 'run' names unknown parameterset 'nothing' "
         "(no parameterset is defined)"
     )
