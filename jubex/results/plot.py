@@ -13,7 +13,7 @@ import io
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,24 +98,25 @@ def draw_declared(
     include_failed: bool = False,
     rows: Sequence[Row] | None = None,
     by: Sequence[str] | None = None,
+    plots: Mapping[str, Plot] | None = None,
 ) -> list[tuple[Plot, Figure, list[str]]]:
-    """The definition's plots (those ``names``, default all), each with its notes; every
-    one is drawn before any is written, so a bad one leaves nothing behind. ``rows``: the
-    runs' rows when already read; ``by`` as ``tabulate`` takes it. Of runs of several
-    benchmarks, the first one's."""
-    declared = runs[0].benchmark.plots
+    """The definition's plots (those ``names``, default all; ``plots`` instead of them when
+    given), each with its notes; every one is drawn before any is written, so a bad one
+    leaves nothing behind. ``rows``: the runs' rows when already read; ``by`` as
+    ``tabulate`` takes it. Of runs of several benchmarks, the first one's."""
+    declared = runs[0].benchmark.plots if plots is None else plots
     missing = [n for n in names if n not in declared]
     if missing:
         raise UsageError(
             f"the definition has no plot '{missing[0]}' (it has: {', '.join(declared) or 'none'})",
             hint=did_you_mean(missing[0], declared),
         )
-    plots = [declared[n] for n in names] if names else list(declared.values())
+    chosen = [declared[n] for n in names] if names else list(declared.values())
     if rows is None:
-        rows = rows_of(runs, [plot_table(plot) for plot in plots])
+        rows = rows_of(runs, [plot_table(plot) for plot in chosen])
     runs, rows = of_one_benchmark(runs, rows)[0]
     drawn = []
-    for plot in plots:
+    for plot in chosen:
         data = plot_data(runs, plot, include_failed=include_failed, rows=rows, by=by)
         drawn.append((plot, draw(data), data.notes))
     return drawn

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jubex.analysis.run import missing_analysis
+from jubex.definition.model import Plot
 from jubex.engine import provenance
 from jubex.engine.failures import failure_causes
 from jubex.results.columns import PlusMinus
+from jubex.results.default_plots import default_plots
 from jubex.results.formats import format_value
 from jubex.results.plotdata import plot_table
 from jubex.results.report_study import Verdict, comparisons, provenance_diff, sides
@@ -114,6 +116,7 @@ def render_report(
     )
     drawable = importlib.util.find_spec("matplotlib") is not None
     rows = _rows(runs)
+    plots = default_plots(runs[0].benchmark, rows)
     results = tabulate(runs, include_failed=include_failed, rows=rows, by=by)
     labels = run_labels(runs)
     facts = [_run_facts(run, label) for run, label in zip(runs, labels, strict=True)]
@@ -125,8 +128,8 @@ def render_report(
         verdicts=[_html_verdict(v) for v in comparisons(runs)],
         sides=list(_sides(runs, rows, include_failed, by, drawable)),
         changed=provenance_diff(runs, [f.facts for f in facts]) if len(runs) > 1 else [],
-        figures=list(_figures(runs, include_failed, rows, by)) if drawable else [],
-        undrawn=sorted(runs[0].benchmark.plots) if not drawable else [],
+        figures=list(_figures(runs, include_failed, rows, by, plots)) if drawable else [],
+        undrawn=sorted(plots) if not drawable else [],
         tables=[_html_table(t) for t in results],
         noise=[line for t in results for line in noise_notes(t)],
     )
@@ -149,20 +152,22 @@ def _figures(
     include_failed: bool,
     rows: Sequence[Row],
     by: Sequence[str] | None,
+    plots: Mapping[str, Plot],
     salt: str = "jx",
 ) -> Iterator[Figure]:
-    """The definition's plots (their SVG ids salted apart from every other figure's); one
-    that draws a single study (a heatmap) over runs that differ is a note instead (the
-    side-by-side section draws it per group)."""
-    if not runs[0].benchmark.plots:
+    """The definition's plots, else the default ones (:mod:`jubex.results.default_plots`),
+    their SVG ids salted apart from every other figure's; one that draws a single study (a
+    heatmap) over runs that differ is a note instead (the side-by-side section draws it per
+    group)."""
+    if not plots:
         return
     from jubex.results.plot import draw_declared, svg
     from jubex.results.plotdata import RunsDiffer
 
-    for number, name in enumerate(runs[0].benchmark.plots):
+    for number, name in enumerate(plots):
         try:
             ((plot, figure, notes),) = draw_declared(
-                runs, [name], include_failed=include_failed, rows=rows, by=by
+                runs, [name], include_failed=include_failed, rows=rows, by=by, plots=plots
             )
         except RunsDiffer as exc:
             yield Figure(name, "", [exc.message])
@@ -206,7 +211,8 @@ def _sides(
         own = _rows(group)
         results = tabulate(group, include_failed=include_failed, rows=own, by=by)
         salt = f"jx{number}s"
-        figures = list(_figures(group, include_failed, own, by, salt)) if drawable else []
+        plots = default_plots(group[0].benchmark, own)
+        figures = list(_figures(group, include_failed, own, by, plots, salt)) if drawable else []
         yield Side(name, [_html_table(t) for t in results], figures)
 
 

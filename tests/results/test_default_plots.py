@@ -1,0 +1,64 @@
+"""Default plots: a definition without plots (a JUBE file, whose format has none) gets one
+per measured column of each table, against the parameter taking the most values, one line
+per value of the next."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jubex.cli.main import main
+from jubex.results.default_plots import default_plots
+from jubex.results.tabulate import rows_of
+from jubex.store.rundir import open_run
+
+BENCHMARK = """<jube><benchmark name="plots" outpath="runs">
+  <parameterset name="p">
+    <parameter name="size" type="int">1,2,4</parameter>
+    <parameter name="mode">a,b</parameter>
+    <parameter name="label">fixed</parameter>
+  </parameterset>
+  <patternset name="pat">
+    <pattern name="bw" type="float" unit="MiB/s">bw=$jube_pat_fp</pattern>
+    <pattern name="lat" type="float">lat=$jube_pat_fp</pattern>
+  </patternset>
+  <step name="run" iterations="2"><use>p</use><do>echo "bw=$size.5 lat=0.$size"</do></step>
+  <analyser name="ana"><use>pat</use><analyse step="run"><file>stdout</file></analyse>
+  </analyser>
+  <result><use>ana</use>
+    <table name="t"><column>label</column><column>mode</column><column>size</column>
+      <column>bw_avg</column><column>bw_max</column><column>lat</column></table>
+  </result>
+</benchmark></jube>"""
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("plots")
+    (home / "plots.xml").write_text(BENCHMARK)
+    argv = ["run", str(home / "plots.xml"), "--outpath", str(home / "runs"), "-q", "--no-result"]
+    assert main(argv) == 0
+    return home / "runs" / "000000"
+
+
+def test_each_measured_column_against_the_most_varying_parameter_grouped_by_the_next(
+    run_dir: Path,
+) -> None:
+    run = open_run(run_dir)
+    plots = default_plots(run.benchmark, rows_of([run]))
+    assert {n: (p.x, p.y, p.group) for n, p in plots.items()} == {
+        "t_bw": ("size", "bw", ("mode",)),
+        "t_lat": ("size", "lat", ("mode",)),
+    }
+
+
+def test_the_report_of_a_jube_files_run_holds_its_default_plots(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "report.html"
+    assert main(["report", str(run_dir), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert html.count("<svg") == 2
+    assert "t: bw" in html and "t: lat" in html
