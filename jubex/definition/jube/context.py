@@ -50,6 +50,11 @@ UNSUPPORTED: dict[tuple[str, str], str] = {
 }
 
 
+#: unknown attributes of one element said one by one; the rest are counted in one warning
+#: (100,000 of them were 100,000 warnings and 20 s of close-match searches)
+MAX_UNKNOWN_ATTRIBUTES = 10
+
+
 @dataclass
 class Context:
     """The file being read and what reading it has found so far."""
@@ -85,15 +90,20 @@ class Context:
         """Unknown child elements are errors, as in JUBE; unknown attributes, which JUBE
         never reads, are warnings (a misspelt one is not taken for the real one either)."""
         known = ATTRIBUTES.get(node.tag, frozenset())
-        for name in node.attrs:
-            if name == "tag" or name in known:
-                continue
-            choices = sorted(known)
+        unknown = [name for name in node.attrs if name != "tag" and name not in known]
+        choices = sorted(known)
+        for name in unknown[:MAX_UNKNOWN_ATTRIBUTES]:
             self.warn(
                 f"<{node.tag}> attribute '{name}' is not one JUBE reads; it is ignored, as JUBE "
                 "ignores it",
                 node.where(name),
                 did_you_mean(name, choices) or (f"known: {', '.join(choices)}" if choices else ""),
+            )
+        if len(unknown) > MAX_UNKNOWN_ATTRIBUTES:
+            self.warn(
+                f"<{node.tag}> has {len(unknown) - MAX_UNKNOWN_ATTRIBUTES:,} more attributes "
+                "JUBE does not read; they are ignored, as JUBE ignores them",
+                node.loc,
             )
         for child in node.children:
             if child.tag not in children:
