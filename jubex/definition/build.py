@@ -326,6 +326,7 @@ class Builder:
             analyse=_names(spec.get("analyse")),
             time_limit=optional(spec, "time_limit"),
             array=spec.get("array", False),
+            exclusive=spec.get("exclusive", False),
             pack=pack,
             pack_time=pack_time,
             pack_nodes=pack_nodes,

@@ -151,6 +151,9 @@ class Step:
     analyse: tuple[str, ...] = ()
     time_limit: str | None = None
     array: bool = False
+    #: on a local platform, run each workpackage alone: it measures the machine, and a
+    #: neighbour would measure it too
+    exclusive: bool = False
     #: run up to this many workpackages one after another in one batch job (0, 1: one each)
     pack: int = 0
     #: the time limit of a whole pack (default: each member's time, times their number)

@@ -39,7 +39,7 @@ _STEP = _spec(
     "name time_limit active shared work_dir suffix do_log_file tag",
     lists="use files depend analyse",
     ints="iterations cycles max_async procs pack",
-    bools="array export",
+    bools="array exclusive export",
 )
 _REPEAT = _spec("until", ints="min max")
 _DO = _spec("active done_file error_file break_file work_dir stdout stderr tag", bools="shared")

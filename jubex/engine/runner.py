@@ -179,7 +179,11 @@ class Engine:
                 room += self.wps.awaiting_done_files()
             else:
                 room = self.policy.capacity - self.wps.jobs_active()
-            ready = self.wps.ready(room, self.policy.use_dependencies) if room > 0 else []
+            ready = (
+                self.wps.ready(room, self.policy.use_dependencies, alone=self.scheduler.local)
+                if room > 0
+                else []
+            )
             if not ready:
                 return total
             total += self._submit(ready)

@@ -105,18 +105,27 @@ class Workpackages:
         staged = self.staged.pop(wp.id, None)
         return staged if staged is not None else self.prepare(wp)
 
-    def ready(self, limit: int, use_dependencies: bool = False) -> list[Workpackage]:
+    def ready(
+        self, limit: int, use_dependencies: bool = False, *, alone: bool = False
+    ) -> list[Workpackage]:
         """Planned workpackages whose parents are done (or queued, with deps), for up to
         ``limit`` jobs: a packed workpackage is its share of one.
 
         A packed parent is waited for until done: its pack job succeeds whatever its members
         did, so a scheduler dependency on it would not hold a child of a failed member back.
+        With ``alone`` (a local platform) a workpackage of an ``exclusive`` step is given
+        only when nothing else runs, and then by itself; nothing is given while it runs.
         """
         found: list[Workpackage] = []
         room = self._step_room()
         deferred = []
         staged = sorted(self.staged)
         used = 0.0
+        exclusive = {s.name for s in self.run.benchmark.steps.values() if s.exclusive}
+        alone = alone and bool(exclusive)
+        busy = alone and self.count(QUEUED, SUBMITTED) > 0
+        if busy and any(wp.step in exclusive for wp in self.in_states(QUEUED, SUBMITTED)):
+            return []
         while (staged or self.ready_heap) and used < limit:
             i = staged.pop(0) if staged else heapq.heappop(self.ready_heap)
             wp = self.rows[i]
@@ -126,6 +135,12 @@ class Workpackages:
             if room.get(wp.step, 1) <= 0:
                 deferred.append(i)
                 continue
+            if alone and wp.step in exclusive:
+                if busy or found:
+                    deferred.append(i)
+                    continue
+                found.append(wp)
+                break
             if wp.step in room:
                 room[wp.step] -= 1
             found.append(wp)

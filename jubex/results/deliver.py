@@ -9,6 +9,7 @@ syslog target or a ``result_dir`` only on ``jubex result`` (``targets``), so tha
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -69,6 +70,8 @@ def report(
     run is also written into the run directory (``result/<name>.<ext>``); a table of
     several runs belongs to none of them. ``width`` as :func:`render` takes it (0: as wide
     as the table, for a file). ``by`` as :func:`jubex.results.tabulate.tabulate` takes it.
+    CSV holds no notes (RFC 4180 has no comments): a CSV table's notes go to stderr, as
+    ``# `` lines.
     """
     built = tables_with_definitions(
         runs, names, include_failed=include_failed, pivot_by=pivot_by, by=by
@@ -84,6 +87,8 @@ def report(
             out.append(f"{line}\n")
         else:  # the text kept is the text shown where no terminal limits its width
             out.append(kept if kept is not None and unlimited else render(result, fmt, width=width))
+        if (fmt or result.style) == "csv":
+            sys.stderr.writelines(f"# {result.name}: {note}\n" for note in result.notes)
     return "\n".join(out)
 
 

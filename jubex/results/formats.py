@@ -24,7 +24,7 @@ from jubex.results.table import FLAGS, ResultTable
 FORMATS = {
     "pretty": "a framed table for the terminal",
     "aligned": "plain aligned columns",
-    "csv": "comma-separated values, notes as trailing '#' lines",
+    "csv": "RFC 4180 comma-separated values: a header line, then every number in full",
     "json": "an object with columns (units) and rows, notes included",
     "markdown": "a GitHub-flavoured Markdown table",
     "latex": "a booktabs tabular",
@@ -55,7 +55,9 @@ def render(table: ResultTable, fmt: str | None = None, *, width: int | None = No
             hint=did_you_mean(fmt, FORMATS),
         )
     if fmt == "csv":
-        return _csv(_split_pairs(table), _grid(_split_pairs(table), "", auto=False))
+        if table.jube_csv:
+            return _jube_csv(table, _grid(_split_pairs(table), "", auto=False))
+        return _csv(_split_pairs(table))
     grid = _grid(table, "--" if fmt == "latex" else "—")
     if fmt == "pretty":
         return _pretty(table, grid, terminal_width() if width is None else width)
@@ -145,25 +147,29 @@ def _right(values: Iterable[object]) -> bool:
     return bool(present) and all(_numeric(v) for v in present)
 
 
-def _grid(table: ResultTable, missing: str, *, auto: bool = True) -> Grid:
+def _grid(table: ResultTable, missing: str, *, auto: bool = True, exact: bool = False) -> Grid:
     """Head, body as text and right-alignment per column; transposed when asked for.
 
-    With ``auto``, a column without a declared format gets :func:`column_spec`'s decimals.
+    With ``auto``, a column without a declared format gets :func:`column_spec`'s decimals;
+    ``exact`` writes every number in full instead (:func:`exact_value`), whatever the format.
     """
     head = [h.label for h in table.headers]
-    specs = [
-        (h.format, False)
-        if h.format or not auto
-        else (column_spec(row[i] for row in table.rows), True)
-        for i, h in enumerate(table.headers)
-    ]
-    body = [
-        [
-            format_value(v, spec, missing, floats_only=floats_only)
-            for v, (spec, floats_only) in zip(row, specs, strict=True)
+    if exact:
+        body = [[exact_value(v) for v in row] for row in table.rows]
+    else:
+        specs = [
+            (h.format, False)
+            if h.format or not auto
+            else (column_spec(row[i] for row in table.rows), True)
+            for i, h in enumerate(table.headers)
         ]
-        for row in table.rows
-    ]
+        body = [
+            [
+                format_value(v, spec, missing, floats_only=floats_only)
+                for v, (spec, floats_only) in zip(row, specs, strict=True)
+            ]
+            for row in table.rows
+        ]
     if not table.transpose:
         return head, body, [_right(row[i] for row in table.rows) for i in range(len(head))]
     if not head:
@@ -276,7 +282,32 @@ def _aligned(table: ResultTable, grid: Grid) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _csv(table: ResultTable, grid: Grid) -> str:
+def exact_value(value: object) -> str:
+    """A cell for a program to read: a number in full (the shortest text that reads back
+    as the same float), not rounded for the eye; empty for a missing value."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if type(value) is float:
+        return repr(value)
+    return str(value)
+
+
+def _csv(table: ResultTable) -> str:
+    """RFC 4180: one header line, one line per row, CRLF line ends, fields quoted where
+    they must be; nothing else (the notes are for readers: the other formats show them,
+    and the flags are a column)."""
+    head, body, _ = _grid(table, "", exact=True)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, delimiter=table.separator, lineterminator="\r\n")
+    writer.writerow(head)
+    writer.writerows(body)
+    return buffer.getvalue()
+
+
+def _jube_csv(table: ResultTable, grid: Grid) -> str:
+    """A JUBE file's table as JUBE writes it: formatted values, notes after the rows."""
     head, body, _ = grid
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=table.separator, lineterminator="\n")

@@ -12,12 +12,14 @@ from jubex.analysis.harvest import Harvester
 from jubex.analysis.run import ANALYSABLE, analysed_steps
 from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
+from jubex.results.concurrency import neighbours
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import Run
 
 #: the keys every row has besides parameters and values (``reduced``: a row of iterations;
 #: ``run``, ``platform`` and ``site`` tell the runs of a result set apart; ``samples``: the
-#: repetitions a program made inside its executions, see :func:`samples_of`)
+#: repetitions a program made inside its executions, see :func:`samples_of`; ``concurrent``:
+#: how many of the row's executions ran while other workpackages of the run did)
 META = (
     "jube_wp_id",
     "jube_step_name",
@@ -29,6 +31,7 @@ META = (
     "reason",
     "reduced",
     "samples",
+    "concurrent",
 )
 
 
@@ -63,6 +66,7 @@ def result_rows(
     values = run.store.representatives(stored, _label) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored, harvesters)
     repeats = _Repeats(run, groups, stored, harvesters)
+    beside = neighbours(run, run.store.workpackages())
     where = {
         "run": label or run.id,
         "platform": run.platform.name,
@@ -89,6 +93,7 @@ def result_rows(
                 "reason": reason,
                 "reduced": reduced,
                 "samples": repeats(group),
+                "concurrent": sum(1 for member in group if beside.get(member.id)),
             }
         )
         for name, value in found.items():

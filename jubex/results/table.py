@@ -49,6 +49,9 @@ class ResultTable:
     transpose: bool = False
     separator: str = ","
     style: str = "pretty"
+    #: CSV as JUBE writes it (a JUBE file's table): values as the columns format them,
+    #: notes as trailing ``#`` lines, line feeds
+    jube_csv: bool = False
 
     @property
     def columns(self) -> list[str]:
@@ -135,9 +138,25 @@ def build_table(
         outlying = sum(len(m.outlying) for m in marks.values())
         if noisy or outlying:
             notes.append(flag_note(cv_limit, noisy, outlying, alpha))
+    notes += _concurrency(groups)
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
     )
+
+
+def _concurrency(groups: Sequence[list[Row]]) -> list[str]:
+    """A note when samples of the table ran while other workpackages of their run did."""
+    shared = [
+        sum(c for row in members if isinstance(c := row.get("concurrent"), int))
+        for members in groups
+    ]
+    if not any(shared):
+        return []
+    return [
+        f"concurrent: {sum(shared)} execution(s) of {sum(map(bool, shared))} row(s) ran while "
+        "other workpackages of the run did and measured a machine they shared (a step's "
+        "exclusive: true runs each alone on the local platform; so does -j 1)"
+    ]
 
 
 def _shares(

@@ -303,6 +303,7 @@ def _tables_of_group(
                 why_empty(table, rows, own, include_failed=include_failed, runs=runs)
             )
         if runs[0].benchmark.dialect == "jube":
+            result.jube_csv = True
             result.headers = [dataclasses.replace(h, jube=True) for h in result.headers]
         if apart.note:
             result.notes.append(apart.note)

@@ -57,7 +57,7 @@ def jubex(cwd: Path, *args: str, columns: int | None = None) -> subprocess.Compl
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("fits")
     (home / "d.yaml").write_text(DEFINITION)
-    done = jubex(home, "run", "d.yaml", "-q", "--no-result")
+    done = jubex(home, "run", "d.yaml", "-q", "--no-result", "-j", "1")
     assert done.returncode == 0, done.stderr
     return home
 
@@ -85,7 +85,7 @@ def test_csv_and_json_keep_mean_and_std_apart(home: Path) -> None:
         "flags",  # 7 in 107 is a cv of 6.5 %: noisy
     ]
     assert rows[1][-1] == "noisy: bw cv 6.5%"
-    assert rows[1][:4] == ["1", "3", "107.123", "7"]
+    assert rows[1][:4] == ["1", "3", "107.12345599999999", "7.0"]  # in full
     document = json.loads(jubex(home, "result", "runs/000000", "-T", "speed", "-f", "json").stdout)
     pair = document["rows"][0]["bw_mean±std"]
     assert pair == {"mean": pytest.approx(107.123456), "std": pytest.approx(7.0)}

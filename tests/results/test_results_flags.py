@@ -89,10 +89,13 @@ def test_jubex_result_shows_the_flags(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["result", str(out), "-f", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "point,bw_n,bw_mean [MiB/s],bw_cv,bw_hmean [MiB/s],bw_gmean [MiB/s],flags"
-    assert lines[1] == "quiet,6,1002.5,0.2%,1002.5,1002.5,"
-    assert lines[2].startswith("noisy,6,1250.0,15.0%,1226.3,1238.2,noisy: bw cv 15.0%")
-    assert lines[3].endswith("noisy: bw cv 18.8%; outlier: bw 1503 (iteration 3)")
-    assert any(line.startswith("# flags: 2 noisy point(s)") for line in lines)
+    assert lines[1] == "quiet,6,1002.5,0.0018661632851740355,1002.4970906006405,1002.4985453008081,"
+    assert lines[2].startswith("noisy,6,1250.0,0.1496662954709576")
+    assert lines[2].endswith(",noisy: bw cv 15.0%")
+    assert lines[3].endswith(",noisy: bw cv 18.8%; outlier: bw 1503 (iteration 3)")
+    assert len(lines) == 4  # the flags are a column; no notes in CSV
+    assert main(["result", str(out), "-f", "aligned"]) == 0
+    assert "flags: 2 noisy point(s)" in capsys.readouterr().out
 
 
 def test_a_table_sets_when_it_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,7 +110,9 @@ def test_a_table_sets_when_it_flags(tmp_path: Path, capsys: pytest.CaptureFixtur
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].endswith(",")  # cv 15.0 %: not noisy above 15 %
     assert lines[3].endswith(",noisy: bw cv 18.8%")  # and no outlier test
-    assert "above 15%" in lines[-1] and "0 outlier(s)" in lines[-1]
+    assert main(["result", str(out), "-f", "aligned"]) == 0
+    notes = capsys.readouterr().out
+    assert "above 15%" in notes and "0 outlier(s)" in notes
 
 
 @pytest.mark.parametrize(

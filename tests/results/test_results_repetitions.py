@@ -20,12 +20,22 @@ from jubex.space.spec import resolve_spec
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "outputs" / "ior"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _prints_every_iteration(path: Path) -> bool:
+    """An output with IOR's summary and a write and a read row for each of its iterations."""
+    found = builtin.get("ior").parse(path.read_text(errors="replace")).measurements
+    names = [m.name for m in found if m.record == 0]
+    repetitions = next((m.value for m in found if m.name == "repetitions"), None)
+    return (
+        "write_mean" in names
+        and "read_mean" in names
+        and names.count("write_bw") == names.count("read_bw") == repetitions
+    )
+
+
 #: the real outputs that print each iteration's results and IOR's summary of them
-FILES = sorted(
-    p
-    for p in OUTPUTS.glob("*.txt")
-    if "Summary of all tests" in (text := p.read_text(errors="replace")) and "\naccess" in text
-)
+FILES = sorted(p for p in OUTPUTS.glob("*.txt") if _prints_every_iteration(p))
 
 
 def _study(tmp_path: Path, files: list[Path], executions: int) -> Path:

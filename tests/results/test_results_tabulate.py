@@ -32,7 +32,8 @@ def test_a_run_gives_its_tables_with_rows_units_and_directions(synthetic: dict[s
         {"point": "a", "bw_n": 2, "bw_mean": 1005 / 1024, "t_mean": 2.0},
         {"point": "b", "bw_n": 2, "bw_mean": 1005 / 1024, "t_mean": 2.0},
     ]
-    assert bandwidth.notes == [] and bandwidth.style == "pretty"
+    assert bandwidth.style == "pretty"
+    assert all(note.startswith("concurrent:") for note in bandwidth.notes)
 
 
 def test_tables_are_chosen_by_name(synthetic: dict[str, Run]) -> None:

@@ -1,0 +1,39 @@
+"""Which workpackages of a run ran while others did: samples that shared the machine.
+
+A benchmark that measures the machine measures its neighbours too: two 2-rank IOR runs
+on two cores each see half of it. The wrapper of a workpackage creates ``claim`` when it
+starts and writes ``exit`` when it ends, on every platform, so their modification times
+are when it ran; two workpackages overlap when each started before the other ended.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable
+
+from jubex.space.plan import SHARED, Workpackage
+from jubex.store.rundir import Run, wp_dir_of
+from jubex.workdir.script import CLAIM, EXIT, admin_dir
+
+
+def neighbours(run: Run, wps: Iterable[Workpackage]) -> dict[int, int]:
+    """How many other workpackages of ``run`` ran at some time while each one did (those
+    without both times, not yet run or of an older jubex, are left out)."""
+    spans: dict[int, tuple[float, float]] = {}
+    for wp in wps:
+        if wp.kind == SHARED:
+            continue
+        admin = admin_dir(wp_dir_of(run.dir, wp))
+        try:
+            spans[wp.id] = ((admin / CLAIM).stat().st_mtime, (admin / EXIT).stat().st_mtime)
+        except OSError:
+            continue
+    starts = sorted(start for start, _ in spans.values())
+    ends = sorted(end for _, end in spans.values())
+    found = {}
+    for wp_id, (start, end) in spans.items():
+        # the others that started before this one ended, less those that ended before it began
+        began = bisect.bisect_left(starts, end)
+        done = bisect.bisect_right(ends, start)
+        found[wp_id] = max(0, began - done - 1)
+    return found
