@@ -215,12 +215,13 @@ def scaled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_runs_differing_in_an_override_are_a_column_never_pooled(scaled: Path) -> None:
     done = jubex(scaled, "result", "0", "1", "-T", "sums", "-f", "csv")
     assert table(done.stdout) == [
-        {"scale": "1", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "11"},
-        {"scale": "1", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "21"},
-        {"scale": "3", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "13"},
-        {"scale": "3", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "23"},
+        {"scale": "1", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "11.0"},
+        {"scale": "1", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "21.0"},
+        {"scale": "3", "n": "1", "bw_n": "2", "bw_mean [MiB/s]": "13.0"},
+        {"scale": "3", "n": "2", "bw_n": "2", "bw_mean [MiB/s]": "23.0"},
     ]
-    assert "differ in scale: kept apart by it, never pooled" in done.stdout
+    # CSV is RFC 4180: a table's notes go to stderr
+    assert "differ in scale: kept apart by it, never pooled" in done.stderr
 
 
 def test_a_table_naming_its_columns_gets_the_column_that_differs(scaled: Path) -> None:
@@ -240,7 +241,7 @@ def test_a_table_naming_its_columns_gets_the_column_that_differs(scaled: Path) -
 def test_identical_studies_pool_with_a_note_and_by_run_keeps_them_apart(scaled: Path) -> None:
     pooled = jubex(scaled, "result", "0", "2", "-T", "sums", "-f", "csv")
     assert [r["bw_n"] for r in table(pooled.stdout)] == ["4", "4"]
-    assert "pooled as repetitions: their studies are identical" in pooled.stdout
+    assert "pooled as repetitions: their studies are identical" in pooled.stderr
     apart = jubex(scaled, "result", "0", "2", "-T", "sums", "--by", "run", "-f", "csv")
     assert [(r["run"], r["bw_n"]) for r in table(apart.stdout)] == [
         ("000000", "2"),
@@ -250,7 +251,7 @@ def test_identical_studies_pool_with_a_note_and_by_run_keeps_them_apart(scaled: 
     ]
     forced = jubex(scaled, "result", "0", "1", "-T", "sums", "--pool", "-f", "csv")
     assert [r["bw_n"] for r in table(forced.stdout)] == ["4", "4"]
-    assert "pooled as repetitions (--pool): they differ in scale" in forced.stdout
+    assert "pooled as repetitions (--pool): they differ in scale" in forced.stderr
     wrong = jubex(scaled, "result", "0", "1", "--by", "sclae", check=False)
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
     assert "--by sclae: the runs have no such key" in wrong.stderr
