@@ -112,7 +112,8 @@ def test_jubex_result_against_a_platform_file(
     # 1000.5 MiB/s of 2 GB/s; 1001 of 20; CSV gives every number in full
     assert lines[1] == "1,1.049100288,1001.0,0.524550144,0.0524812288,"
     assert lines[2].endswith(
-        ",1.048838144,0.0524550144,above peak: bw_mean 105% of storage_bandwidth (likely a cache effect)"
+        ",1.048838144,0.0524550144,"
+        "above peak: bw_mean 105% of storage_bandwidth (likely a cache effect)"
     )
 
 
