@@ -67,6 +67,12 @@ def render(platform: Platform, key: str, text: str, context: Mapping[str, object
         ) from None
     except (RecursionError, SyntaxError):  # SyntaxError: Python's nesting limits
         raise _too_deep(platform, key, where) from None
+    except (ArithmeticError, ValueError, TypeError, NameError) as exc:  # 1e400 renders as `inf`
+        raise DefinitionError(
+            f"{key} of platform '{platform.name}' cannot be rendered with these values: "
+            f"{type(exc).__name__}: {exc}",
+            where,
+        ) from None
 
 
 def check(platform: Platform, key: str, text: str) -> None:
