@@ -14,6 +14,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -171,6 +172,16 @@ def test_the_dry_run_shows_which_iterations_are_held(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def started(proc: subprocess.Popen[bytes], store: Path) -> None:
+    """Wait until the run's store exists (or jubex ended): a kill before it tests nothing.
+
+    On a loaded machine the interpreter alone can take longer than the random delay.
+    """
+    deadline = time.monotonic() + 60
+    while not store.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def test_kill_minus_nine_between_rounds_loses_and_repeats_nothing(tmp_path: Path) -> None:
     definition(tmp_path, pause=0.15)
     rng = random.Random(7)
@@ -185,6 +196,7 @@ def test_kill_minus_nine_between_rounds_loses_and_repeats_nothing(tmp_path: Path
             start_new_session=True,
         )
         try:
+            started(proc, tmp_path / "runs" / "000000" / "jubex.sqlite")
             proc.wait(timeout=rng.uniform(0.6, 2.0))
             break
         except subprocess.TimeoutExpired:
