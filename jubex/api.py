@@ -130,11 +130,17 @@ def validate(
 
 def _rendered_checks(benchmark: Benchmark, selection: Selection) -> bool:
     """Whether the run could refuse what the checks of the written file cannot see: a
-    selection from the command line, a JUBE file (read as JUBE reads it), or a suffix,
-    file, substitution or resource made of values. Else planning again is only time (a
-    range of a million values read twice)."""
-    if selection != Selection() or benchmark.dialect != "jubex":
+    selection from the command line, code allowed to run, or a suffix, file, substitution
+    or resource made of values. Else planning again is only time (a range of a million
+    values read twice, a JUBE file of a thousand benchmarks read a thousand times more)."""
+    from jubex.definition.model import CODE_MODES
+    from jubex.language.inspection import inspecting
+
+    if selection != Selection():
         return True
+    params = [p for s in benchmark.parametersets.values() for p in s.parameters.values()]
+    if not inspecting() and any(p.mode in CODE_MODES for p in params):
+        return True  # code allowed to run: what it gives is only known by running it
     made = [step.suffix for step in benchmark.steps.values()]
     made += [repr(step.resources) for step in benchmark.steps.values()]
     made += [repr(s) for s in (*benchmark.filesets.values(), *benchmark.substitutesets.values())]
