@@ -98,6 +98,12 @@ def test_the_fio_starter_runs_here(tmp_path: Path) -> None:
         ["read", "4k", "0"],
         ["read", "1m", "0"],
     ]
+    # it measures the device, not the page cache, and leaves none of its 64 MiB files
+    starter = (tmp_path / "fio.yaml").read_text()
+    assert "--direct=$direct" in starter and "--end_fsync=1" in starter
+    assert "larger than the caches" not in starter and "needs the file the write" not in starter
+    left = sum(p.stat().st_size for p in (tmp_path / "runs").rglob("*") if p.is_file())
+    assert left < 4 << 20, f"{left} bytes left behind"
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
