@@ -10,7 +10,9 @@ import ast
 import operator
 from collections.abc import Callable
 
+from jubex.errors import JubexError
 from jubex.language import builtins as safe
+from jubex.language.values import Size, parse_value
 
 BINARY: dict[type, Callable[..., object]] = {
     ast.Add: safe.add,
@@ -32,15 +34,47 @@ UNARY: dict[type, Callable[..., object]] = {
     ast.UAdd: operator.pos,
     ast.Invert: operator.invert,
 }
+
+
+def _sized(compare: Callable[..., object]) -> Callable[[object, object], object]:
+    """``compare``, where a size meets a text: the text read as a size (``transfer ==
+    '1m'`` is true for 1 MiB; text and size never equal, a sweep filter would drop all)."""
+
+    def sized(a: object, b: object) -> object:
+        if isinstance(a, Size) and isinstance(b, str):
+            b = _as_size(b)
+        elif isinstance(b, Size) and isinstance(a, str):
+            a = _as_size(a)
+        return compare(a, b)
+
+    return sized
+
+
+def _as_size(text: str) -> object:
+    """A text as the size it writes, or the text itself when it writes none."""
+    try:
+        value = parse_value(text, "size")
+    except JubexError:
+        return text
+    return value if isinstance(value, Size) else text
+
+
+def _contains(container: object, item: object) -> bool:
+    """``item in container``; a size is in a list or tuple that writes it as text."""
+    if isinstance(item, Size) and isinstance(container, list | tuple):
+        return any(_sized(operator.eq)(item, other) for other in container)
+    return operator.contains(container, item)  # type: ignore[arg-type]
+
+
 COMPARE: dict[type, Callable[..., object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: operator.contains(b, a),
-    ast.NotIn: lambda a, b: not operator.contains(b, a),
+    ast.Eq: _sized(operator.eq),
+    ast.NotEq: _sized(operator.ne),
+    ast.Lt: _sized(operator.lt),
+    ast.LtE: _sized(operator.le),
+    ast.Gt: _sized(operator.gt),
+    ast.GtE: _sized(operator.ge),
+    ast.In: lambda a, b: _contains(b, a),
+    ast.NotIn: lambda a, b: not _contains(b, a),
     ast.Is: operator.is_,
     ast.IsNot: operator.is_not,
 }

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from jubex.errors import ExpressionError, Loc
 from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import compile_expr
-from jubex.language.values import parse_value
+from jubex.language.values import Size, parse_value
 
 ENV = {
     "nodes": 4,
@@ -321,3 +321,16 @@ def test_any_text_compiles_or_is_refused_and_never_escapes(tokens: list[str]) ->
     assert ".__" not in text.replace(" ", "")
     with contextlib.suppress(ExpressionError):
         expr.evaluate({"x": 3, "xs": [1, 2], "api": "POSIX"})
+
+
+def test_a_size_compares_with_the_size_a_text_writes() -> None:
+    """``transfer == '1m'`` (as a filter is written) is true for 1 MiB however the size
+    was written, not false for every row because a size is no text."""
+    mib = Size(1 << 20, "1MiB")
+    assert compile_expr("transfer == '1m'", None).evaluate({"transfer": mib}) is True
+    assert compile_expr("transfer != '1m'", None).evaluate({"transfer": mib}) is False
+    assert compile_expr("transfer < '2m'", None).evaluate({"transfer": mib}) is True
+    assert compile_expr("transfer in ['1m', '4m']", None).evaluate({"transfer": mib}) is True
+    assert compile_expr("transfer == '4k'", None).evaluate({"transfer": mib}) is False
+    assert compile_expr("transfer == 'fast'", None).evaluate({"transfer": mib}) is False
+    assert compile_expr("name == '1m'", None).evaluate({"name": "1m"}) is True
