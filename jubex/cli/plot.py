@@ -125,6 +125,12 @@ def _ad_hoc(runs: list[Run], args: argparse.Namespace) -> Path:
 
     plot = plot_of(args)
     data = plot_data(runs, plot, include_failed=args.include_failed, by=kept_apart_by(args))
+    if data.empty:  # an empty figure would look like a result
+        why = "; ".join(data.notes) or f"no row has a value of {plot.y}"
+        raise UsageError(
+            f"plot '{plot.name}' has no data to draw, and nothing is written: {why}",
+            hint="check --filter, -y and --include-failed",
+        )
     _notes(data.notes)
     return save(draw(data), Path(args.output or f"{plot.name}.svg"))
 

@@ -53,6 +53,11 @@ class PlotData:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def empty(self) -> bool:
+        """Nothing to draw: no series holds a value."""
+        return not any(y is not None for series in self.series for y in series.ys)
+
+    @property
     def x_values(self) -> list[object]:
         """Every x value of any series, in order of first appearance."""
         found: dict[object, None] = {}

@@ -266,3 +266,14 @@ def test_several_runs_are_one_result_set_told_apart_by_run(home: Path, run: Run)
     data = plot_data([run, other], Plot("p", x="nodes", y="write_bw", group=("run",)))
     series = {s.label: [int(x) for x in s.xs] for s in data.series}
     assert series == {"runs/000000": [1, 2, 4], "more/000000": [1, 2]}
+
+
+def test_a_plot_without_data_is_an_error_naming_why_and_writes_nothing(home: Path) -> None:
+    args = ["plot", "runs", "-x", "nodes", "-y", "write_bw", "-o", "empty.png"]
+    done = jubex(home, *args, "--filter", "transfer == '2m'")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "has no data to draw" in done.stderr and "left out by the filter" in done.stderr
+    assert not (home / "empty.png").exists()
+    # a size compares with the size a text writes: 1MiB is '1m'
+    assert jubex(home, *args, "--filter", "transfer == '1m'").returncode == 0
+    assert (home / "empty.png").stat().st_size > 0
