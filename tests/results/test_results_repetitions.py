@@ -105,3 +105,16 @@ def test_lustre_clio_counts_five_runs_times_iors_repetitions(tmp_path: Path) -> 
     made, _ = run(spec, Options(jobs=1, progress="quiet"))
     ((_, table),) = tables_with_definitions([made], ["ior"])
     assert table.column("write_bw_n") == [5 * 2, 5 * 2]
+
+
+def test_the_io500_starter_says_why_a_run_is_not_valid(tmp_path: Path) -> None:
+    """A validity column carries its reason: the harness's own words."""
+    starter = (EXAMPLES.parent / "jubex/data/templates/io500.yaml").read_text()
+    output = OUTPUTS.parent / "io500" / "run_np2_stdout.txt"
+    definition = tmp_path / "io500.yaml"
+    definition.write_text(starter.replace("$launcher $io500 $config", f"cat {output}"))
+    made, _ = run(resolve(definition, outpath=tmp_path / "runs"), Options(progress="quiet"))
+    ((_, table),) = tables_with_definitions([made])
+    (record,) = table.records()
+    assert record["valid"] in (False, "False")
+    assert str(record["invalid_reason"]).startswith("stonewall-time 2s != 300s")
