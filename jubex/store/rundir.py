@@ -331,9 +331,10 @@ def _shown(path: Path) -> Path:
 
 def wp_dir_of(run_dir: Path, wp: Workpackage) -> Path:
     """Where a stored workpackage lives (its name is kept in the store since planning):
-    always inside the run, whatever a damaged or foreign store names."""
+    below the run, never an absolute path a damaged store names (a JUBE file's suffix may
+    climb out with ``..``, as in JUBE; an imported store may not, see ``imported``)."""
     name = wp.dir_name
-    if not name or name in (".", "..") or "/" in name or "\0" in name:
+    if not name or name in (".", "..") or name.startswith("/") or "\0" in name:
         raise JubexError(
             f"the run store {run_dir / STORE} places workpackage {wp.id} in '{name[:80]}', "
             "which is not a directory name inside the run"
