@@ -78,7 +78,8 @@ class Jubex:
         path = file or sources / case.file
         with tempfile.TemporaryDirectory(prefix="jubex-") as tmp:
             out = outpath or Path(tmp) / "out"
-            argv = ["run", str(path), "--dry-run"]
+            # JUBE's debug run evaluates every shell and python value: so must the dry run
+            argv = ["run", str(path), "--dry-run", "--allow-code"]
             argv += ["--outpath", str(out), "--format", "json"]
             argv += self.options(case, sources, tags=tags)
             done = self.call(case, argv, path.parent)
