@@ -35,6 +35,8 @@ def default_plots(benchmark: Benchmark, rows: Sequence[Row]) -> dict[str, Plot]:
         if x is None:
             continue
         for measured in dict.fromkeys(_measured(table, patterns)):
+            if not _numbers(measured, rows):
+                continue
             name = f"{table.name}_{measured}"
             found[name] = Plot(
                 name, x=x, y=measured, group=group, title=f"{table.name}: {measured}"
@@ -69,3 +71,11 @@ def _measured(table: Table, patterns: set[str]) -> list[str]:
         elif base in patterns and (stat in STATISTICS or stat in ALIASES):
             found.append(base)
     return found
+
+
+def _numbers(name: str, rows: Sequence[Row]) -> bool:
+    """Whether the rows hold ``name`` and only as numbers: text (IOR's ``api``) has no mean."""
+    values = [r[name] for r in rows if r.get(name) is not None]
+    return bool(values) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    )

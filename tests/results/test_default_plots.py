@@ -22,13 +22,16 @@ BENCHMARK = """<jube><benchmark name="plots" outpath="runs">
   <patternset name="pat">
     <pattern name="bw" type="float" unit="MiB/s">bw=$jube_pat_fp</pattern>
     <pattern name="lat" type="float">lat=$jube_pat_fp</pattern>
+    <pattern name="api" type="string">api=$jube_pat_wrd</pattern>
   </patternset>
-  <step name="run" iterations="2"><use>p</use><do>echo "bw=$size.5 lat=0.$size"</do></step>
+  <step name="run" iterations="2"><use>p</use>
+    <do>echo "bw=$size.5 lat=0.$size api=POSIX"</do></step>
   <analyser name="ana"><use>pat</use><analyse step="run"><file>stdout</file></analyse>
   </analyser>
   <result><use>ana</use>
     <table name="t"><column>label</column><column>mode</column><column>size</column>
-      <column>bw_avg</column><column>bw_max</column><column>lat</column></table>
+      <column>bw_avg</column><column>bw_max</column><column>lat</column>
+      <column>api</column></table>
   </result>
 </benchmark></jube>"""
 
@@ -45,6 +48,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_each_measured_column_against_the_most_varying_parameter_grouped_by_the_next(
     run_dir: Path,
 ) -> None:
+    """Text a pattern reads (``api``, as IOR prints it) has no mean and gets no plot."""
     run = open_run(run_dir)
     plots = default_plots(run.benchmark, rows_of([run]))
     assert {n: (p.x, p.y, p.group) for n, p in plots.items()} == {
