@@ -83,6 +83,7 @@ queue_up() {  # the queue instance exists and is in no error, disabled or unknow
 }
 
 if [[ -x $BIN/qstat ]] && queue_up; then
+    qconf -rattr queue load_thresholds NONE all.q >/dev/null 2>&1 || true
     log "Grid Engine already up in $BASE"
     environment | tee "$BASE/env.sh"
     exit 0
@@ -178,6 +179,9 @@ configure() {  # idempotent; fails (to be tried again) while the qmaster is stil
             -e "s|^pe_list .*|pe_list               NONE|" "$dir/template" >"$dir/all.q"
         qconf -Aq "$dir/all.q" >/dev/null 2>&1 || return 1
     fi
+    # no load threshold: on a busy 2-core machine the default (np_load_avg 1.75) puts the
+    # queue in alarm, and it takes no job until the load has fallen
+    qconf -rattr queue load_thresholds NONE all.q >/dev/null 2>&1 || return 1
     qmod -c "all.q" >/dev/null 2>&1 || true
 }
 
