@@ -130,8 +130,8 @@ def test_result_shows_one_line_per_point(reduced: Run, capsys: pytest.CaptureFix
     lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
     rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
     assert [(r["wp"], r["nodes"], r["per_node"]) for r in rows] == [
-        ("0", "1", "80"),
-        ("3", "2", "40"),
+        ("0", "1", "80.0"),
+        ("3", "2", "40.0"),
     ]
 
 
