@@ -91,16 +91,6 @@ def svg(figure: Figure, salt: str) -> str:
     return _METADATA.sub("", text[text.index("<svg") :])
 
 
-def refuse_if_empty(plot: Plot, data: PlotData) -> None:
-    """Stop before an empty figure is written: it would look like a result."""
-    if data.empty:
-        why = "; ".join(data.notes) or f"no row has a value of {plot.y}"
-        raise UsageError(
-            f"plot '{plot.name}' has no data to draw, and nothing is written: {why}",
-            hint="check --filter, -y and --include-failed",
-        )
-
-
 def draw_declared(
     runs: Sequence[Run],
     names: Sequence[str] = (),
@@ -109,13 +99,11 @@ def draw_declared(
     rows: Sequence[Row] | None = None,
     by: Sequence[str] | None = None,
     plots: Mapping[str, Plot] | None = None,
-    refuse_empty: bool = False,
 ) -> list[tuple[Plot, Figure, list[str]]]:
     """The definition's plots (those ``names``, default all; ``plots`` instead of them when
     given), each with its notes; every one is drawn before any is written, so a bad one
     leaves nothing behind. ``rows``: the runs' rows when already read; ``by`` as
-    ``tabulate`` takes it; ``refuse_empty``: a plot without data is an error, not a blank
-    image. Of runs of several benchmarks, the first one's."""
+    ``tabulate`` takes it. Of runs of several benchmarks, the first one's."""
     declared = runs[0].benchmark.plots if plots is None else plots
     missing = [n for n in names if n not in declared]
     if missing:
@@ -130,8 +118,6 @@ def draw_declared(
     drawn = []
     for plot in chosen:
         data = plot_data(runs, plot, include_failed=include_failed, rows=rows, by=by)
-        if refuse_empty:
-            refuse_if_empty(plot, data)
         drawn.append((plot, draw(data), data.notes))
     return drawn
 

@@ -277,13 +277,3 @@ def test_a_plot_without_data_is_an_error_naming_why_and_writes_nothing(home: Pat
     # a size compares with the size a text writes: 1MiB is '1m'
     assert jubex(home, *args, "--filter", "transfer == '1m'").returncode == 0
     assert (home / "empty.png").stat().st_size > 0
-
-
-def test_a_declared_plot_without_data_is_an_error_naming_why(tmp_path: Path) -> None:
-    declared = DEFINITION + "  empty: {x: nodes, y: write_bw, filter: \"api == 'HDF5'\"}\n"
-    (tmp_path / "empty.yaml").write_text(declared.replace("iterations: 3", "iterations: 1"))
-    assert jubex(tmp_path, "run", "empty.yaml", "-q", "--outpath", "runs").returncode == 0
-    done = jubex(tmp_path, "plot", "runs", "--plot", "empty", "-o", "empty.svg")
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "plot 'empty' has no data to draw" in done.stderr
-    assert "left out by the filter" in done.stderr and not (tmp_path / "empty.svg").exists()
