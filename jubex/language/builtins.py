@@ -11,7 +11,6 @@ import ast
 import math
 import operator
 import re
-import shlex
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
@@ -158,12 +157,6 @@ def _literal(value: object) -> object:
         return value
 
 
-def _quote(value: object) -> str:
-    """A value as one shell word (``shlex.quote``): a definition puts a text value that may
-    come from ``-p`` into a command as ``${quote(name)}``, so ``$(...)`` in it stays text."""
-    return shlex.quote(str(value))
-
-
 def _format_value(value: object, spec: str = "") -> str:
     check_spec(spec)
     return format(value, spec)
@@ -238,7 +231,6 @@ FUNCTIONS: dict[str, object] = {
     "format": _format_value,
     "isinstance": isinstance,
     "literal": _literal,
-    "quote": _quote,
     "any": any,
     "all": all,
     "list": list,
