@@ -150,13 +150,13 @@ IO500_ORDER = [
 def test_io500_runs_the_phases_in_io500s_order_with_its_parameters(tags: tuple[str, ...]) -> None:
     found = [c for step, c in commands("io500.yaml", *tags) if step in ("phases", "kernels")]
     one = found[: len(found) // 3]
-    assert [re.search(r"> ([\w-]+)\.txt$", c).group(1) for c in one[1:-1]] == IO500_ORDER  # type: ignore[union-attr]
-    by_phase = {c.rpartition("> ")[2]: c for c in one[1:-1]}
+    assert [re.search(r"> ([\w-]+)\.txt$", c).group(1) for c in one[1:]] == IO500_ORDER  # type: ignore[union-attr]
+    by_phase = {c.rpartition("> ")[2]: c for c in one[1:]}
     assert all("-t 47008 -b 47008" in c for p, c in by_phase.items() if "ior-hard" in p)
     assert all("-w 3901 -e 3901" in c for p, c in by_phase.items() if "mdtest-hard" in p)
     assert all(" -F -t 2m " in c for p, c in by_phase.items() if "ior-easy" in p)
     assert "-size 3901c -name '*01*'" in one[5]
-    assert one[-1] == "rm -rf $DATA"
+    assert "trap 'rm -rf \"$DATA\"' EXIT" in one[0]  # the data go, a failed phase's too
 
 
 def test_io500_harness_is_the_real_binary_read_by_the_io500_analyser() -> None:
@@ -264,6 +264,17 @@ def test_io500_with_the_kernels_scores_as_io500_does(
         assert row["score_bw"] == pytest.approx(math.prod(bw) ** (1 / 4))  # type: ignore[arg-type]
         assert row["score_md"] == pytest.approx(math.prod(md) ** (1 / 8))  # type: ignore[arg-type]
         assert row["score"] == pytest.approx(math.sqrt(row["score_bw"] * row["score_md"]))  # type: ignore[operator]
+
+
+@needs_cc
+def test_io500_removes_its_data_when_a_phase_fails(tmp_path: Path) -> None:
+    sizes = ["easy_block=2m", "easy_files=10", "mdtest=false"]
+    argv = ["run", str(BENCHMARKS / "io500.yaml"), "--tag", "kernels", "-q", "--no-result"]
+    out = tmp_path / "runs"
+    assert main([*argv, "--outpath", str(out), *[a for s in sizes for a in ("-p", s)]]) == 1
+    works = sorted(out.glob("*/*_kernels/work"))
+    assert len(works) == 3 and all((w / "ior-easy-write.txt").stat().st_size for w in works)
+    assert not list(out.glob("*/*_kernels/work/io500.*"))  # ior-easy wrote, mdtest-easy failed
 
 
 def test_p_reaches_the_kernels_executable_only_under_its_tag() -> None:

@@ -19,8 +19,9 @@ def blocks(text: str) -> dict[str, dict[str, str]]:
             continue
         if not line[0].isspace():
             name = line.strip()
-            if name.split(":")[0] in ("Queue", "Server"):
-                name = name.split(":", 1)[1].strip()
+            kind, colon, rest = name.partition(":")
+            if colon and kind in ("Queue", "Server"):
+                name = rest.strip()
             current = found.setdefault(name, {})
             continue
         if current is None:
