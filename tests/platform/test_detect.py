@@ -160,8 +160,32 @@ def test_mounted_file_systems_come_with_their_kind_and_a_guessed_default() -> No
     )
 
 
-@given(st.text(max_size=300))
+#: pieces of the schedulers' own output, so that the parsers meet their keys with odd values
+PIECES = st.sampled_from(
+    [
+        "PartitionName=p ",
+        "NodeName=n1 ",
+        "Partitions=p ",
+        "CPUTot=x ",
+        "Sockets=2 CoresPerSocket=² ",
+        "RealMemory=abc ",
+        "Gres=gpu:a100:4(S:0) ",
+        "Queue",
+        "Queue: q",
+        "Server: s",
+        "    default_queue = q",
+        "    resources_max.walltime = 12:00:00",
+        "\tcontinued",
+        "hostlist @allhosts",
+        "slots 4,[n=x]",
+        "\n",
+    ]
+)
+
+
+@given(st.text(max_size=300) | st.lists(PIECES | st.text(max_size=8), max_size=30).map("".join))
 def test_the_parsers_take_any_text_without_failing(text: str) -> None:
     slurm.detect(text, text)
     pbs.detect(text, text, text)
     sge.settings(text)
+    sge.detect(lambda argv: text)  # a host group naming itself included

@@ -22,7 +22,7 @@ def blocks(text: str) -> dict[str, dict[str, str]]:
             kind, colon, rest = name.partition(":")
             if colon and kind in ("Queue", "Server"):
                 name = rest.strip()
-            current = found.setdefault(name, {})
+            current, last = found.setdefault(name, {}), ""
             continue
         if current is None:
             continue
@@ -65,4 +65,4 @@ def detect(queues_text: str, server_text: str, nodes_text: str) -> Detected:
 
 
 def _int(text: str | None) -> int:
-    return int(text) if text and text.isdigit() else 0
+    return int(text) if text and text.isdecimal() else 0

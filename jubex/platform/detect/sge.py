@@ -26,7 +26,7 @@ def settings(text: str) -> dict[str, str]:
 def first_slots(slots: str) -> int | None:
     """The queue's slots per host: ``4`` or the default of ``4,[host=8]``."""
     head = slots.split(",")[0].strip()
-    return int(head) if head.isdigit() else None
+    return int(head) if head.isdecimal() else None
 
 
 def detect(run: Callable[[list[str]], str]) -> Detected:
@@ -57,15 +57,18 @@ def detect(run: Callable[[list[str]], str]) -> Detected:
     return found
 
 
-def _hosts(hostlist: str, run: Callable[[list[str]], str]) -> list[str]:
-    """The hosts of a ``hostlist``, host groups (``@allhosts``) expanded."""
+def _hosts(
+    hostlist: str, run: Callable[[list[str]], str], seen: frozenset[str] = frozenset()
+) -> list[str]:
+    """The hosts of a ``hostlist``, host groups (``@allhosts``) expanded, each group once
+    on a path (a group naming itself, which qconf should refuse, ends there)."""
     hosts: list[str] = []
     for item in hostlist.split():
-        if item.upper() == "NONE":
+        if item.upper() == "NONE" or item in seen:
             continue
         if item.startswith("@"):
             group = settings(run(["qconf", "-shgrp", item]))
-            hosts += _hosts(group.get("hostlist", ""), run)
+            hosts += _hosts(group.get("hostlist", ""), run, seen | {item})
         else:
             hosts.append(item)
     return hosts

@@ -26,7 +26,7 @@ def gpus(gres: str) -> int:
     total = 0
     for item in re.sub(r"\([^)]*\)", "", gres).split(","):
         parts = item.split(":")
-        if parts[0] == "gpu" and parts[-1].isdigit():
+        if parts[0] == "gpu" and parts[-1].isdecimal():
             total += int(parts[-1])
     return total
 
@@ -41,16 +41,16 @@ def detect(partitions_text: str, nodes_text: str) -> Detected:
         partition = DetectedPartition(name)
         partition.set("default", True if fields.get("Default") == "YES" else None)
         max_nodes = fields.get("MaxNodes", "")
-        partition.set("max_nodes", int(max_nodes) if max_nodes.isdigit() else None)
+        partition.set("max_nodes", int(max_nodes) if max_nodes.isdecimal() else None)
         min_nodes = fields.get("MinNodes", "")
         partition.set(
-            "min_nodes", int(min_nodes) if min_nodes.isdigit() and int(min_nodes) > 1 else None
+            "min_nodes", int(min_nodes) if min_nodes.isdecimal() and int(min_nodes) > 1 else None
         )
         max_time = fields.get("MaxTime", "")
         partition.set("max_time", None if max_time.upper() in UNLIMITED else max_time)
         _node_values(partition, members)
         total = fields.get("TotalNodes", "")
-        partition.set("description", f"{total} nodes" if total.isdigit() else None)
+        partition.set("description", f"{total} nodes" if total.isdecimal() else None)
         found.partitions.append(partition)
     _hardware(found, nodes)
     return found
@@ -59,9 +59,15 @@ def detect(partitions_text: str, nodes_text: str) -> Detected:
 def _cores(node: dict[str, str]) -> int:
     """Physical cores: sockets × cores per socket (CPUTot counts hardware threads)."""
     sockets, per_socket = node.get("Sockets", ""), node.get("CoresPerSocket", "")
-    if sockets.isdigit() and per_socket.isdigit():
+    if sockets.isdecimal() and per_socket.isdecimal():
         return int(sockets) * int(per_socket)
-    return int(node.get("CPUTot", "0") or 0)
+    return _count(node, "CPUTot")
+
+
+def _count(node: dict[str, str], key: str) -> int:
+    """A node's count, 0 where scontrol printed none or no number."""
+    text = node.get(key, "")
+    return int(text) if text.isdecimal() else 0
 
 
 def _node_values(partition: DetectedPartition, members: list[dict[str, str]]) -> None:
@@ -81,7 +87,7 @@ def _hardware(found: Detected, nodes: list[dict[str, str]]) -> None:
     for key, values, what in (
         ("cores_per_node", [_cores(n) for n in nodes], "cores"),
         ("gpus_per_node", [gpus(n.get("Gres", "")) for n in nodes], "GPUs"),
-        ("memory_per_node", [int(n.get("RealMemory", "0") or 0) for n in nodes], "memory"),
+        ("memory_per_node", [_count(n, "RealMemory") for n in nodes], "memory"),
     ):
         value = uniform([v for v in values if v], what)
         if value is not None:
