@@ -22,7 +22,7 @@ from jubex.definition.model import Benchmark
 from jubex.errors import JubexError
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.packed import Packed, pack
-from jubex.store.rundir import Run, wp_dir_of
+from jubex.store.rundir import JUBE_ROWS, Run, wp_dir_of
 from jubex.store.store import DONE, FAILED
 from jubex.workdir.script import EXIT, admin_dir
 
@@ -147,6 +147,8 @@ def _cores() -> int:
 
 
 def analyse_run(run: Run, *, force: bool = False) -> int:
+    if run.meta.get(JUBE_ROWS):
+        return 0  # imported from JUBE: its store holds JUBE's analysis, no outputs came along
     wps = run.store.workpackages(states=list(ANALYSABLE))
     analysis = RunAnalysis(run)
     if run.meta.get("imported_from"):

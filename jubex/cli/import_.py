@@ -15,13 +15,19 @@ EXAMPLES = (("jubex import study.tar.gz", "into ./runs; then: jubex result -i al
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bundle", metavar="BUNDLE", help="a bundle written by jubex export")
+    add_target(parser, "a bundle whose runs are")
+
+
+def add_target(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--outpath`` and ``--again`` of the commands that import runs; ``what``: what
+    ``--again`` imports once more."""
     parser.add_argument(
-        "--outpath", default="runs", help="the runs directory to unpack into (default: runs)"
+        "--outpath", default="runs", help="the runs directory to import into (default: runs)"
     )
     parser.add_argument(
         "--again",
         action="store_true",
-        help="import a bundle whose runs are already imported into the outpath once more",
+        help=f"import {what} already imported into the outpath once more",
     )
 
 

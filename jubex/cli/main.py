@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "query": ("query", "a metric's samples over time from the results database"),
     "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
     "import": ("import_", "unpack a bundle's runs into the runs directory"),
+    "import-jube": ("import_jube", "bring run directories JUBE made in as jubex runs"),
     "init": ("init", "write a commented starter definition"),
     "help": ("help_topics", "a short page on a topic: format, expressions, running, ..."),
     "completion": ("completion", "print the shell hook that completes jubex's commands"),

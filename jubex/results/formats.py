@@ -165,7 +165,9 @@ def _grid(table: ResultTable, missing: str, *, auto: bool = True, exact: bool = 
         ]
         body = [
             [
-                format_value(v, spec, missing, floats_only=floats_only)
+                str(v)  # JUBE writes a number without a format as Python does
+                if not auto and not spec and type(v) is float
+                else format_value(v, spec, missing, floats_only=floats_only)
                 for v, (spec, floats_only) in zip(row, specs, strict=True)
             ]
             for row in table.rows

@@ -6,6 +6,7 @@ whose analysers reduce are merged here, from the matches each iteration stored.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from jubex.analysis.harvest import Harvester
@@ -14,7 +15,7 @@ from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
 from jubex.results.concurrency import neighbours
 from jubex.space.plan import SHARED, Workpackage
-from jubex.store.rundir import Run
+from jubex.store.rundir import JUBE_ROWS, Run
 
 #: the keys every row has besides parameters and values (``reduced``: a row of iterations;
 #: ``run``, ``platform`` and ``site`` tell the runs of a result set apart; ``samples``: the
@@ -62,6 +63,8 @@ def result_rows(
     analysed = run.store.analysed()
     harvesters = {step: Harvester(run.benchmark, step) for step in {g[0].step for g, _ in groups}}
     computed = {step for step, harvester in harvesters.items() if harvester.computes(stored)}
+    if run.meta.get(JUBE_ROWS):
+        computed = set()  # JUBE's statistics are stored as JUBE computed them
     merged = [g for g, _ in groups if len(g) > 1 or g[0].step in computed]
     values = run.store.representatives(stored, _label) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored, harvesters)
@@ -188,6 +191,9 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
         for wp in run.store.workpackages(states=list(ANALYSABLE))
         if wp.kind != SHARED and wp.step in steps
     ]
+    rows = run.meta.get(JUBE_ROWS)
+    if rows:
+        return _jube_groups(wps, json.loads(rows))
     reducing = reducing_steps(run.benchmark) & steps
     if per_iteration or not reducing:
         return [([wp], False) for wp in wps]
@@ -201,6 +207,21 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
             first = wp.id - wp.iteration % iterations[wp.step]
             groups.setdefault((first, True), []).append(wp)
     return [(group, reduced) for (_, reduced), group in groups.items()]
+
+
+def _jube_groups(
+    wps: Sequence[Workpackage], rows: Mapping[str, Sequence[int]]
+) -> list[tuple[list[Workpackage], bool]]:
+    """The rows of a run imported from JUBE: those JUBE's analysers gave, each of one
+    workpackage (a reducing analyser's holds JUBE's statistics over its iterations)."""
+    reduced, kept = set(rows.get("reduced", ())), set(rows.get("kept", ()))
+    groups = []
+    for wp in wps:
+        if wp.id in kept:
+            groups.append(([wp], False))
+        if wp.id in reduced:
+            groups.append(([wp], True))
+    return groups
 
 
 class _Merge:

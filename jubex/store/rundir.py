@@ -31,6 +31,9 @@ from jubex.version import __version__
 STORE, SPEC, LOCK = "jubex.sqlite", "run.json", "jubex.lock"
 #: what runs of earlier versions kept instead of run.json
 DEFINITION, PLATFORM = "definition.json", "platform.json"
+#: the store meta key of a run imported from JUBE naming the workpackages JUBE's analysers
+#: gave rows for (``reduced``: JUBE's choice for a group of iterations; ``kept``: each)
+JUBE_ROWS = "jube_rows"
 
 
 @dataclass

@@ -1,0 +1,230 @@
+"""``jubex import-jube``: run directories JUBE 2.7.1 made (tests/data/jube_runs, see its
+SOURCES.md) become jubex runs whose tables are JUBE's own ``jube result``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent.parent / "data" / "jube_runs"
+CASES = ("result_creation", "statistic", "iterations", "scripting_pattern", "io_study")
+
+
+def jubex(cwd: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "jubex", *args], cwd=cwd, capture_output=True, text=True
+    )
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+def jube_tables(text: str) -> list[list[list[str]]]:
+    """The cells of each table ``jube result`` printed: pretty (``| a | b |``) or CSV."""
+    tables = []
+    for block in text.strip("\n").split("\n\n"):
+        lines = [line for line in block.splitlines() if line.strip()]
+        if lines and lines[0].endswith(":") and "|" not in lines[0]:
+            lines = lines[1:]  # a pretty table's name
+        if lines and lines[0].startswith("|"):
+            rows = [
+                [cell.strip() for cell in line.strip().strip("|").split("|")]
+                for line in lines
+                if not set(line) <= set("|-")
+            ]
+        else:
+            rows = list(csv.reader(io.StringIO("\n".join(lines))))
+        tables.append(rows)
+    return tables
+
+
+def jubex_tables(text: str) -> list[list[list[str]]]:
+    """The cells of each table of ``jubex result -f csv`` (its notes left out)."""
+    return [
+        list(csv.reader(io.StringIO("\n".join(x for x in block.splitlines() if x[:2] != "# "))))
+        for block in text.strip("\n").split("\n\n")
+    ]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each case imported once, as runs 000000 ... in the order of CASES."""
+    home = tmp_path_factory.mktemp("imported")
+    for case in CASES:
+        jubex(home, "import-jube", str(DATA / case / "bench_run" / "000000"))
+    return home
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("style", ["txt", "csv"])
+def test_result_of_an_imported_run_is_jubes_result(imported: Path, case: str, style: str) -> None:
+    run = f"runs/{CASES.index(case):06d}"
+    ours = jubex(imported, "result", run, "-f", "csv", "--include-failed").stdout
+    theirs = jube_tables((DATA / case / f"jube-result.{style}").read_text())
+    mine = jubex_tables(ours)
+    if case == "iterations":  # which analyser's rows come first is JUBE's hash order
+        for table in (mine, theirs):
+            table[0][1:] = sorted(table[0][1:], key=lambda row: row[0])
+    assert mine == theirs
+
+
+def test_states_of_done_failed_and_unfinished_workpackages(imported: Path) -> None:
+    run = f"runs/{CASES.index('io_study'):06d}"
+    status = jubex(imported, "status", run, code=1).stdout
+    assert "archive: 20 submitted" in status  # a done_file never made: unfinished
+    assert "ior: 10 done, 2 failed" in status and "mdtest: 20 done" in status
+    assert "ior: out of space" in status  # JUBE's error file is the reason
+    table = jubex(imported, "result", run, "-T", "ior", "-f", "csv").stdout
+    assert "16m,4," not in table and "# 1 failed workpackage(s) left out" in table
+    assert "16m,2,8,3100.00,2001.5,0.7,2" in table
+
+
+def test_an_imported_run_is_compared_published_reported_and_has_a_history(
+    imported: Path,
+) -> None:
+    source = str(DATA / "io_study" / "bench_run")
+    again = jubex(imported, "import-jube", source, "--outpath", "more").stdout
+    assert again.startswith("imported ") and "30 done, 2 failed, 20 unfinished" in again
+    twice = jubex(imported, "import-jube", source, "--outpath", "more").stdout
+    assert "already imported as run 000000" in twice
+    first = f"runs/{CASES.index('io_study'):06d}"
+    compared = jubex(imported, "compare", first, "more/000000").stdout
+    assert "PASSED" in compared
+    history = jubex(imported, "history", first, "more/000000", "-m", "write_bw_avg").stdout
+    assert "2026-11-26" in history  # the time JUBE started the run, from its timestamps
+    jubex(imported, "report", first, "-o", "report.html")
+    assert "write_bw_avg" in (imported / "report.html").read_text()
+    published = jubex(imported, "publish", first, "--database", str(imported / "r.sqlite"))
+    assert "published" in published.stdout
+    refused = jubex(imported, "analyse", first, code=2).stderr
+    assert "imported without its outputs" in refused
+
+
+def test_no_code_of_the_jube_run_runs(tmp_path: Path) -> None:
+    """Python and shell parameters and patterns are JUBE's record, not run again."""
+    run = tmp_path / "jube" / "000000"
+    shutil.copytree(DATA / "scripting_pattern" / "bench_run" / "000000", run)
+    config = run / "configuration.xml"
+    config.write_text(
+        config.read_text().replace(
+            "</patternset>",
+            '<pattern name="evil" mode="shell">touch PWNED_SHELL</pattern>'
+            '<pattern name="evil2" mode="python">__import__("os").system("touch PWNED_PY")'
+            "</pattern></patternset>",
+        )
+    )
+    jubex(tmp_path, "import-jube", str(run))
+    jubex(tmp_path, "result", "runs/000000")
+    assert not list(tmp_path.rglob("PWNED*"))
+
+
+def copy_run(tmp_path: Path, case: str = "io_study") -> Path:
+    run = tmp_path / "jube" / "000000"
+    shutil.copytree(DATA / case / "bench_run" / "000000", run, symlinks=True)
+    return run
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+HOSTILE = {
+    "truncated workpackages.xml": (
+        lambda run: (run / "workpackages.xml").write_text("<workpackages>\n<workpackage id='0'>"),
+        "workpackages.xml:2",
+    ),
+    "entity expansion": (
+        lambda run: (run / "analyse.xml").write_text(
+            '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x "xxxxxxxxxx">'
+            '<!ENTITY y "&x;&x;&x;&x;&x;&x;&x;&x;">]><analyse>&y;</analyse>'
+        ),
+        "entity declarations is refused",
+    ),
+    "no configuration.xml": (
+        lambda run: (run / "configuration.xml").unlink(),
+        "(no configuration.xml)",
+    ),
+    "a step name leaving the run": (
+        lambda run: edit(run / "workpackages.xml", ">ior</step>", ">../../x</step>"),
+        "a step name that is one plain name, not '../../x'",
+    ),
+    "an id that is no number": (
+        lambda run: edit(run / "workpackages.xml", 'id="3"', 'id="3; rm"'),
+        "the attribute id as a whole number",
+    ),
+    "an unknown parent": (
+        lambda run: edit(
+            run / "workpackages.xml", "<parents>0</parents>", "<parents>999</parents>"
+        ),
+        "names the parent 999",
+    ),
+    "a workpackage its own parent": (
+        lambda run: edit(run / "workpackages.xml", "<parents>0</parents>", "<parents>12</parents>"),
+        "workpackage 12 depends on itself",
+    ),
+    "a value that is not of its type": (
+        lambda run: edit(
+            run / "workpackages.xml", 'idx="0">2</selection>', 'idx="0">two</selection>'
+        ),
+        "the parameter 'tasks' holds 'two'",
+    ),
+    "an analysed workpackage that does not exist": (
+        lambda run: edit(run / "analyse.xml", '<workpackage id="', '<workpackage id="77" x="'),
+        "(id 77 is not one)",
+    ),
+    "a pattern value that is no number": (
+        lambda run: edit(run / "analyse.xml", 'type="float">', 'type="float">fast'),
+        "a number of type float, not 'fast",
+    ),
+    "a configuration reading another file": (
+        lambda run: edit(
+            run / "configuration.xml",
+            "<comment>",
+            '<include from="/etc/passwd" path="x"/><comment>',
+        ),
+        "<include> reads another file",
+    ),
+    "an analyser the configuration lacks": (
+        lambda run: edit(run / "analyse.xml", 'name="ior_analyser"', 'name="other"'),
+        "names the analyser 'other'",
+    ),
+    "a linked workpackages.xml": (
+        lambda run: (
+            (run / "workpackages.xml").unlink(),
+            (run / "workpackages.xml").symlink_to("/etc/hostname"),
+        ),
+        "is not a plain file",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_jube_run_is_refused_in_one_paragraph_and_nothing_is_written(
+    tmp_path: Path, case: str
+) -> None:
+    run = copy_run(tmp_path)
+    spoil, said = HOSTILE[case]
+    spoil(run)
+    done = jubex(tmp_path, "import-jube", str(run), code=2)
+    assert said in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+def test_an_outpath_of_several_runs_and_ids(tmp_path: Path) -> None:
+    outpath = tmp_path / "bench_run"
+    shutil.copytree(DATA / "result_creation" / "bench_run" / "000000", outpath / "000000")
+    shutil.copytree(DATA / "statistic" / "bench_run" / "000000", outpath / "000003")
+    one = jubex(tmp_path, "import-jube", str(outpath), "-i", "3").stdout
+    assert "000003 as runs/000000" in one
+    every = jubex(tmp_path, "import-jube", str(outpath)).stdout
+    assert "000000 as runs/000001" in every and "already imported as run 000000" in every
+    missing = jubex(tmp_path, "import-jube", str(outpath), "-i", "7", code=2).stderr
+    assert "holds no run of id '7' (it holds 0, 3)" in missing
