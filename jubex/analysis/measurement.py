@@ -18,6 +18,9 @@ class Metric:
     help: str = ""
     #: one value per iteration: the harvest adds its statistics (``write_bw_max``, ...)
     repeated: bool = False
+    #: the program's own summary over repetitions it prints no value of, each: the metric
+    #: named here counts them (mdtest's ``iterations``, fio's ``loops``); a table says so
+    summary_over: str = ""
 
 
 @dataclass

@@ -20,6 +20,7 @@ from jubex.results.dimensions import WHERE, Dimensions, dimensions, run_labels
 from jubex.results.peaks import platform_peaks
 from jubex.results.pivot import pivot
 from jubex.results.rows import META, keeping_steps, reducing_steps, result_rows
+from jubex.results.summaries import counts_read, summaries_of, summary_notes
 from jubex.results.table import ResultTable, Row, build_table
 from jubex.results.targets import targets_of
 from jubex.store.rundir import Run
@@ -193,6 +194,8 @@ def rows_of(
     """The rows of all runs, with only the values ``tables`` read (every value without);
     ``per_iteration``: a row per iteration even where an analyser merges them."""
     reads = names_used(tables) if tables else None
+    if reads is not None:
+        reads |= counts_read(reads, summaries_of(runs))
     labels = run_labels(runs)
     return [
         row
@@ -284,6 +287,7 @@ def _tables_of_group(
     units, directions = units_of(runs), directions_of(runs)
     peaks = platform_peaks(runs[0].platform)
     targets = targets_of(runs[0].benchmark)
+    summaries = summaries_of(runs)
     built = []
     for table in tables:
         key = pivot_by or table.pivot
@@ -302,6 +306,7 @@ def _tables_of_group(
             result.notes.append(
                 why_empty(table, rows, own, include_failed=include_failed, runs=runs)
             )
+        result.notes += summary_notes([c.name for c in table.columns], own, summaries)
         if runs[0].benchmark.dialect == "jube":
             result.jube_csv = True
             result.headers = [dataclasses.replace(h, jube=True) for h in result.headers]

@@ -15,6 +15,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from jubex.analysis import units
 from jubex.analysis.builtin.common import Collector, failure, metrics, number, untag
@@ -105,7 +106,16 @@ def _metrics() -> dict[str, Metric]:
     return out
 
 
-METRICS = metrics(_metrics())
+def _over_loops(found: dict[str, Metric]) -> dict[str, Metric]:
+    """The measured values as what they are: fio's totals over all ``loops`` of a job, of
+    which it prints no value each (not a sample per loop); ``loops`` counts them."""
+    kept = ("job", "group", "jobs", "error")
+    out = {k: m if k in kept else replace(m, summary_over="loops") for k, m in found.items()}
+    out["loops"] = Metric("", None, "times the job ran over its file (loops=, JSON output)")
+    return out
+
+
+METRICS = metrics(_over_loops(_metrics()))
 
 
 def parse(text: str) -> ParseResult:
@@ -290,6 +300,7 @@ def _parse_json(text: str, start: int) -> ParseResult:
         out.add_all((("group", group), ("error", error)), record)
         if error:
             errors.append(f"job '{job.get('jobname')}' reported error {error}")
+        out.add("loops", out.value("loops", _option(document, job, "loops", "1")), record)
         for d in _DIRECTIONS:
             _json_direction(job.get(d), d, record, out, totals.setdefault(group, {}))
         _json_sync(job.get("sync"), record, out)
@@ -307,6 +318,16 @@ def _parse_json(text: str, start: int) -> ParseResult:
     elif not reason and not jobs:
         reason = "no job results in fio's JSON output"
     return out.result(reason)
+
+
+def _option(
+    document: Mapping[str, object], job: Mapping[str, object], key: str, default: str
+) -> object:
+    """A job's option as fio's JSON states it: the job's own, else the global one."""
+    for options in (job.get("job options"), document.get("global options")):
+        if isinstance(options, Mapping) and key in options:
+            return options[key]
+    return default
 
 
 def _json_direction(

@@ -11,6 +11,7 @@ lacks a phase every IO500 version runs, and an extended run without its ``[SCORE
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from pathlib import Path
@@ -88,8 +89,8 @@ def _metrics() -> dict[str, Metric]:
     for phase in _PHASES:
         name, unit = snake(phase), "GiB/s" if phase.startswith("ior") else "kIOPS"
         out |= {
-            name: Metric(unit, True, f"score of the {phase} phase"),
-            f"{name}_time": Metric("s", None, f"runtime of the {phase} phase"),
+            name: _per_run(unit, True, f"score of the {phase} phase"),
+            f"{name}_time": _per_run("s", None, f"runtime of the {phase} phase"),
             f"{name}_valid": Metric("", None, f"False when IO500 marked {phase} [INVALID]"),
         }
     for phase in (p for p in _PHASES if p.endswith("-write")):
@@ -103,14 +104,14 @@ def _metrics() -> dict[str, Metric]:
     return metrics(
         out,
         {
-            "score": Metric("", True, "IO500 score: geometric mean of score_bw and score_md"),
-            "score_bw": Metric("GiB/s", True, "bandwidth score"),
-            "score_md": Metric("kIOPS", True, "metadata score"),
+            "score": _per_run("", True, "IO500 score: geometric mean of score_bw and score_md"),
+            "score_bw": _per_run("GiB/s", True, "bandwidth score"),
+            "score_md": _per_run("kIOPS", True, "metadata score"),
             "valid": Metric("", None, "True for a valid IO500 submission"),
             "invalid_reason": Metric("", None, "why IO500 marked the run invalid"),
-            "score_x": Metric("", True, "extended-mode score"),
-            "score_x_bw": Metric("GiB/s", True, "extended-mode bandwidth score"),
-            "score_x_md": Metric("kIOPS", True, "extended-mode metadata score"),
+            "score_x": _per_run("", True, "extended-mode score"),
+            "score_x_bw": _per_run("GiB/s", True, "extended-mode bandwidth score"),
+            "score_x_md": _per_run("kIOPS", True, "extended-mode metadata score"),
             "valid_x": Metric("", None, "True for a valid extended-mode run"),
             "tasks": Metric("", None, "MPI processes (result.txt 'procs')"),
             "version": Metric("", None, "IO500 harness version"),
@@ -120,6 +121,12 @@ def _metrics() -> dict[str, Metric]:
             "verified": Metric("", None, "True when io500 --verify accepted the hashes"),
         },
     )
+
+
+def _per_run(unit: str, higher: bool | None, help: str) -> Metric:
+    """A score or time of each run the output holds: a job log of several IO500 runs gives
+    a sample of each, as IOR's iterations do (IO500 runs each phase once per run)."""
+    return Metric(unit, higher, f"{help}, one value per run", repeated=True)
 
 
 METRICS = _metrics()
@@ -143,16 +150,18 @@ def _parse_stdout(text: str) -> ParseResult:
             out.add("mode", version[2])
     invalid: list[str] = []
     phases: set[str] = set()
-    printed: set[str] = set()
+    printed: set[tuple[int, str]] = set()
+    ends = [m.start() for m in _SCORE.finditer(text)]  # a run ends with its score line
     for start in _RESULT_START.finditer(text):
         match = _RESULT.match(text, start.start())
         if match is None:
             line = line_at(text, start.start())
             out.problem(f"a result line IO500 does not print so: {start[0][:60]!r}", line)
             continue
-        if match[2] == "timestamp" or match[0] in printed:
-            continue  # the bash harness prints every result line again at its end
-        printed.add(match[0])
+        key = (bisect.bisect(ends, match.start()), match[0])
+        if match[2] == "timestamp" or key in printed:
+            continue  # the bash harness prints every result line of a run again at its end
+        printed.add(key)
         name, line = snake(match[2]), line_at(text, match.start())
         phases.add(name)
         out.number(name, match[3], unit=_UNITS[match[4]], line=line)

@@ -66,10 +66,9 @@ def _metrics() -> dict[str, Metric]:
     for op in _OPERATIONS:
         what = op.replace("_", " ")
         for stat in _STATS:
-            rates[f"{op}_{stat}"] = Metric(
-                "ops/s", True if stat != "std" else None, f"{what}: {stat} rate"
-            )
-            times[f"{op}_time_{stat}"] = Metric(
+            higher = None if stat == "std" else True
+            rates[f"{op}_{stat}"] = _summary("ops/s", higher, f"{what}: {stat} rate")
+            times[f"{op}_time_{stat}"] = _summary(
                 "s", False if stat != "std" else None, f"{what}: {stat} time"
             )
     return metrics(
@@ -84,18 +83,24 @@ def _metrics() -> dict[str, Metric]:
             "version": Metric("", None, "program and version, e.g. mdtest-4.1.0"),
         },
         {
-            f"{kind}_creation_stonewall": Metric(
+            f"{kind}_creation_stonewall": _summary(
                 "ops/s", True, f"{kind} creation rate until the stonewall (-W)"
             )
             for kind in ("directory", "file")
         },
         {
-            f"{kind}_creation_stonewall_time": Metric(
+            f"{kind}_creation_stonewall_time": _summary(
                 "s", None, f"{kind} creation time until the stonewall (-W)"
             )
             for kind in ("directory", "file")
         },
     )
+
+
+def _summary(unit: str, higher: bool | None, help: str) -> Metric:
+    """A value of the SUMMARY tables: mdtest's own statistic over its iterations (``-i``),
+    which it prints no value of each (not a sample per iteration)."""
+    return Metric(unit, higher, f"{help} over the iterations", summary_over="iterations")
 
 
 METRICS = _metrics()
