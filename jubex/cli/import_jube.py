@@ -7,6 +7,7 @@ from pathlib import Path
 
 from jubex.cli.common import shown
 from jubex.cli.import_ import add_target
+from jubex.store.jube_dir import ANALYSE
 from jubex.store.jube_import import import_jube, imported_jube, jube_run_dirs
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
@@ -56,5 +57,10 @@ def handle(args: argparse.Namespace) -> int:
             if (n := sum(c for (_, s), c in counts.items() if s == state))
         )
         print(f"imported {shown(source)} as {shown(run.dir)} ({said})")
+        if not (source / ANALYSE).is_file() and run.benchmark.analysers:
+            print(
+                f"  {shown(source)} holds no {ANALYSE}: JUBE has not analysed this run, so its "
+                "tables are empty (`jube analyse` it, then import it again with --again)"
+            )
         run.store.close()
     return 0

@@ -228,3 +228,11 @@ def test_an_outpath_of_several_runs_and_ids(tmp_path: Path) -> None:
     assert "000000 as runs/000001" in every and "already imported as run 000000" in every
     missing = jubex(tmp_path, "import-jube", str(outpath), "-i", "7", code=2).stderr
     assert "holds no run of id '7' (it holds 0, 3)" in missing
+
+
+def test_a_run_jube_has_not_analysed_says_so(tmp_path: Path) -> None:
+    run = copy_run(tmp_path, "result_creation")
+    (run / "analyse.xml").unlink()
+    said = jubex(tmp_path, "import-jube", str(run)).stdout
+    assert "holds no analyse.xml: JUBE has not analysed this run" in said
+    assert "empty" in jubex(tmp_path, "result", "-f", "csv").stdout
