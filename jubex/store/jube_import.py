@@ -106,7 +106,7 @@ def import_jube(path: Path, outpath: Path) -> Run:
     wps = _workpackages(source, benchmark)
     values = _values(source, benchmark)
     rows = _rows(source, benchmark)
-    spec = _spec(benchmark, outpath)
+    spec = _spec(benchmark, outpath, _tags(source))
     run = create_run(spec)
     try:
         run.store.add_workpackages(wps)
@@ -156,10 +156,18 @@ def _benchmark(source: JubeRun) -> Benchmark:
     return benchmark
 
 
-def _spec(benchmark: Benchmark, outpath: Path) -> RunSpec:
+def _spec(benchmark: Benchmark, outpath: Path, tags: Sequence[str]) -> RunSpec:
+    """The run's spec: JUBE's benchmark, the local platform (where it ran is not
+    recorded), and the tags JUBE ran it with (already applied: they are only noted)."""
     from jubex.platform.load import load_platform
 
-    return resolve_spec(benchmark, load_platform(None), outpath=outpath)
+    return resolve_spec(benchmark, load_platform(None), tags=tags, outpath=outpath)
+
+
+def _tags(source: JubeRun) -> list[str]:
+    """The tags JUBE ran with: configuration.xml's ``<selection><tag>``."""
+    root = read_root(source.configuration)
+    return [t.text.strip() for t in root.iterfind("selection/tag") if t.text and t.text.strip()]
 
 
 def _workpackages(source: JubeRun, benchmark: Benchmark) -> list[Workpackage]:

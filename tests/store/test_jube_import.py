@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -104,6 +105,13 @@ def test_an_imported_run_is_compared_published_reported_and_has_a_history(
     assert "published" in published.stdout
     refused = jubex(imported, "analyse", first, code=2).stderr
     assert "imported without its outputs" in refused
+
+
+def test_the_tags_jube_ran_with_are_kept(tmp_path: Path) -> None:
+    run = copy_run(tmp_path, "result_creation")
+    edit(run / "configuration.xml", "<benchmark", "<selection><tag>eng</tag></selection><benchmark")
+    jubex(tmp_path, "import-jube", str(run))
+    assert json.loads((tmp_path / "runs" / "000000" / "run.json").read_text())["tags"] == ["eng"]
 
 
 def test_no_code_of_the_jube_run_runs(tmp_path: Path) -> None:
