@@ -16,7 +16,16 @@ from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import Expr, compile_expr
 from jubex.results.rows import META, samples_of
-from jubex.results.stats import ALIASES, COUNTS, NUMERIC, RATIOS, STATISTICS, Summary, summarize
+from jubex.results.stats import (
+    ALIASES,
+    COUNTS,
+    NUMERIC,
+    PICKED,
+    RATIOS,
+    STATISTICS,
+    Summary,
+    summarize,
+)
 from jubex.results.units import UnitError, factor
 
 Row = Mapping[str, object]
@@ -50,6 +59,9 @@ class Header:
     missing: int = 0
     #: JUBE's spelling of a unit in a header: ``title[unit]``, not ``title [unit]``
     jube: bool = False
+    #: its cells are measured values as stored, not computed (no statistic but one that
+    #: picks a value, no scale): shown with no more decimals than the value has
+    printed: bool = False
 
     @property
     def label(self) -> str:
@@ -234,8 +246,10 @@ def _field_columns(
             name, stats = split[0], (name.rpartition("_")[2],)
         unit, scale = _unit(name, column, units, loc)
     better = directions.get(name)
+    measured = column.expr is None and scale == 1.0 and name in units
     if not stats:
-        header = Header(column.name, column.title or column.name, unit, fmt, better)
+        title = column.title or column.name
+        header = Header(column.name, title, unit, fmt, better, printed=measured)
         return [OutColumn(header, name, None, None, None, scale, loc)]
     out = []
     for text in stats:
@@ -256,6 +270,7 @@ def _field_columns(
             "" if count or ratio else unit,
             ".1%" if ratio else None if count else fmt,
             None if count or ratio else better,
+            printed=measured and spread is None and stat in PICKED,
         )
         plain = count or ratio
         out.append(OutColumn(header, name, stat, spread, None, 1.0 if plain else scale, loc))

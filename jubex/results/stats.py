@@ -41,6 +41,8 @@ ALIASES = {"avg": "mean"}
 COUNTS = frozenset({"n", "missing", "cnt"})
 #: statistics without a unit that are no counts: shown as they are, never converted
 RATIOS = frozenset({"cv"})
+#: statistics that pick one of the values, as it was measured (no arithmetic on it)
+PICKED = frozenset({"first", "last", "min", "max"})
 #: statistics that need numbers; the others apply to any value
 NUMERIC = frozenset(
     {"mean", "std", "min", "max", "median", "ci95", "sum", "cv", "mad", "hmean", "gmean"}
