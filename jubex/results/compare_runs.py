@@ -16,6 +16,7 @@ from jubex.definition.model import Table
 from jubex.errors import UsageError
 from jubex.results.compare import Comparison, compare
 from jubex.results.rows import META
+from jubex.results.summaries import summaries_of, summary_notes
 from jubex.results.table import Row
 from jubex.results.tabulate import directions_of, rows_of, rows_of_steps, tables_of, units_of
 from jubex.results.units import direction_of_unit
@@ -86,6 +87,7 @@ def compare_runs(
     result.notes.insert(
         0, f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
     )
+    result.notes += summary_notes(metrics, [*rows[0], *rows[1]], summaries_of(runs))
     return dataclasses.replace(result, units=units, allow_inconclusive=allow_inconclusive)
 
 

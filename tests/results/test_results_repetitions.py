@@ -96,15 +96,20 @@ def test_a_comparison_counts_every_iteration(tmp_path: Path) -> None:
     reason="the kernels need make and a C compiler",
 )
 def test_lustre_clio_counts_five_runs_times_iors_repetitions(tmp_path: Path) -> None:
+    """The report's -i 5: 5 runs x 5 IOR iterations are 25 samples of each point; mdtest
+    -i 5 prints only its statistics, one sample per run, and the table says so."""
     spec = resolve(
         EXAMPLES / "lustre-clio.yaml",
         tags=["kernels"],
-        overrides={"repetitions": ["2"], "items": ["40"], "block": ["2m"]},
+        overrides={"repetitions": ["5"], "items": ["40"], "block": ["2m"]},
         outpath=tmp_path / "runs",
     )
     made, _ = run(spec, Options(jobs=1, progress="quiet"))
-    ((_, table),) = tables_with_definitions([made], ["ior"])
-    assert table.column("write_bw_n") == [5 * 2, 5 * 2]
+    ior, mdtest = (table for _, table in tables_with_definitions([made], ["ior", "mdtest"]))
+    assert ior.column("write_bw_n") == [5 * 5, 5 * 5]
+    assert [n for n in ior.notes if "own summary" in n] == []
+    (note,) = [n for n in mdtest.notes if "own summary" in n]
+    assert "file_creation_mean" in note and "over 5 iterations of each execution" in note
 
 
 def test_the_io500_starter_says_why_a_run_is_not_valid(tmp_path: Path) -> None:

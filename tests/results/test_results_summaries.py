@@ -18,6 +18,7 @@ from jubex.analysis import builtin
 from jubex.api import load, run
 from jubex.engine.driver import Options
 from jubex.platform.load import load_platform
+from jubex.results.compare_runs import compare_runs
 from jubex.results.tabulate import tables_with_definitions
 from jubex.space.spec import resolve_spec
 
@@ -28,7 +29,8 @@ IO500_RUNS = [
 ]
 
 
-def _table(tmp_path: Path, do: str, analyser: str, columns: str, executions: int = 2):
+def _made(tmp_path: Path, do: str, analyser: str, columns: str, executions: int = 2):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     definition = tmp_path / "d.yaml"
     definition.write_text(
         "name: summaries\n"
@@ -38,7 +40,11 @@ def _table(tmp_path: Path, do: str, analyser: str, columns: str, executions: int
     )
     spec = resolve_spec(load(definition), load_platform("local"), outpath=tmp_path / "runs")
     made, _ = run(spec, Options(progress="quiet", jobs=1))
-    ((_, table),) = tables_with_definitions([made])
+    return made
+
+
+def _table(tmp_path: Path, do: str, analyser: str, columns: str, executions: int = 2):
+    ((_, table),) = tables_with_definitions([_made(tmp_path, do, analyser, columns, executions)])
     return table
 
 
@@ -55,6 +61,16 @@ def test_mdtest_statistics_are_said_to_be_its_own_over_its_iterations(tmp_path: 
     (note,) = [n for n in table.notes if n.startswith("file_creation_mean:")]
     assert "mdtest's own summary over 3 iterations of each execution" in note
     assert "n counts executions" in note
+
+
+def test_a_comparison_says_so_too(tmp_path: Path) -> None:
+    column = "      - {name: file_creation_mean, stats: [n, mean]}\n"
+    made = [_made(tmp_path / side, f"cat {MDTEST}", "mdtest", column) for side in "ab"]
+    result = compare_runs(made[0], made[1], metrics=["file_creation_mean"])
+    (item,) = result.items
+    assert item.baseline is not None and item.baseline.n == 2
+    (note,) = [n for n in result.notes if n.startswith("file_creation_mean:")]
+    assert "over 3 iterations of each execution" in note
 
 
 def test_one_iteration_needs_no_note(tmp_path: Path) -> None:
