@@ -8,7 +8,7 @@ Cells keep typed values; :mod:`jubex.results.formats` decides how they look.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from jubex.definition.model import Table, Until
@@ -282,12 +282,28 @@ def _filter(
             )
         if verdict:
             kept.append(row)
+    if not kept and not undecided:
+        raise DefinitionError(
+            f"the filter '{table.filter}' of table '{table.name}' is true for none of the "
+            f"{len(rows)} row(s): {_values_of(rows, expr.names)}",
+            table.loc,
+        )
     dropped = len(rows) - len(kept) - undecided
     if dropped:
         notes.append(f"{dropped} row(s) left out by the filter '{table.filter}'")
     if undecided:
         notes.append(f"{undecided} row(s) left out: a value the filter needs is missing")
     return kept
+
+
+def _values_of(rows: Sequence[Row], names: Iterable[str]) -> str:
+    """The values the rows have of each name, to show why a filter kept nothing."""
+    shown = []
+    for name in sorted(names):
+        values = list(dict.fromkeys(str(row.get(name)) for row in rows))
+        more = f", ... ({len(values)} values)" if len(values) > 6 else ""
+        shown.append(f"{name} is {', '.join(values[:6])}{more}")
+    return "; ".join(shown)
 
 
 def _groups(rows: Sequence[Row], table: Table, known: Mapping[str, None]) -> list[list[Row]]:

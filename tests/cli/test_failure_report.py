@@ -92,8 +92,29 @@ def test_an_empty_table_says_why(failed: tuple[Path, str]) -> None:
     filtered.write_text(
         FAILING.replace("columns: [x, bw]", "filter: 'bw > 100'\n    columns: [x, bw]")
     )
-    out = jubex(home, "run", "filtered.yaml", "-q", "-p", "x=4", "--outpath", "f")
-    assert "empty: its filter 'bw > 100' kept none of 3 row(s)" in out
+    # a filter true for no row is an error naming the values the rows have, not an empty table
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jubex",
+            "run",
+            "filtered.yaml",
+            "-q",
+            "-p",
+            "x=4",
+            "--outpath",
+            "f",
+        ],
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "filter 'bw > 100' of table 't' is true for none of the 3 row(s): bw is 4.5" in (
+        done.stderr
+    )
     out = jubex(home, "run", "fail.yaml", "-q", "-p", "x=1", "--outpath", "g", check=1)
     assert "empty: all 3 workpackage(s) of its steps failed (jubex status shows why" in out
     quiet = home / "quiet.yaml"

@@ -272,8 +272,19 @@ def test_a_plot_without_data_is_an_error_naming_why_and_writes_nothing(home: Pat
     args = ["plot", "runs", "-x", "nodes", "-y", "write_bw", "-o", "empty.png"]
     done = jubex(home, *args, "--filter", "transfer == '2m'")
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "has no data to draw" in done.stderr and "left out by the filter" in done.stderr
+    # a filter true for no row names the values the rows have
+    assert "is true for none of the 36 row(s): transfer is 4KiB, 1MiB" in done.stderr
     assert not (home / "empty.png").exists()
     # a size compares with the size a text writes: 1MiB is '1m'
     assert jubex(home, *args, "--filter", "transfer == '1m'").returncode == 0
     assert (home / "empty.png").stat().st_size > 0
+
+
+def test_a_declared_plot_without_data_is_an_error_naming_why(tmp_path: Path) -> None:
+    declared = DEFINITION + "  empty: {x: nodes, y: write_bw, filter: \"api == 'HDF5'\"}\n"
+    (tmp_path / "empty.yaml").write_text(declared.replace("iterations: 3", "iterations: 1"))
+    assert jubex(tmp_path, "run", "empty.yaml", "-q", "--outpath", "runs").returncode == 0
+    done = jubex(tmp_path, "plot", "runs", "--plot", "empty", "-o", "empty.svg")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "is true for none of the 12 row(s): api is POSIX, MPIIO" in done.stderr
+    assert not (tmp_path / "empty.svg").exists()
