@@ -120,17 +120,12 @@ def plot_of(args: argparse.Namespace) -> Plot:
 
 
 def _ad_hoc(runs: list[Run], args: argparse.Namespace) -> Path:
-    from jubex.results.plot import draw, save
+    from jubex.results.plot import draw, refuse_if_empty, save
     from jubex.results.plotdata import plot_data
 
     plot = plot_of(args)
     data = plot_data(runs, plot, include_failed=args.include_failed, by=kept_apart_by(args))
-    if data.empty:  # an empty figure would look like a result
-        why = "; ".join(data.notes) or f"no row has a value of {plot.y}"
-        raise UsageError(
-            f"plot '{plot.name}' has no data to draw, and nothing is written: {why}",
-            hint="check --filter, -y and --include-failed",
-        )
+    refuse_if_empty(plot, data)
     _notes(data.notes)
     return save(draw(data), Path(args.output or f"{plot.name}.svg"))
 
@@ -144,7 +139,11 @@ def _declared(runs: list[Run], args: argparse.Namespace) -> list[Path]:
             "-x PARAM -y VALUE, e.g. jubex plot -x nodes -y write_bw --group api"
         )
     drawn = draw_declared(
-        runs, args.plot, include_failed=args.include_failed, by=kept_apart_by(args)
+        runs,
+        args.plot,
+        include_failed=args.include_failed,
+        by=kept_apart_by(args),
+        refuse_empty=True,
     )
     if args.output and len(drawn) > 1:
         raise UsageError("-o names one file, but the definition has several plots: add --plot NAME")

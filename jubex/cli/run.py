@@ -132,11 +132,14 @@ def draw_plots(run: Run) -> None:
     from jubex.results.plot import write_declared
 
     try:
-        written = write_declared([run])
+        written, refused = write_declared([run])
     except JubexError as exc:
         print(f"plots not drawn: {exc}", file=sys.stderr)
         return
-    print(f"plots: {', '.join(shown(path) for path in written)}")
+    for why in refused:
+        print(f"plots not drawn: {why}", file=sys.stderr)
+    if written:
+        print(f"plots: {', '.join(shown(path) for path in written)}")
 
 
 def handle(args: argparse.Namespace) -> int:

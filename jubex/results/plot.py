@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jubex.definition.model import PLOT_FORMATS, Plot
-from jubex.errors import UsageError, did_you_mean
+from jubex.errors import JubexError, UsageError, did_you_mean
 from jubex.results.plotdata import PlotData, Series, plot_data, plot_table
 from jubex.results.table import Row
 from jubex.results.tabulate import of_one_benchmark, rows_of
@@ -91,6 +91,16 @@ def svg(figure: Figure, salt: str) -> str:
     return _METADATA.sub("", text[text.index("<svg") :])
 
 
+def refuse_if_empty(plot: Plot, data: PlotData) -> None:
+    """Stop before an empty figure is written: it would look like a result."""
+    if data.empty:
+        why = "; ".join(data.notes) or f"no row has a value of {plot.y}"
+        raise UsageError(
+            f"plot '{plot.name}' has no data to draw, and nothing is written: {why}",
+            hint="check --filter, -y and --include-failed",
+        )
+
+
 def draw_declared(
     runs: Sequence[Run],
     names: Sequence[str] = (),
@@ -99,11 +109,13 @@ def draw_declared(
     rows: Sequence[Row] | None = None,
     by: Sequence[str] | None = None,
     plots: Mapping[str, Plot] | None = None,
+    refuse_empty: bool = False,
 ) -> list[tuple[Plot, Figure, list[str]]]:
     """The definition's plots (those ``names``, default all; ``plots`` instead of them when
     given), each with its notes; every one is drawn before any is written, so a bad one
     leaves nothing behind. ``rows``: the runs' rows when already read; ``by`` as
-    ``tabulate`` takes it. Of runs of several benchmarks, the first one's."""
+    ``tabulate`` takes it; ``refuse_empty``: a plot without data is an error, not a blank
+    image. Of runs of several benchmarks, the first one's."""
     declared = runs[0].benchmark.plots if plots is None else plots
     missing = [n for n in names if n not in declared]
     if missing:
@@ -118,17 +130,26 @@ def draw_declared(
     drawn = []
     for plot in chosen:
         data = plot_data(runs, plot, include_failed=include_failed, rows=rows, by=by)
+        if refuse_empty:
+            refuse_if_empty(plot, data)
         drawn.append((plot, draw(data), data.notes))
     return drawn
 
 
-def write_declared(runs: Sequence[Run], names: Sequence[str] = ()) -> list[Path]:
-    """Draw the definition's plots into the last run's ``plots/`` directory."""
+def write_declared(runs: Sequence[Run]) -> tuple[list[Path], list[str]]:
+    """Draw the definition's plots into the last run's ``plots/`` directory: the files
+    written, and why each plot without data was not (a blank image would look like a
+    result)."""
     folder = runs[-1].dir / "plots"
-    return [
-        save(figure, folder / f"{plot.name}.{plot.format}")
-        for plot, figure, _ in draw_declared(runs, names)
-    ]
+    written, refused = [], []
+    for name in runs[0].benchmark.plots:
+        try:
+            ((plot, figure, _),) = draw_declared(runs, [name], refuse_empty=True)
+        except JubexError as exc:
+            refused.append(f"{exc.loc}: {exc.message}" if exc.loc else exc.message)
+            continue
+        written.append(save(figure, folder / f"{plot.name}.{plot.format}"))
+    return written, refused
 
 
 def _lines(axes: Axes, data: PlotData) -> None:

@@ -288,3 +288,19 @@ def test_a_declared_plot_without_data_is_an_error_naming_why(tmp_path: Path) -> 
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "is true for none of the 12 row(s): api is POSIX, MPIIO" in done.stderr
     assert not (tmp_path / "empty.svg").exists()
+
+
+def test_a_declared_plot_with_no_value_to_draw_is_an_error_naming_why(tmp_path: Path) -> None:
+    # read_bw is declared but no output has it: the filter can decide no row
+    declared = DEFINITION.replace(
+        "steps:\n", "    read_bw: {regex: '^rd: $jube_pat_fp', type: float}\nsteps:\n"
+    )
+    declared += '  unread: {x: nodes, y: write_bw, filter: "read_bw > 0"}\n'
+    (tmp_path / "unread.yaml").write_text(declared.replace("iterations: 3", "iterations: 1"))
+    done = jubex(tmp_path, "run", "unread.yaml", "-q", "--outpath", "runs")
+    assert done.returncode == 0, done.stderr
+    assert "plots not drawn: plot 'unread' has no data to draw" in done.stderr
+    done = jubex(tmp_path, "plot", "runs", "--plot", "unread", "-o", "unread.svg")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "plot 'unread' has no data to draw, and nothing is written: 12 row(s)" in done.stderr
+    assert not (tmp_path / "unread.svg").exists()
