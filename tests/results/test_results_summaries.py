@@ -73,6 +73,22 @@ def test_a_comparison_says_so_too(tmp_path: Path) -> None:
     assert "over 3 iterations of each execution" in note
 
 
+def test_mdtests_verbose_lines_are_rank_0s_and_no_samples() -> None:
+    """``-v`` prints each iteration's rate -- of rank 0 alone: with 2 tasks its Directory
+    creation 26216.039, 24186.512, 7313.393 are half the SUMMARY's 52432.077 .. 14626.786,
+    its File creation 15683.745 no fixed part of 29113.969. Only the SUMMARY is read."""
+    text = (OUTPUTS / "mdtest" / "v4.1.0_verbose_i3_np2.txt").read_text()
+    found = builtin.get("mdtest").parse(text)
+    assert found.ok, found.reason
+    values = {m.name: m.value for m in found.measurements}
+    assert values["iterations"] == 3 and values["tasks"] == 2
+    assert values["directory_creation_max"] == 52432.077
+    assert values["file_creation_mean"] == 15770.398
+    names = [m.name for m in found.measurements]
+    assert len(names) == len(set(names))  # one value each: the summary's
+    assert 26216.039 not in values.values() and 15683.745 not in values.values()
+
+
 def test_one_iteration_needs_no_note(tmp_path: Path) -> None:
     one = tmp_path / "one.txt"
     one.write_text(MDTEST.read_text().replace("(of 3 iterations)", "(of 1 iterations)"))
