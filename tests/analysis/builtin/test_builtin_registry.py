@@ -40,6 +40,7 @@ READS = {
         for p in ("easy-write", "easy-stat", "easy-delete", "hard-write", "hard-stat")
     },
     **{f"io500/run_np2/mdtest-{p}.txt": "mdtest" for p in ("hard-read", "hard-delete")},
+    "mdtest/v4.1.0_verbose_i3_np2.txt": "mdtest",  # made for this project (SOURCES.md)
     # outputs of other sites (SOURCES.md)
     "ior/v3.3_slurmd_debug_noise_easy_write.txt": "ior",
     "mdtest/v1.9.3_io500_job_log_7_runs.txt": "mdtest",
