@@ -157,6 +157,24 @@ def _literal(value: object) -> object:
         return value
 
 
+_PLAIN_WORD = re.compile(r"[\w@%+=:,./-]+", re.ASCII)
+_ENVIRONMENT_REFERENCE = re.compile(r"(\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\})", re.ASCII)
+
+
+def _quote(value: object) -> str:
+    """A value as one shell word, so a text that may come from ``-p`` (``$(touch x)``, ``;``)
+    stays text in a command. A plain word is written as it is (dry runs read as before);
+    anything else goes between double quotes with ``\\ " ` $`` escaped, except a reference to
+    an environment variable (``$SCRATCH``, ``${USER}``): a target path a platform names by its
+    variables must still be expanded by the job's shell, and a reference runs no command."""
+    text = str(value)
+    if _PLAIN_WORD.fullmatch(text):
+        return text
+    parts = _ENVIRONMENT_REFERENCE.split(text)  # odd indices: the references
+    escaped = (p if i % 2 else re.sub(r'([\\"`$])', r"\\\1", p) for i, p in enumerate(parts))
+    return '"' + "".join(escaped) + '"'
+
+
 def _format_value(value: object, spec: str = "") -> str:
     check_spec(spec)
     return format(value, spec)
@@ -231,6 +249,7 @@ FUNCTIONS: dict[str, object] = {
     "format": _format_value,
     "isinstance": isinstance,
     "literal": _literal,
+    "quote": _quote,
     "any": any,
     "all": all,
     "list": list,

@@ -3,6 +3,8 @@ the snippet and the interpreter's words."""
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 
 from jubex.definition.model import Parameter, ParameterSet
 from jubex.errors import DefinitionError, Loc
+from jubex.language.expr import compile_expr
 from jubex.language.shell import perl_command, run_snippet
 from jubex.space.expand import Space
 
@@ -55,3 +58,33 @@ def test_a_perl_parameter_computes_from_other_parameters(a: int, b: int) -> None
     ]
     (point,) = list(Space(sets))
     assert point["c"] == a * b + 1
+
+
+QUOTE_ENV = {"PATH": "/usr/bin:/bin", "SCRATCH": "/scr atch", "USER": "u"}
+
+
+def _as_the_shell_reads(value: str, tmp_path: Path) -> list[str]:
+    """The words a shell makes of ``${quote(value)}`` in a command (a real /bin/sh)."""
+    word = compile_expr("quote(v)").evaluate({"v": value})
+    done = subprocess.run(["/bin/sh", "-c", f"printf '%s\\0' {word}"], cwd=tmp_path,
+                          env=QUOTE_ENV, capture_output=True, check=True)  # fmt: skip
+    return done.stdout.decode().split("\0")[:-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(value=st.text(st.characters(blacklist_characters="\0", codec="utf-8"), max_size=30))
+def test_quote_makes_any_text_one_word_that_runs_nothing(value: str) -> None:
+    value = value.replace("$", "$(")  # no environment references: the text comes back as is
+    with tempfile.TemporaryDirectory() as scratch:
+        assert _as_the_shell_reads(value, Path(scratch)) == [value]
+        assert not list(Path(scratch).iterdir())
+
+
+def test_quote_keeps_plain_words_and_leaves_environment_references_to_the_shell(
+    tmp_path: Path,
+) -> None:
+    assert compile_expr("quote(v)").evaluate({"v": "4KiB"}) == "4KiB"
+    assert _as_the_shell_reads("$SCRATCH/${USER}/$(touch PWNED)`touch PWNED`", tmp_path) == [
+        "/scr atch/u/$(touch PWNED)`touch PWNED`"
+    ]
+    assert not list(tmp_path.iterdir())
