@@ -141,6 +141,15 @@ def column_spec(values: Iterable[object]) -> str | None:
     return f".{decimals}f"
 
 
+def cell_text(value: object, header: Header, missing: str) -> str:
+    """A cell as a person reads it in its column's own format (a page, not a terminal
+    table): a measured value with no more decimals than it has (:func:`printed_spec`)."""
+    spec = header.format
+    if header.printed and not header.jube:
+        spec = printed_spec(spec, value)
+    return format_value(value, spec, missing)
+
+
 def printed_spec(spec: str | None, value: object) -> str | None:
     """``spec`` with no more decimals than a measured ``value`` has: IOR prints rates from
     3600 MiB/s on without decimals, and its 3683 reads 3683, not 3683.0, in any column

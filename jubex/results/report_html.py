@@ -26,7 +26,7 @@ from jubex.engine import provenance
 from jubex.engine.failures import failure_causes
 from jubex.results.columns import PlusMinus
 from jubex.results.default_plots import default_plots
-from jubex.results.formats import format_value
+from jubex.results.formats import cell_text
 from jubex.results.plotdata import plot_table
 from jubex.results.report_study import Verdict, comparisons, provenance_diff, sides
 from jubex.results.table import ResultTable, Row
@@ -220,8 +220,7 @@ def _html_table(table: ResultTable) -> HtmlTable:
     head = [h.label for h in table.headers]
     shown = table.rows[:MAX_ROWS]
     rows = [
-        [format_value(v, h.format, "—") for v, h in zip(row, table.headers, strict=True)]
-        for row in shown
+        [cell_text(v, h, "—") for v, h in zip(row, table.headers, strict=True)] for row in shown
     ]
     right = [
         all(_is_number(row[i]) for row in shown if row[i] is not None)

@@ -17,9 +17,11 @@ from jubex.engine.driver import Options
 from jubex.platform.load import load_platform
 from jubex.results.columns import Header
 from jubex.results.formats import render
+from jubex.results.report_html import render_report
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tables_with_definitions
 from jubex.space.spec import resolve_spec
+from jubex.store.rundir import open_run
 
 #: IOR 4.1 -i 3: read rows print 3683, 3934 (no decimals) and 3533.95
 IOR = (
@@ -57,6 +59,14 @@ def test_a_rate_ior_printed_without_decimals_keeps_none(tmp_path: Path) -> None:
     assert "3533.95" in _cells(shown)  # min, as printed
     assert "3934" in _cells(shown) and "3934.00" not in shown  # max, printed so
     assert "3716.98" in _cells(shown)  # the mean is worked out: the column's format
+
+
+def test_the_html_report_shows_them_as_printed(tmp_path: Path) -> None:
+    _tables(tmp_path)
+    (made,) = [open_run(p) for p in sorted((tmp_path / "runs").iterdir()) if p.is_dir()]
+    page = render_report([made])
+    assert re.search(r">\s*3683\s*<", page) and not re.search(r">\s*3683\.0\s*<", page)
+    assert re.search(r">\s*3934\s*<", page) and re.search(r">\s*3533\.95\s*<", page)
 
 
 def test_csv_keeps_every_value_in_full(tmp_path: Path) -> None:
