@@ -57,10 +57,16 @@ def test_several_runs_make_one_table_their_rows_told_apart_by_what_differs(
 def test_failed_workpackages_are_left_out_unless_asked_for(synthetic: dict[str, Run]) -> None:
     (left_out,) = jubex.result(synthetic["000002"], ["bandwidth"])
     assert left_out.column("point") == ["a"]
-    assert left_out.notes == ["2 failed workpackage(s) left out"]
+    assert _unshared(left_out.notes) == ["2 failed workpackage(s) left out"]
     (included,) = jubex.result(synthetic["000002"], ["bandwidth"], include_failed=True)
     assert included.column("point") == ["a", "b"]
-    assert included.notes == ["2 failed workpackage(s) included"]
+    assert _unshared(included.notes) == ["2 failed workpackage(s) included"]
+
+
+def _unshared(notes: list[str]) -> list[str]:
+    """The notes but the one saying that workpackages overlapped: on a loaded machine the
+    fixture's run may have had them overlap, or not."""
+    return [note for note in notes if not note.startswith("concurrent:")]
 
 
 def test_an_unknown_table_is_named_with_a_suggestion(synthetic: dict[str, Run]) -> None:
