@@ -106,6 +106,8 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
         for what, verdict in (("tables", e2e.tables), ("databases", e2e.databases)):
             if verdict not in ("", "alike", "none"):
                 lines.append(f"{'':<25}-> {what}: {verdict[:160]}")
+        if e2e.imported not in ("", "alike", "none"):
+            lines.append(f"{'':<25}-> imported: {e2e.imported[:160]}")
         if e2e.convert and e2e.convert != "round-trips":
             lines.append(f"{'':<25}-> convert: {e2e.convert[:160]}")
     counted = [o for o in outcomes if o.status != "jube-refuses"]
@@ -129,9 +131,10 @@ def summarise(outcomes: Sequence[Outcome]) -> str:
         with_db = [e for e in ran if e.databases not in ("", "none")]
         dbs = sum(1 for e in with_db if e.databases == "alike")
         trips = sum(1 for e in converted if e.convert == "round-trips")
+        imported = sum(1 for e in with_tables if e.imported == "alike")
         lines.append(
             f"end to end: {len(ran)} example cases run, {len(with_tables)} with tables "
-            f"(or failing), tables alike {tables}; "
+            f"(or failing), tables alike {tables}, JUBE's run imported alike {imported}; "
             f"with a database {len(with_db)}, rows alike {dbs}; "
             f"converted {len(converted)}, round-trip {trips}"
         )

@@ -53,6 +53,8 @@ class Results:
     error: str = ""
     tables: dict[str, Grid] = dataclasses.field(default_factory=dict)
     databases: Tables = dataclasses.field(default_factory=dict)
+    #: JUBE's run directory (``jubex import-jube`` reads it)
+    run: Path | None = None
 
 
 @dataclasses.dataclass
@@ -62,6 +64,7 @@ class EndToEnd:
     tables: str = ""  # alike | none | differ: ... | JUBE fails: ... | jubex fails: ...
     databases: str = ""  # alike | none | differ: ...
     convert: str = ""  # round-trips | convert fails: ... | differs: ...
+    imported: str = ""  # JUBE's run imported: alike | none | differ: ... | jubex fails: ...
 
 
 def run_example(case: Case, sources: Path, jube: Jube, jubex: Jubex) -> EndToEnd:
@@ -70,12 +73,18 @@ def run_example(case: Case, sources: Path, jube: Jube, jubex: Jubex) -> EndToEnd
         theirs = _jube_results(case, sources, jube, Path(tmp) / "jube")
         if theirs.error:
             return EndToEnd(tables=f"JUBE fails: {theirs.error}")
+        imported = _imported_results(case, jubex, theirs, Path(tmp) / "imported")
         ours = _jubex_results(case, sources, jubex, Path(tmp) / "jubex", list(theirs.tables))
         if ours.error:
             return EndToEnd(tables=f"jubex fails: {ours.error}")
         return EndToEnd(
             tables=_compare_tables(theirs.tables, ours.tables),
             databases=_compare_databases(theirs.databases, ours.databases),
+            imported=(
+                f"jubex fails: {imported.error}"
+                if imported.error
+                else _compare_tables(theirs.tables, imported.tables)
+            ),
         )
 
 
@@ -140,7 +149,28 @@ def _jube_results(case: Case, sources: Path, jube: Jube, scratch: Path) -> Resul
         if dat.read_bytes().startswith(_SQLITE_MAGIC) or _names_database(dat, located):
             continue
         tables[dat.stem] = _grid(dat.read_text(), marks)
-    return Results(tables=tables, databases=_read_databases(located, marks))
+    return Results(tables=tables, databases=_read_databases(located, marks), run=runs[-1])
+
+
+def _imported_results(case: Case, jubex: Jubex, theirs: Results, scratch: Path) -> Results:
+    """JUBE's run directory imported by ``jubex import-jube``, its tables as JUBE's names
+    them (failed workpackages included, as JUBE shows them); cells hold JUBE's values, so
+    JUBE's run directory is the one marked."""
+    if theirs.run is None:
+        return Results(error="JUBE made no run directory")
+    scratch.mkdir(parents=True)
+    done = jubex.call(case, ["import-jube", str(theirs.run), "--outpath", "out"], scratch)
+    if done.returncode != 0:
+        return Results(error=first_error(done.stderr + "\n" + done.stdout))
+    marks = {str(theirs.run): "<RUN>", str(theirs.run.parent.parent): "<HOME>"}
+    tables = {}
+    for name in theirs.tables:
+        argv = ["result", "--outpath", "out", "-T", name, "-f", "csv", "--include-failed"]
+        one = jubex.call(case, argv, scratch)
+        if one.returncode != 0:
+            return Results(error=f"table {name}: {first_error(one.stderr + one.stdout)}")
+        tables[name] = _grid(one.stdout, marks)
+    return Results(tables=tables)
 
 
 def _names_database(dat: Path, located: list[Path]) -> bool:
