@@ -244,3 +244,10 @@ def test_a_run_jube_has_not_analysed_says_so(tmp_path: Path) -> None:
     said = jubex(tmp_path, "import-jube", str(run)).stdout
     assert "holds no analyse.xml: JUBE has not analysed this run" in said
     assert "empty" in jubex(tmp_path, "result", "-f", "csv").stdout
+
+
+def test_a_workpackage_jube_never_started_is_planned(tmp_path: Path) -> None:
+    run = copy_run(tmp_path)
+    shutil.rmtree(run / "000032_archive")
+    said = jubex(tmp_path, "import-jube", str(run)).stdout
+    assert "(30 done, 2 failed, 19 unfinished, 1 not started)" in said
