@@ -2,9 +2,11 @@
 
 mdtest prints only the maximum, minimum, mean and standard deviation over its iterations
 (``-i``), fio only its totals over the ``loops`` of a job: such a value is one sample of a
-table, never one per repetition, as nothing else can be told from the output. Where a
-row's count of those repetitions (``iterations``, ``loops``) is above one, the table says
-so, rather than let ``n`` pass for a count of them.
+table, never one per repetition, as nothing else can be told from the output. IOR's
+"Summary of all tests" is such a summary too, beside the per-iteration rows that are
+samples each. Where a row's count of those repetitions (``iterations``, ``loops``,
+``repetitions``) is above one, the table says so, rather than let ``n`` pass for a count
+of them.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from collections.abc import Collection, Mapping, Sequence
 from jubex.analysis import builtin
 from jubex.store.rundir import Run
 
-#: value -> (the program whose summary it is, the value counting the repetitions)
-Summaries = Mapping[str, tuple[str, str]]
+#: value -> (the program whose summary it is, the value counting the repetitions, whether
+#: the program also gives a value per repetition, each a sample)
+Summaries = Mapping[str, tuple[str, str, bool]]
 
 
-def summaries_of(runs: Sequence[Run]) -> dict[str, tuple[str, str]]:
+def summaries_of(runs: Sequence[Run]) -> dict[str, tuple[str, str, bool]]:
     """The values of the built-in analysers the runs' steps use that are summaries."""
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, bool]] = {}
     used = {
         name
         for run in runs
@@ -30,9 +33,11 @@ def summaries_of(runs: Sequence[Run]) -> dict[str, tuple[str, str]]:
     }
     used |= {a.builtin for run in runs for a in run.benchmark.analysers.values() if a.builtin}
     for name in sorted(used):
-        for value, metric in builtin.get(name).metrics.items():
+        metrics = builtin.get(name).metrics
+        each = any(metric.repeated for metric in metrics.values())
+        for value, metric in metrics.items():
             if metric.summary_over:
-                found[value] = (name, metric.summary_over)
+                found[value] = (name, metric.summary_over, each)
     return found
 
 
@@ -47,12 +52,12 @@ def summary_notes(
     """A note per program and count whose summaries the table shows over more than one
     repetition: ``file_creation_mean: mdtest's own statistic over 5 iterations of each
     execution (...)``."""
-    shown: dict[tuple[str, str], list[str]] = {}
+    shown: dict[tuple[str, str, bool], list[str]] = {}
     for field in dict.fromkeys(fields):
         if field in summaries:
             shown.setdefault(summaries[field], []).append(field)
     notes = []
-    for (program, count), names in shown.items():
+    for (program, count, each), names in shown.items():
         counts = sorted(
             {
                 c
@@ -65,9 +70,13 @@ def summary_notes(
         if not counts or counts[-1] <= 1:
             continue
         over = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+        why = (
+            "its per-iteration values give a sample each"
+            if each
+            else f"{program} prints no value of each"
+        )
         notes.append(
             f"{', '.join(names)}: {program}'s own summary over {over} {count} of each "
-            f"execution ({program} prints no value of each): one sample per execution, "
-            "n counts executions"
+            f"execution ({why}): one sample per execution, n counts executions"
         )
     return notes

@@ -4,6 +4,7 @@ and max are IOR's own, and n counts executions times repetitions."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -117,7 +118,9 @@ def test_the_io500_starter_says_why_a_run_is_not_valid(tmp_path: Path) -> None:
     starter = (EXAMPLES.parent / "jubex/data/templates/io500.yaml").read_text()
     output = OUTPUTS.parent / "io500" / "run_np2_stdout.txt"
     definition = tmp_path / "io500.yaml"
-    definition.write_text(starter.replace("$launcher $io500 $config", f"cat {output}"))
+    command = re.search(r"^    do: (\$launcher \$io500 .*)$", starter, re.MULTILINE)
+    assert command is not None
+    definition.write_text(starter.replace(command[1], f"cat {output}"))
     made, _ = run(resolve(definition, outpath=tmp_path / "runs"), Options(progress="quiet"))
     ((_, table),) = tables_with_definitions([made])
     (record,) = table.records()

@@ -89,6 +89,17 @@ def test_mdtests_verbose_lines_are_rank_0s_and_no_samples() -> None:
     assert 26216.039 not in values.values() and 15683.745 not in values.values()
 
 
+def test_iors_summary_is_said_to_be_its_own_beside_its_samples(tmp_path: Path) -> None:
+    ior = OUTPUTS / "ior" / "posix_fpp_t1m_b16m_np4.txt"  # -i 3
+    columns = "      - {name: write_mean, stats: [n, mean]}\n      - {name: write_bw, stats: [n]}\n"
+    table = _table(tmp_path, f"cat {ior}", "ior", columns)
+    (record,) = table.records()
+    assert (record["write_mean_n"], record["write_bw_n"]) == (2, 6)
+    (note,) = [n for n in table.notes if "own summary" in n]
+    assert note.startswith("write_mean: ior's own summary over 3 repetitions of each execution")
+    assert "its per-iteration values give a sample each" in note
+
+
 def test_one_iteration_needs_no_note(tmp_path: Path) -> None:
     one = tmp_path / "one.txt"
     one.write_text(MDTEST.read_text().replace("(of 3 iterations)", "(of 1 iterations)"))

@@ -93,17 +93,22 @@ def _op_metrics() -> dict[str, Metric]:
         out[f"{op}_peak"] = Metric("MiB/s", True, f"'Max {op.title()}' line (IOR 3.x)")
     for op in OPS:
         out |= {
-            f"{op}_max": Metric("MiB/s", True, f"summary: highest {op} bandwidth"),
-            f"{op}_min": Metric("MiB/s", True, f"summary: lowest {op} bandwidth"),
-            f"{op}_mean": Metric("MiB/s", True, f"summary: mean {op} bandwidth"),
-            f"{op}_std": Metric("MiB/s", None, f"summary: standard deviation of {op} bandwidth"),
-            f"{op}_ops_max": Metric("ops/s", True, f"summary: highest {op} operation rate"),
-            f"{op}_ops_min": Metric("ops/s", True, f"summary: lowest {op} operation rate"),
-            f"{op}_ops_mean": Metric("ops/s", True, f"summary: mean {op} operation rate"),
-            f"{op}_ops_std": Metric("ops/s", None, f"summary: std. deviation of {op} rate"),
-            f"{op}_time_mean": Metric("s", False, f"summary: mean time of the {op} phase"),
+            f"{op}_max": _summary("MiB/s", True, f"summary: highest {op} bandwidth"),
+            f"{op}_min": _summary("MiB/s", True, f"summary: lowest {op} bandwidth"),
+            f"{op}_mean": _summary("MiB/s", True, f"summary: mean {op} bandwidth"),
+            f"{op}_std": _summary("MiB/s", None, f"summary: standard deviation of {op} bandwidth"),
+            f"{op}_ops_max": _summary("ops/s", True, f"summary: highest {op} operation rate"),
+            f"{op}_ops_min": _summary("ops/s", True, f"summary: lowest {op} operation rate"),
+            f"{op}_ops_mean": _summary("ops/s", True, f"summary: mean {op} operation rate"),
+            f"{op}_ops_std": _summary("ops/s", None, f"summary: std. deviation of {op} rate"),
+            f"{op}_time_mean": _summary("s", False, f"summary: mean time of the {op} phase"),
         }
     return out
+
+
+def _summary(unit: str, higher: bool | None, help: str) -> Metric:
+    """A value of the "Summary of all tests": IOR's own statistic over its iterations."""
+    return Metric(unit, higher, help, summary_over="repetitions")
 
 
 METRICS = metrics(
