@@ -95,8 +95,31 @@ def _is_jube_list(tree: object) -> bool:
     )
 
 
+def file_identity(path: Path) -> tuple[object, ...] | None:
+    """What tells one version of a file from another (None: it cannot be looked at), so that
+    a file holding N benchmarks is read once, not once per benchmark (N² at N = 1,000)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (str(path.resolve()), stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+_LAST_JUBE: list[tuple[object, Source]] = []  # the JUBE file read last: its shape, once
+
+
 def read_source(path: Path) -> Source:
     """Read a file and tell its shape by content: XML root element or YAML top-level keys."""
+    identity = file_identity(path)
+    if identity is not None and _LAST_JUBE and _LAST_JUBE[0][0] == identity:
+        return _LAST_JUBE[0][1]
+    source = _read_source(path)
+    if source.shape == "jube" and identity is not None:
+        _LAST_JUBE[:] = [(identity, source)]
+    return source
+
+
+def _read_source(path: Path) -> Source:
     file = str(path)
     data, is_xml = read_bytes(path)
     if is_xml:

@@ -102,7 +102,8 @@ def apply_tags(benchmark: Benchmark, tags: Iterable[str]) -> Benchmark:
         tag = getattr(element, "tag", None)
         return not tag or tag_matches(tag, tags, getattr(element, "loc", None))
 
-    result = copy.deepcopy(benchmark)
+    names = benchmark.file_benchmarks  # shared, not copied: N names for each of N benchmarks
+    result = copy.deepcopy(benchmark, {id(names): names})
     result.steps = {name: step for name, step in result.steps.items() if on(step)}
     for step in result.steps.values():
         step.depend = tuple(d for d in step.depend if d in result.steps or d not in benchmark.steps)

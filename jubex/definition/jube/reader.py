@@ -8,6 +8,7 @@ analysed step must exist; sets used together in a step must agree on shared para
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +21,9 @@ from jubex.definition.jube.parameters import read_parameterset
 from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.results import analysers, results
 from jubex.definition.jube.sets import expanded, fileset, patternset, substituteset
-from jubex.definition.jube.source import JubeFile, Sources
+from jubex.definition.jube.source import ENV_INCLUDE_PATH, JubeFile, Sources
 from jubex.definition.jube.steps import set_kind, step
+from jubex.definition.load import file_identity
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
 from jubex.definition.order import step_order
 from jubex.definition.references import check_tags
@@ -62,8 +64,8 @@ def read_jube(
     benchmark: str | None = None,
 ) -> Loaded:
     """The file's benchmark named ``benchmark`` (default: its first), with every warning."""
-    sources = Sources(tags, include_path)
-    ctx = Context(sources, sources.main(Path(path)))
+    sources, jube = _prepared(Path(path), frozenset(tags), tuple(include_path))
+    ctx = Context(sources, jube)
     builder = _Builder(ctx)
     benchmark_model = builder.benchmark(benchmark)
     if ctx.errors:
@@ -79,6 +81,26 @@ def read_jube(
     return Loaded(benchmark_model, ctx.jube, ctx.notes, warnings)
 
 
+_LAST_PREPARED: list[tuple[object, tuple[Sources, JubeFile]]] = []
+
+
+def _prepared(
+    path: Path, tags: frozenset[str], include_path: tuple[Path, ...]
+) -> tuple[Sources, JubeFile]:
+    """The file with tags applied and includes followed, kept for the next benchmark of the
+    same file read with the same tags: each of N benchmarks reading and pruning the whole
+    file again made validate and the dry run quadratic (54.6 s at N = 1,000)."""
+    identity = file_identity(path)
+    key = (identity, tags, include_path, os.environ.get(ENV_INCLUDE_PATH, ""))
+    if identity is not None and _LAST_PREPARED and _LAST_PREPARED[0][0] == key:
+        return _LAST_PREPARED[0][1]
+    sources = Sources(tags, include_path)
+    prepared = (sources, sources.main(path))
+    if identity is not None:
+        _LAST_PREPARED[:] = [(key, prepared)]
+    return prepared
+
+
 class _Builder:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -92,6 +114,7 @@ class _Builder:
         node = self.selected(name)
         if node is None:
             return None
+        node = node.copy()  # reading it changes it (<use from>); the file is shared
         ctx.check(node, _BENCHMARK)
         ctx.file_path_ref = expanded(node.get("file_path_ref") or ".")
         self.use_from(node)
@@ -155,11 +178,17 @@ class _Builder:
     def selected(self, name: str | None) -> Node | None:
         """The benchmark named ``name``, else the first of those ``<selection>`` leaves
         (``jubex run`` runs each in turn, as JUBE does; the other commands read one)."""
-        chosen = self.candidates()
+        if self.ctx.jube.selected is None:
+            chosen = self.candidates()
+            self.ctx.jube.selected = (chosen, [b.get("name") or "" for b in chosen])
+        else:
+            for selection in self.root.all("selection"):
+                self.ctx.check(selection, ("only", "not", "tag"))
+        chosen, names = self.ctx.jube.selected
         if not chosen:
             self.ctx.fail("the file holds no selected benchmark", self.root.loc)
             return None
-        names = self.names = [b.get("name") or "" for b in chosen]
+        self.names = names
         if name is not None:
             if name not in names:
                 self.ctx.fail(
@@ -170,8 +199,9 @@ class _Builder:
                 return None
             return chosen[names.index(name)]
         if len(chosen) > 1:
+            shown = ", ".join(names[:10]) + (f", ... {len(names) - 10:,} more" * (len(names) > 10))
             self.ctx.warn(
-                f"the file holds {len(chosen)} benchmarks ({', '.join(names)}): jubex run and "
+                f"the file holds {len(chosen):,} benchmarks ({shown}): jubex run and "
                 "validate take each in turn, as JUBE runs each; other commands read the "
                 f"first, '{names[0]}'",
                 chosen[1].loc,

@@ -50,6 +50,8 @@ class JubeFile:
     known_tags: set[str] = field(default_factory=set)
     dropped: list[Node] = field(default_factory=list)
     tag_docs: dict[str, str] = field(default_factory=dict)
+    #: the benchmarks ``<selection>`` leaves and their names, worked out once for all of them
+    selected: tuple[list[Node], list[str]] | None = None
 
 
 class Sources:
@@ -62,6 +64,7 @@ class Sources:
         self.include_path: list[Path] = []
         self.raw: dict[Path, Node] = {}
         self.prepared: dict[Path, Node] = {}
+        self.mentioned: dict[Path, set[str]] = {}
 
     def main(self, path: Path) -> JubeFile:
         raw = self.tree(path)
@@ -86,7 +89,10 @@ class Sources:
 
     def mentioned_tags(self) -> set[str]:
         """The tags every file read so far mentions: included ones and ``<use from>`` ones."""
-        return {name for raw in self.raw.values() for name in mentioned_tags(raw)}
+        for key, raw in self.raw.items():
+            if key not in self.mentioned:  # each file walked once, however many benchmarks
+                self.mentioned[key] = mentioned_tags(raw)
+        return set().union(*self.mentioned.values())
 
     def tree(self, path: Path) -> Node:
         key = path.resolve()
