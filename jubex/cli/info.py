@@ -10,7 +10,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
@@ -24,6 +24,7 @@ from jubex.errors import no_such_file
 from jubex.space.expand import STEP_NAME, Space
 from jubex.space.limit import count_text, count_work, limit_of
 from jubex.space.plan import SHARED, plan
+from jubex.space.sources import COMMAND_LINE
 from jubex.store.jobs import job_records
 from jubex.store.rundir import Run, open_run, resolve_run
 
@@ -92,6 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_format(parser, ("pretty", "csv", "json"), "pretty")
     parser.add_argument(
+        "-P",
+        "--platform",
+        help="of a definition: the platform `jubex run -P` would use, whose values it takes",
+    )
+    parser.add_argument(
         "--parametrisation",
         "--parametrization",
         action="store_true",
@@ -125,6 +131,7 @@ def _definition_info(args: argparse.Namespace) -> int:
     spec = resolve(
         args.target,
         tags=args.tag,
+        platform=args.platform,
         overrides=overrides(args),
         include_path=args.include_path,
         benchmark=args.benchmark,
@@ -169,6 +176,7 @@ def _definition_info(args: argparse.Namespace) -> int:
                 "per_step": sorted(own),
                 "workpackages": {k: _json_count(v) for k, v in per_step.items()},
                 "over_limit": over,
+                "sources": spec.sources,
             },
         )
         return 0
@@ -176,6 +184,10 @@ def _definition_info(args: argparse.Namespace) -> int:
     counted = count_text(total) if exact else f"at most {count_text(bound)}"
     print(f"parameter space: {counted} point(s) of {count_text(bound)} before constraints")
     print(f"varying: {', '.join(space.varying) or 'nothing'}")
+    _print_sources(spec.sources)
+    settings = spec.platform.mpi_settings()
+    if settings:
+        print(settings)
     if own:
         print(f"each step's own (they read $jube_step_name): {', '.join(sorted(own))}")
     for name in benchmark.steps:
@@ -195,6 +207,15 @@ def _definition_info(args: argparse.Namespace) -> int:
     elif not args.all and total > len(rows):
         print(f"... {count_text(total - len(rows))} more (--all lists them)")
     return 0
+
+
+def _print_sources(sources: Mapping[str, str]) -> None:
+    """Where the values come from: command line over platform file over definition."""
+    by_source: dict[str, list[str]] = {}
+    for name, source in sources.items():
+        by_source.setdefault(source, []).append(name)
+    for source, names in sorted(by_source.items(), key=lambda item: item[0] != COMMAND_LINE):
+        print(f"values from the {source}: {', '.join(sorted(names))}")
 
 
 def step_own(psets: Iterable[ParameterSet]) -> set[str]:

@@ -185,6 +185,9 @@ def _run_one(spec: RunSpec, args: argparse.Namespace, earlier: int) -> int:
     saying its warnings first."""
     for warning in spec.benchmark.warnings:
         print(warning, file=sys.stderr)
+    settings = spec.platform.mpi_settings()
+    if settings:
+        print(settings, file=sys.stderr)
     if args.dry_run:
         return show_dry_run(spec, args.format, args.max_workpackages, earlier)
     run, counts = api_run(spec, options_from(args), max_workpackages=args.max_workpackages)

@@ -159,6 +159,7 @@ class Builder:
             duplicate=value.get("duplicate", "replace"),
             tag=value.get("tag"),
             loc=loc,
+            pinned=value.get("pinned", False),
         )
 
     def python(self, what: str, text: str, loc: Loc) -> None:

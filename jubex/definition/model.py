@@ -48,6 +48,8 @@ class Parameter:
     duplicate: str = "replace"
     tag: str | None = None
     loc: Loc | None = None
+    #: kept even where the platform gives a value of this name (jubex's format only)
+    pinned: bool = False
 
 
 @dataclass

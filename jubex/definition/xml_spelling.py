@@ -29,7 +29,7 @@ def _spec(texts: str = "", *, lists: str = "", ints: str = "", bools: str = "") 
 
 
 _SETTINGS = _spec("init_with")
-_PARAM = _spec("name type mode tag unit separator update duplicate", bools="export")
+_PARAM = _spec("name type mode tag unit separator update duplicate", bools="export pinned")
 _FILEOP = _spec(
     "to directory relative_to source_dir target_dir separator active tag", bools="outside"
 )

@@ -73,6 +73,13 @@ class Progress:
         if self.mode != "quiet":
             (self.bar.console.print if self.bar else print)(text)
 
+    def warn(self, text: str) -> None:
+        """Said on stderr even with --quiet: what makes the numbers doubtful."""
+        if self.bar:
+            self.bar.console.print(text, style="yellow", markup=False)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
     def close(self, counts: Mapping[str, int]) -> None:
         if self.mode == "bar":
             self.update(counts)

@@ -204,6 +204,9 @@ class Engine:
                 prepared.append(self.wps.take_prepared(wp))
             except JubexError as exc:
                 changes.append((wp.id, FAILED, None, None, _reason(exc)))
+        for warning in self.wps.renderer.warnings:
+            self.progress.warn(warning)
+        self.wps.renderer.warnings.clear()
         in_array = [r for r in prepared if self.wps.in_array(r.wp)]
         packed = [r for r in prepared if self.wps.pack_size(r.wp) > 1]
         sizes = {r.wp.step: self.wps.pack_size(r.wp) for r in packed}

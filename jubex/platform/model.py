@@ -10,6 +10,7 @@ freeze the one it used (``platform.json``) and read it back years later.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,6 +25,10 @@ COUNTS = ("nodes", "tasks_per_node", "tasks", "threads")
 ENGINE_OPTIONS = frozenset(
     {"max_queued", "poll_interval", "poll_max_interval", "array", "dependencies", "pack"}
 )
+
+
+#: environment variables that configure an MPI library (Open MPI, PRRTE, PMIx, MPICH, Intel)
+MPI_PREFIXES = ("OMPI_", "PRTE_", "PMIX_", "MPICH_", "I_MPI_", "MV2_")
 
 
 @dataclass
@@ -169,6 +174,34 @@ class Platform:
             if value is not None:
                 resolved.setdefault(key, value)
         return resolved
+
+    def mpi_settings(self) -> str | None:
+        """The MPI library settings the platform exports into every job (the local one lets
+        Open MPI run as root and start more ranks than cores), said rather than silent."""
+        found = [f"{k}={v}" for k, v in self.environment.items() if k.startswith(MPI_PREFIXES)]
+        if not found:
+            return None
+        return f"platform '{self.name}' sets MPI settings in every job: {', '.join(found)}"
+
+    def oversubscribed(self, resolved: Mapping[str, object]) -> str | None:
+        """Why these resources ask one node for more processes than it has cores, if they
+        do: the processes then share cores and measure each other, not the machine. A
+        local platform's node is this machine (its cores as ``os.cpu_count`` says)."""
+        cores = resolved.get("cores_per_node")
+        if cores is None and self.scheduler == "local":
+            cores = os.cpu_count()
+        if not isinstance(cores, int) or cores < 1:
+            return None
+        per_node, threads = resolved.get("tasks_per_node", 1), resolved.get("threads", 1)
+        assert isinstance(per_node, int) and isinstance(threads, int)
+        if per_node * threads <= cores:
+            return None
+        asked = f"{per_node} task(s)" + (f" x {threads} thread(s)" if threads > 1 else "")
+        return (
+            f"warning: {asked} per node on platform '{self.name}', whose nodes have {cores} "
+            "core(s): the processes share cores, and what they measure is each other as much "
+            "as the machine (lower tasks_per_node, or run where there are more cores)"
+        )
 
     def launcher_command(self, resolved: Mapping[str, object]) -> str:
         """The launcher text rendered for one workpackage (``srun -N 2 -n 8``)."""

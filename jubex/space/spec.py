@@ -20,6 +20,7 @@ from jubex.language.confine import too_long
 from jubex.platform.model import Platform
 from jubex.space.check import check_cycle_updates
 from jubex.space.plan import check_overrides
+from jubex.space.sources import platform_values
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class RunSpec:
     tags: tuple[str, ...] = ()
     overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
     include_path: tuple[str, ...] = ()
+    #: where each parameter's values come from (command line, platform file, definition)
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def resolve_spec(
@@ -54,7 +57,9 @@ def resolve_spec(
     platform, rest = _platform_overrides(platform, overrides, benchmark, tags)
     if rest:
         check_overrides(benchmark, rest)
-    benchmark = apply_tags(benchmark, tags)
+    benchmark, sources = platform_values(
+        apply_tags(benchmark, tags), platform, set(overrides or {}) - {TARGET}, tags
+    )
     check_cycle_updates(benchmark)
     _check_shell_names(benchmark, platform)
     definition = Path(benchmark.file).resolve() if benchmark.file else None
@@ -70,6 +75,7 @@ def resolve_spec(
         tags=tags,
         overrides={k: tuple(v) for k, v in rest.items()},
         include_path=tuple(str(Path(p).resolve()) for p in include_path),
+        sources=sources,
     )
 
 

@@ -90,6 +90,9 @@ class Renderer:
         self.resolved: dict[tuple, tuple[dict[str, object], str]] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
         self.exports: dict[str, list[str]] = {}
+        #: what the user should hear once (more processes per node than cores), not yet said
+        self.warnings: list[str] = []
+        self.said: set[str] = set()
 
     def render(
         self,
@@ -255,6 +258,10 @@ class Renderer:
             platform = self.spec.platform
             resolved = platform.resolve(requested)
             found = self.resolved[key] = (resolved, platform.launcher_command(resolved))
+            warning = platform.oversubscribed(resolved)
+            if warning and warning not in self.said:
+                self.said.add(warning)
+                self.warnings.append(warning)
         return dict(found[0]), found[1]
 
     def _platform_environment(self, resolved: Mapping[str, object]) -> dict[str, str]:

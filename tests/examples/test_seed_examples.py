@@ -19,9 +19,13 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KiB, MiB, GiB, TiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40
 
 
+#: what a run gives every workpackage: a generic platform's target, run 0, workpackage 3
+WP = {"jubex_fs_path": ".", "jube_benchmark_padid": "000000", "jube_wp_padid": "000003"}
+
+
 def points(name: str) -> list[dict[str, object]]:
     b = load(EXAMPLES / name)
-    return list(Space(list(b.parametersets.values()), b.where, {}, (), {}, b.file))
+    return list(Space(list(b.parametersets.values()), b.where, {}, (), WP, b.file))
 
 
 def command(name: str, point: dict[str, object]) -> str:
@@ -50,8 +54,8 @@ def test_ska_ior_points_are_the_reports(name: str) -> None:
 
 def test_ska_ior_command_line_uses_the_reports_options() -> None:
     first = points("ska-ior.yaml")[0]
-    assert (
-        command("ska-ior.yaml", first) == "srun ior -a POSIX -F -C -w -r -b 4096m -t 4k -o ior.dat"
+    assert command("ska-ior.yaml", first) == (
+        "srun ior -a POSIX -F -C -w -r -b 4096m -t 4k -o ./ior.000000.000003"
     )
     shared = next(p for p in points("ska-ior.yaml") if p["fpp"] == 0 and p["api"] == "MPIIO")
     assert " -F " not in command("ska-ior.yaml", shared)
@@ -82,11 +86,11 @@ def test_ska_mdtest_command_lines_follow_the_report() -> None:
     by_depth = {p["depth"]: p for p in points("ska-mdtest.yaml") if p["tasks"] == 64}
     assert (
         " ".join(command("ska-mdtest.yaml", by_depth[0]).split())
-        == "srun mdtest -n 16384 -F -C -v -d /work/mdtest"
+        == "srun mdtest -n 16384 -F -C -v -d ./mdtest.000000.000003"
     )
     assert (
         " ".join(command("ska-mdtest.yaml", by_depth[2]).split())
-        == "srun mdtest -n 16384 -z 2 -F -C -v -d /work/mdtest"
+        == "srun mdtest -n 16384 -z 2 -F -C -v -d ./mdtest.000000.000003"
     )
 
 
