@@ -337,13 +337,13 @@ def _csv(table: ResultTable) -> str:
 
 
 def _jube_csv(table: ResultTable, grid: Grid) -> str:
-    """A JUBE file's table as JUBE writes it: formatted values, notes after the rows."""
+    """A JUBE file's table as JUBE writes it: formatted values and nothing else (the notes
+    go to standard error, as every CSV table's do)."""
     head, body, _ = grid
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=table.separator, lineterminator="\n")
     writer.writerow(head)
     writer.writerows(body)
-    buffer.writelines(f"{line}\n" for line in _notes(table, "# "))
     return buffer.getvalue()
 
 
