@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-i",
         "--id",
+        dest="run_id",
         action="append",
         default=[],
         metavar="ID",
@@ -40,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     outpath = Path(args.outpath)
-    for source in jube_run_dirs(Path(args.dir), args.id):
+    for source in jube_run_dirs(Path(args.dir), args.run_id):
         earlier = [] if args.again else imported_jube(source, outpath)
         if earlier:
             ids = ", ".join(run_dir.name for run_dir in earlier)
