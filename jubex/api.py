@@ -169,8 +169,17 @@ def _as_run_would(
             include_path=selection.include_path,
             benchmark=selection.benchmark or name,
         )
-        for _ in islice(dry_run(spec, max_workpackages=limit), VALIDATE_RENDERED):
+        planned = dry_run(spec, max_workpackages=limit)
+        for _ in islice(planned, VALIDATE_RENDERED):
             pass
+        if next(planned, None) is not None:
+            return [
+                DefinitionWarning(
+                    f"validate rendered the first {VALIDATE_RENDERED:,} workpackages as run "
+                    "would; the others were planned, not rendered",
+                    hint=f"jubex run {path} --dry-run renders every one",
+                )
+            ]
     except JubexError as exc:
         errors = list(exc.errors) if isinstance(exc, ErrorList) else [exc]
         return [e for e in errors if NOT_EVALUATED not in str(e)]

@@ -155,3 +155,18 @@ def test_validate_takes_the_selection_of_run_and_refuses_what_it_refuses(
         return
     assert valid != 0 and refused in said, said
     assert dry != 0 and refused in ran, ran
+
+
+def test_validate_says_when_it_rendered_only_the_first_workpackages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text(
+        "name: big\nparameters:\n  n: {range: {start: 0, stop: 1001, step: 1}}\n"
+        "steps:\n  s:\n    suffix: $n\n    do: echo $n\n"
+    )
+    code, said = _exit(capsys, "validate", str(path))
+    assert code == 0
+    assert "validate rendered the first 1,000 workpackages as run would" in said
+    path.write_text(path.read_text().replace("1001", "999"))  # 1,000 at the most
+    assert "rendered the first" not in _exit(capsys, "validate", str(path))[1]
