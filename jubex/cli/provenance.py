@@ -61,10 +61,21 @@ def provenance_lines(facts: Mapping[str, object], meta: Mapping[str, str]) -> li
             f"target file system: {target.get('name')} at {target.get('path')}"
             + (f" ({kind}{peaks})" if kind or peaks else "")
         )
+    targets = facts.get("targets")
+    for item in targets if isinstance(targets, list) else []:
+        lines.append(f"benchmarks write to: {_target_line(_mapping(item))}")
     modules = facts.get("modules")
     if isinstance(modules, list) and modules:
         lines.append(f"modules: {' '.join(str(m) for m in modules)}")
     return lines
+
+
+def _target_line(fs: Mapping[str, object]) -> str:
+    """A directory the benchmarks wrote to and the file system it lies on."""
+    if not fs.get("type"):
+        return f"{fs.get('path')} ({fs.get('unknown') or 'file system unknown'})"
+    size = f", {_size(fs['size_bytes'])}" if fs.get("size_bytes") else ""
+    return f"{fs.get('path')} ({fs['type']} at {fs.get('mount')} on {fs.get('source')}{size})"
 
 
 def _mapping(value: object) -> Mapping[str, object]:

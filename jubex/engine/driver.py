@@ -65,8 +65,12 @@ def new_run(spec: RunSpec) -> Run:
     """Create the run directory, record its provenance and plan every workpackage into its
     store."""
     run = create_run(spec)
-    provenance.write(run.dir, provenance.collect(spec, run.dir))
+    facts = provenance.collect(spec, run.dir)
+    provenance.write(run.dir, facts)
     _plan_into(run)
+    points = (wp.point for wp in run.store.workpackages())
+    facts["targets"] = provenance.target_facts(spec, run.dir, points)
+    provenance.write(run.dir, facts)
     return run
 
 

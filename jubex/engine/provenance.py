@@ -16,12 +16,16 @@ import os
 import platform
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from jubex.space.spec import RunSpec
 
 PROVENANCE = "provenance.json"
+#: the parameter naming the directory a benchmark writes to (the shipped definitions')
+TARGET_PARAMETER = "dir"
+#: distinct target directories recorded at most
+TARGETS = 20
 #: seconds a helper command (git, lfs) may take before its fact is left out
 COMMAND_TIMEOUT = 5
 
@@ -40,6 +44,40 @@ def collect(spec: RunSpec, run_dir: Path) -> dict[str, object]:
     if modules:
         facts["modules"] = modules
     return facts
+
+
+def target_facts(
+    spec: RunSpec, run_dir: Path, points: Iterable[Mapping[str, object]]
+) -> list[dict[str, object]]:
+    """The file system of each directory the benchmarks write to, which need not be the run
+    directory's (a ``dir`` on tmpfs measures memory): the values of their ``dir`` parameter
+    (a relative one lies in the workpackage's directory, in the run directory), else the
+    path of the platform's target file system. A path the job itself expands (``$SCRATCH``
+    unknown here) is recorded as such."""
+    found = dict.fromkeys(
+        str(point[TARGET_PARAMETER])
+        for point in points
+        if str(point.get(TARGET_PARAMETER) or "").strip()
+    )
+    target = spec.platform.target_filesystem
+    if not found and target is not None:
+        found = {target.path: None}
+    facts: list[dict[str, object]] = []
+    for text in list(found)[:TARGETS]:
+        expanded = os.path.expandvars(os.path.expanduser(text))
+        if "$" in expanded:
+            facts.append({"path": text, "unknown": "the job expands it"})
+            continue
+        path = run_dir / expanded  # an absolute path stays as it is
+        facts.append({**filesystem_facts(_existing(path)), "path": text})
+    return facts
+
+
+def _existing(path: Path) -> Path:
+    """The path, or its nearest parent that exists (the benchmark makes the rest)."""
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
 
 
 def write(run_dir: Path, facts: Mapping[str, object]) -> None:

@@ -69,3 +69,28 @@ def test_without_file_systems_a_benchmark_writes_to_its_work_directory(tmp_path:
     jubex(tmp_path, "run", "b.yaml")
     assert (tmp_path / "runs/000000/000000_run/work/out.000000").read_text() == "written\n"
     assert "platform_filesystem" not in provenance.read(tmp_path / "runs" / "000000")
+
+
+def test_provenance_records_the_file_system_each_benchmark_writes_to(tmp_path: Path) -> None:
+    # the run directory is on /tmp's file system; the benchmark writes to /dev/shm (tmpfs)
+    shm = "/dev/shm/jubex-target-test"
+    (tmp_path / "shm.yaml").write_text(
+        f"name: shm\nparameters:\n  dir: [{shm}, .]\nsteps:\n  run:\n    do: echo $dir\n"
+    )
+    jubex(tmp_path, "run", "shm.yaml", "-q", "--outpath", "runs")
+    facts = provenance.read(tmp_path / "runs" / "000000")
+    targets = {t["path"]: t for t in facts["targets"]}
+    assert targets[shm]["type"] == "tmpfs" and targets[shm]["mount"] == "/dev/shm"
+    run_fs = facts["filesystem"]
+    assert (targets["."]["type"], targets["."]["mount"]) == (run_fs["type"], run_fs["mount"])
+    out = jubex(tmp_path, "info", "runs/000000")
+    assert f"benchmarks write to: {shm} (tmpfs at /dev/shm" in out
+
+
+def test_a_directory_the_job_expands_is_recorded_as_such(tmp_path: Path) -> None:
+    (tmp_path / "var.yaml").write_text(
+        "name: var\nparameters:\n  dir: $NOT_SET_HERE/io\nsteps:\n  run:\n    do: 'true'\n"
+    )
+    jubex(tmp_path, "run", "var.yaml", "-q", "--outpath", "runs")
+    (target,) = provenance.read(tmp_path / "runs" / "000000")["targets"]
+    assert target == {"path": "$NOT_SET_HERE/io", "unknown": "the job expands it"}
