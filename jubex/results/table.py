@@ -8,7 +8,7 @@ Cells keep typed values; :mod:`jubex.results.formats` decides how they look.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from jubex.definition.model import Table, Until
@@ -117,7 +117,7 @@ def build_table(
         notes.append(
             f"{failed} failed workpackage(s) {'included' if include_failed else 'left out'}"
         )
-    rows = derive_rows(_filter(rows, table, known, notes), plan)
+    rows = derive_rows(_filter(rows, table, known, notes, measured=directions), plan)
     groups = _groups(rows, table, known)
     body: list[Entry] = [(compute_cells(members, plan), members[0]) for members in groups]
     if table.cv_limit is not None:
@@ -255,8 +255,16 @@ def filtered(rows: Sequence[Row], table: Table) -> Sequence[Row]:
 
 
 def _filter(
-    rows: Sequence[Row], table: Table, known: Mapping[str, None], notes: list[str]
+    rows: Sequence[Row],
+    table: Table,
+    known: Mapping[str, None],
+    notes: list[str],
+    *,
+    measured: Collection[str] = (),
 ) -> Sequence[Row]:
+    """The rows the filter keeps. A filter of parameters alone that keeps none can never
+    hold for this run: an error. One that reads a ``measured`` value may keep none of
+    today's numbers (``bw < 100``: no slow point) and says so in a note."""
     if not table.filter or not rows:
         return rows
     expr = compile_expr(table.filter, table.loc)
@@ -282,14 +290,16 @@ def _filter(
             )
         if verdict:
             kept.append(row)
-    if not kept and not undecided:
-        raise DefinitionError(
-            f"the filter '{table.filter}' of table '{table.name}' is true for none of the "
-            f"{len(rows)} row(s): {_values_of(rows, expr.names)}",
-            table.loc,
-        )
     dropped = len(rows) - len(kept) - undecided
-    if dropped:
+    if not kept and not undecided:
+        why = (
+            f"the filter '{table.filter}' of table '{table.name}' is true for none of the "
+            f"{len(rows)} row(s): {_values_of(rows, expr.names)}"
+        )
+        if not any(name in measured for name in expr.names):
+            raise DefinitionError(why, table.loc)
+        notes.append(why)
+    elif dropped:
         notes.append(f"{dropped} row(s) left out by the filter '{table.filter}'")
     if undecided:
         notes.append(f"{undecided} row(s) left out: a value the filter needs is missing")

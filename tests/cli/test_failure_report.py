@@ -92,29 +92,20 @@ def test_an_empty_table_says_why(failed: tuple[Path, str]) -> None:
     filtered.write_text(
         FAILING.replace("columns: [x, bw]", "filter: 'bw > 100'\n    columns: [x, bw]")
     )
-    # a filter true for no row is an error naming the values the rows have, not an empty table
+    # a filter of measured values true for no row says so with the values the rows have;
+    # one of parameters alone can never hold for the run: an error
+    out = jubex(home, "run", "filtered.yaml", "-q", "-p", "x=4", "--outpath", "f")
+    assert "filter 'bw > 100' of table 't' is true for none of the 3 row(s): bw is 4.5" in out
+    filtered.write_text(filtered.read_text().replace("'bw > 100'", "'x > 100'"))
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "jubex",
-            "run",
-            "filtered.yaml",
-            "-q",
-            "-p",
-            "x=4",
-            "--outpath",
-            "f",
-        ],
+        [sys.executable, "-m", "jubex", "run", "filtered.yaml", "-q", "-p", "x=4", "--outpath=e"],
         cwd=home,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "filter 'bw > 100' of table 't' is true for none of the 3 row(s): bw is 4.5" in (
-        done.stderr
-    )
+    assert "filter 'x > 100' of table 't' is true for none of the 3 row(s): x is 4" in done.stderr
     out = jubex(home, "run", "fail.yaml", "-q", "-p", "x=1", "--outpath", "g", check=1)
     assert "empty: all 3 workpackage(s) of its steps failed (jubex status shows why" in out
     quiet = home / "quiet.yaml"
