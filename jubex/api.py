@@ -354,6 +354,8 @@ class DryWorkpackage:
     actions: list[str]
     #: the wrapper (and, on a batch platform, the job script) as they would be written
     scripts: dict[Path, str]
+    #: what the run would warn about first at this workpackage (more processes than cores)
+    warnings: tuple[str, ...] = ()
 
 
 def dry_run(
@@ -382,7 +384,8 @@ def dry_run(
         rendered = renderer.render(wp, [planned[p] for p in wp.parents], writer)
         if not scheduler.local:
             renderer.job_script(rendered, f"jx{run_dir.name}-{wp.id}", writer)
-        yield DryWorkpackage(rendered, writer.actions, writer.files)
+        warnings, renderer.warnings = tuple(renderer.warnings), []
+        yield DryWorkpackage(rendered, writer.actions, writer.files, warnings)
 
 
 def analyse_runs(runs: Iterable[Run]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from jubex.api import DryWorkpackage, dry_run
@@ -16,7 +17,7 @@ def show_dry_run(
 ) -> int:
     """Print the dry run as text (commands and files) or as one JSON document; ``earlier``
     runs would be made in its outpath before it."""
-    items = dry_run(spec, max_workpackages=max_workpackages, earlier=earlier)
+    items = map(_warned, dry_run(spec, max_workpackages=max_workpackages, earlier=earlier))
     if style == "json":
         found = [_as_dict(item) for item in items]
         print(json.dumps({"platform": spec.platform.name, "workpackages": found}, indent=1))
@@ -29,6 +30,13 @@ def show_dry_run(
         f"{count} workpackage(s) would run on platform '{spec.platform.name}'; nothing was written"
     )
     return 0
+
+
+def _warned(item: DryWorkpackage) -> DryWorkpackage:
+    """The item, its warnings said on stderr as the run would say them."""
+    for warning in item.warnings:
+        print(warning, file=sys.stderr)
+    return item
 
 
 def _commands(item: DryWorkpackage) -> list[list[str]]:

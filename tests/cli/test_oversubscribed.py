@@ -37,6 +37,9 @@ def test_more_processes_per_node_than_cores_is_warned_about_once(tmp_path: Path)
         f"whose nodes have {CORES} core(s)"
     )
     assert done.stderr.count(warning) == 1, done.stderr
+    for form in ("pretty", "json"):  # the dry run warns as the run does
+        dry = jubex(tmp_path, "run", "crowded.yaml", "--dry-run", "-f", form, "-P", "local")
+        assert dry.stderr.count(warning) == 1, dry.stderr
     (tmp_path / "fits.yaml").write_text(DEFINITION.replace(f"{2 * CORES}}}", "1}"))
     done = jubex(tmp_path, "run", "fits.yaml", "-q", "--outpath", "runs", "-P", "local")
     assert "warning" not in done.stderr
