@@ -81,8 +81,9 @@ def test_states_of_done_failed_and_unfinished_workpackages(imported: Path) -> No
     assert "archive: 20 submitted" in status  # a done_file never made: unfinished
     assert "ior: 10 done, 2 failed" in status and "mdtest: 20 done" in status
     assert "ior: out of space" in status  # JUBE's error file is the reason
-    table = jubex(imported, "result", run, "-T", "ior", "-f", "csv").stdout
-    assert "16m,4," not in table and "# 1 failed workpackage(s) left out" in table
+    shown = jubex(imported, "result", run, "-T", "ior", "-f", "csv")
+    table = shown.stdout  # the table alone; its notes on standard error
+    assert "16m,4," not in table and "# ior: 1 failed workpackage(s) left out" in shown.stderr
     assert "16m,2,8,3100.00,2001.5,0.7,2" in table
 
 
@@ -243,7 +244,7 @@ def test_a_run_jube_has_not_analysed_says_so(tmp_path: Path) -> None:
     (run / "analyse.xml").unlink()
     said = jubex(tmp_path, "import-jube", str(run)).stdout
     assert "holds no analyse.xml: JUBE has not analysed this run" in said
-    assert "empty" in jubex(tmp_path, "result", "-f", "csv").stdout
+    assert "empty" in jubex(tmp_path, "result", "-f", "csv").stderr
 
 
 def test_a_workpackage_jube_never_started_is_planned(tmp_path: Path) -> None:
