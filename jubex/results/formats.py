@@ -328,20 +328,19 @@ def _csv(table: ResultTable) -> str:
     """RFC 4180: one header line, one line per row, CRLF line ends, fields quoted where
     they must be; nothing else (the notes are for readers: the other formats show them,
     and the flags are a column)."""
-    head, body, _ = _grid(table, "", exact=True)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=table.separator, lineterminator="\r\n")
-    writer.writerow(head)
-    writer.writerows(body)
-    return buffer.getvalue()
+    return _csv_lines(_grid(table, "", exact=True), table.separator, "\r\n")
 
 
 def _jube_csv(table: ResultTable, grid: Grid) -> str:
     """A JUBE file's table as JUBE writes it: formatted values and nothing else (the notes
     go to standard error, as every CSV table's do)."""
+    return _csv_lines(grid, table.separator, "\n")
+
+
+def _csv_lines(grid: Grid, separator: str, ending: str) -> str:
     head, body, _ = grid
     buffer = io.StringIO()
-    writer = csv.writer(buffer, delimiter=table.separator, lineterminator="\n")
+    writer = csv.writer(buffer, delimiter=separator, lineterminator=ending)
     writer.writerow(head)
     writer.writerows(body)
     return buffer.getvalue()
