@@ -18,7 +18,12 @@ EXAMPLES = (
 )
 
 #: the states of an imported JUBE run's workpackages, as JUBE's words say them
-_SAID = {"done": "done", "failed": "failed", "submitted": "unfinished", "planned": "not started"}
+JUBE_STATES = {
+    "done": "done",
+    "failed": "failed",
+    "submitted": "unfinished",
+    "planned": "not started",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +59,7 @@ def handle(args: argparse.Namespace) -> int:
         counts = run.store.counts()
         said = ", ".join(
             f"{n} {word}"
-            for state, word in _SAID.items()
+            for state, word in JUBE_STATES.items()
             if (n := sum(c for (_, s), c in counts.items() if s == state))
         )
         print(f"imported {shown(source)} as {shown(run.dir)} ({said})")

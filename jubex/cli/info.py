@@ -17,7 +17,13 @@ from pathlib import Path
 
 from jubex.api import resolve
 from jubex.cli.common import add_definition_options, add_format, add_limit_option, overrides
-from jubex.cli.provenance import JOB_COLUMNS, job_columns, provenance_lines
+from jubex.cli.provenance import (
+    JOB_COLUMNS,
+    job_columns,
+    jube_origin_lines,
+    jube_run,
+    provenance_lines,
+)
 from jubex.definition.model import ParameterSet
 from jubex.engine import provenance
 from jubex.errors import no_such_file
@@ -247,6 +253,21 @@ def _json_count(n: int) -> int | str:
     return n if n < 10**15 else count_text(n)
 
 
+#: the store meta a run's information shows, in order
+_RUN_KEYS = (
+    "name",
+    "comment",
+    "platform",
+    "created",
+    "host",
+    "user",
+    "command",
+    "jubex_version",
+    "tags",
+    "overrides",
+)
+
+
 def _run_info(run: Run, args: argparse.Namespace) -> int:
     meta = run.meta
     wps = run.store.workpackages()
@@ -269,23 +290,16 @@ def _run_info(run: Run, args: argparse.Namespace) -> int:
     if args.format != "pretty":
         _emit(args.format, header, rows, {"run": str(run.dir), **meta, "provenance": facts})
         return 0
-    for key in (
-        "name",
-        "comment",
-        "platform",
-        "created",
-        "host",
-        "user",
-        "command",
-        "jubex_version",
-        "tags",
-        "overrides",
-    ):
+    imported = jube_run(meta)
+    keys = ("name", "comment", "created", "tags", "overrides") if imported else _RUN_KEYS
+    for key in keys:
         if meta.get(key) and meta[key] not in ("[]", "{}"):
             value = meta[key]
             if key == "created":
                 value = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(value)))
             print(f"{key}: {value}")
+    for line in jube_origin_lines(meta) if imported else ():
+        print(line)
     for line in provenance_lines(facts, meta):
         print(line)
     if args.parametrisation or args.all:

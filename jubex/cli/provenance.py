@@ -70,6 +70,38 @@ def provenance_lines(facts: Mapping[str, object], meta: Mapping[str, str]) -> li
     return lines
 
 
+def jube_run(meta: Mapping[str, str]) -> bool:
+    """Whether the run was imported from a JUBE run directory (``jubex import-jube``)."""
+    return bool(meta.get("imported_from")) and "jube_rows" in meta
+
+
+def jube_origin(meta: Mapping[str, str]) -> str:
+    """An imported JUBE run in a few words: ``a JUBE 2.7.1 run imported from DIR``."""
+    version = f" {meta['jube_version']}" if meta.get("jube_version") else ""
+    return f"a JUBE{version} run imported from {meta.get('imported_from')}"
+
+
+def jube_origin_lines(meta: Mapping[str, str]) -> list[str]:
+    """Where an imported JUBE run ran, as far as JUBE recorded it, and where it was
+    imported: the machine that imported it is never named as the one it ran on."""
+    version = f" {meta['jube_version']}" if meta.get("jube_version") else ""
+    lines = [f"platform: not recorded (a run JUBE{version} made; JUBE records no platform)"]
+    if meta.get("jube_directory"):
+        said = meta.get("jube_directory_from")
+        lines.append(f"ran in: {meta['jube_directory']}" + (f" (JUBE's {said})" if said else ""))
+    else:
+        lines.append("ran in: not recorded (no run.log, no error file naming it)")
+    lines.append("host, user: not recorded by JUBE")
+    if meta.get("jube_command"):
+        lines.append(f"command: {meta['jube_command']} (JUBE's parse.log)")
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(meta.get("imported") or 0)))
+    lines.append(
+        f"imported: {when} from {meta.get('imported_from')} on {meta.get('imported_on')} by "
+        f"{meta.get('imported_by')} (jubex {meta.get('jubex_version')}; outputs not imported)"
+    )
+    return lines
+
+
 def _target_line(fs: Mapping[str, object]) -> str:
     """A directory the benchmarks wrote to and the file system it lies on."""
     if not fs.get("type"):

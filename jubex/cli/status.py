@@ -7,9 +7,12 @@ import argparse
 import json
 from collections import defaultdict
 from dataclasses import asdict
+from pathlib import Path
 
 from jubex.analysis.run import missing_analysis
 from jubex.cli.common import REPORT_FORMATS, add_format, add_run_selector, selected_run, shown
+from jubex.cli.import_jube import JUBE_STATES
+from jubex.cli.provenance import jube_origin, jube_run
 from jubex.engine.failures import Cause, failure_causes, id_list
 from jubex.store.rundir import Run
 from jubex.store.store import STATES
@@ -58,19 +61,31 @@ def handle(args: argparse.Namespace) -> int:
             )
         )
         return 1 if causes else 0
-    print(f"run {shown(run.dir)} ({meta.get('name')}, platform {meta.get('platform')})")
+    imported = jube_run(meta)
+    where = jube_origin(meta) if imported else f"platform {meta.get('platform')}"
+    print(f"run {shown(run.dir)} ({meta.get('name')}, {where})")
+    words = JUBE_STATES if imported else {}
     for step, states in per_step.items():
-        parts = ", ".join(f"{states[s]} {s}" for s in STATES if states.get(s))
+        parts = ", ".join(f"{states[s]} {words.get(s, s)}" for s in STATES if states.get(s))
         print(f"  {step}: {parts}")
     if causes:
         total = sum(len(c.ids) for c in causes)
         print(f"  {total} failed, {len(causes)} cause(s):")
     for cause in causes:
         print(f"    {len(cause.ids)} x {cause.step}: {cause.text}")
-        print(f"      workpackage {id_list(cause.ids)}; outputs in {cause.workdir}")
+        print(f"      workpackage {id_list(cause.ids)}; {_outputs(run, cause.workdir)}")
     for reason, ids in empty.items():
         print(f"  analysers found nothing usable ({reason}): workpackage {id_list(ids)}")
     return 1 if causes else 0
+
+
+def _outputs(run: Run, workdir: str) -> str:
+    """Where a failed workpackage's outputs are: an imported run has none of its own."""
+    if run.meta.get("imported_outputs") != "no":
+        return f"outputs in {workdir}"
+    there = run.meta.get("jube_directory")
+    inside = Path(workdir).relative_to(run.dir)
+    return "outputs not imported" + (f" (they were in {Path(there) / inside})" if there else "")
 
 
 def _params(run: Run, cause: Cause) -> dict[str, str]:

@@ -125,12 +125,7 @@ def drive(
 ) -> dict[str, int]:
     """Run (or continue) until done; ``on_finished`` hears of each workpackage that ends
     (the analyse stage hooks in here without the engine knowing it)."""
-    if run.meta.get("imported_from"):
-        raise JubexError(
-            f"the run {run.dir} was imported from {run.meta['imported_from']}: its jobs ran "
-            "elsewhere, so it can be tabulated, plotted and compared, not continued",
-            hint="run its definition (run.json, source/) here for a run of your own",
-        )
+    _refuse_imported(run, "continued")
     with run_lock(run.dir):
         finish_planning(run)
         if retry_failed:
@@ -169,7 +164,18 @@ def _record_accounting(run: Run, scheduler: Scheduler) -> None:
             return
 
 
+def _refuse_imported(run: Run, what: str) -> None:
+    """An imported run's jobs ran elsewhere: it is tabulated here, never run or cancelled."""
+    if run.meta.get("imported_from"):
+        raise JubexError(
+            f"the run {run.dir} was imported from {run.meta['imported_from']}: its jobs ran "
+            f"elsewhere, so it can be tabulated, plotted and compared, not {what}",
+            hint="run its definition (run.json, source/) here for a run of your own",
+        )
+
+
 def cancel(run: Run) -> int:
+    _refuse_imported(run, "cancelled")
     with run_lock(run.dir):
         engine = Engine(run, scheduler_for(run.platform), Policy(), Progress("", "quiet"))
         return engine.cancel()

@@ -17,13 +17,16 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import socket
+import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from jubex.definition.model import STATISTICS, Analyser, Benchmark
 from jubex.errors import JubexError, Loc
 from jubex.language.values import parse_value
+from jubex.platform.model import Platform
 from jubex.space.plan import Workpackage
 from jubex.space.spec import RunSpec, resolve_spec
 from jubex.store.jube_dir import (
@@ -40,8 +43,9 @@ from jubex.store.jube_dir import (
     read_jube_run,
     read_root,
 )
+from jubex.store.jube_origin import JubeOrigin, read_origin
 from jubex.store.measurement import Measurement
-from jubex.store.rundir import JUBE_ROWS, STORE, Run, create_run, list_runs
+from jubex.store.rundir import JUBE_ROWS, STORE, Run, create_run, list_runs, user_name
 from jubex.store.store import DONE as DONE_STATE
 from jubex.store.store import FAILED, PLANNED, SUBMITTED, Store
 
@@ -50,6 +54,8 @@ MAX_CHAIN = 200
 _STATES = {DONE: DONE_STATE, ERROR: FAILED, WAITING: SUBMITTED, OPEN: PLANNED}
 #: elements of a JUBE file that read other files; JUBE writes configuration.xml without them
 _READING_ELSEWHERE = ("include", "include-path")
+#: the platform of an imported run: JUBE records no platform, scheduler or host
+JUBE_PLATFORM = "jube"
 
 
 def jube_run_dirs(path: Path, ids: Sequence[str]) -> list[Path]:
@@ -106,7 +112,12 @@ def import_jube(path: Path, outpath: Path) -> Run:
     wps = _workpackages(source, benchmark)
     values = _values(source, benchmark)
     rows = _rows(source, benchmark)
-    spec = _spec(benchmark, outpath, _tags(source))
+    origin = read_origin(
+        path,
+        read_root(source.configuration).get("version", ""),
+        [path / wp.dir_name for wp in source.workpackages if wp.state == ERROR],
+    )
+    spec = _spec(benchmark, outpath, _tags(source), origin)
     run = create_run(spec)
     try:
         run.store.add_workpackages(wps)
@@ -118,11 +129,7 @@ def import_jube(path: Path, outpath: Path) -> Run:
         )
         run.store.set_meta(
             {
-                "imported_from": str(path.resolve()),
-                "imported": f"{time.time():.3f}",
-                "imported_outputs": "no",
-                "created": f"{_started(path):.3f}",
-                "jube_version": read_root(source.configuration).get("version", "")[:40],
+                **_provenance(path, origin),
                 JUBE_ROWS: json.dumps(rows, separators=(",", ":")),
             }
         )
@@ -156,12 +163,42 @@ def _benchmark(source: JubeRun) -> Benchmark:
     return benchmark
 
 
-def _spec(benchmark: Benchmark, outpath: Path, tags: Sequence[str]) -> RunSpec:
-    """The run's spec: JUBE's benchmark, the local platform (where it ran is not
-    recorded), and the tags JUBE ran it with (already applied: they are only noted)."""
-    from jubex.platform.load import load_platform
+def _spec(benchmark: Benchmark, outpath: Path, tags: Sequence[str], origin: JubeOrigin) -> RunSpec:
+    """The run's spec: JUBE's benchmark, a platform that says only that the run came from
+    JUBE (JUBE records no platform, scheduler or host), and the tags JUBE ran it with
+    (already applied: they are only noted)."""
+    ran = f"JUBE {origin.version}".strip()
+    where = f" in {origin.directory}" if origin.directory else ""
+    platform = Platform(
+        name=JUBE_PLATFORM,
+        scheduler="",
+        description=f"a run {ran} made{where}; JUBE records no platform, scheduler or host",
+        python=False,
+    )
+    return resolve_spec(benchmark, platform, tags=tags, outpath=outpath)
 
-    return resolve_spec(benchmark, load_platform(None), tags=tags, outpath=outpath)
+
+def _provenance(path: Path, origin: JubeOrigin) -> dict[str, str]:
+    """The run's meta: where JUBE ran it as far as its files say ('' where they do not:
+    the host and the user are never recorded), and who imported it where and when."""
+    return {
+        "imported_from": str(path.resolve()),
+        "imported": f"{time.time():.3f}",
+        "imported_outputs": "no",
+        "imported_on": socket.gethostname(),
+        "imported_by": user_name(),
+        "import_command": " ".join(sys.argv),
+        "created": f"{origin.started or (path / CONFIGURATION).stat().st_mtime:.3f}",
+        "jube_version": origin.version,
+        "jube_command": origin.command,
+        "jube_directory": origin.directory,
+        "jube_directory_from": origin.directory_from,
+        "scheduler": "",
+        "host": "",
+        "user": "",
+        "cwd": "",
+        "command": origin.command,
+    }
 
 
 def _tags(source: JubeRun) -> list[str]:
@@ -303,18 +340,3 @@ def _rows(source: JubeRun, benchmark: Benchmark) -> dict[str, list[int]]:
         if analysis.wp not in kind:
             kind.append(analysis.wp)
     return {kind: sorted(ids) for kind, ids in rows.items()}
-
-
-def _started(path: Path) -> float:
-    """When JUBE started the run (its ``timestamps`` file), else when it wrote its
-    configuration: the time the run is listed and compared by."""
-    try:
-        with (path / "timestamps").open(encoding="utf-8", errors="replace") as f:
-            lines: Iterable[str] = f.read(4096).splitlines()
-        for line in lines:
-            key, _, when = line.partition(":")
-            if key.strip() == "start":
-                return time.mktime(time.strptime(when.strip(), "%Y-%m-%d %H:%M:%S"))
-    except (OSError, ValueError):
-        pass
-    return (path / CONFIGURATION).stat().st_mtime

@@ -145,7 +145,7 @@ def create_run(spec: RunSpec) -> Run:
             "jubex_version": __version__,
             "python": sys.version.split()[0],
             "host": socket.gethostname(),
-            "user": _user(),
+            "user": user_name(),
             "cwd": os.getcwd(),
             "command": " ".join(sys.argv),
             "tags": json.dumps(list(spec.tags)),
@@ -157,7 +157,7 @@ def create_run(spec: RunSpec) -> Run:
     return Run(run_dir, store, spec)
 
 
-def _user() -> str:
+def user_name() -> str:
     try:
         return getpass.getuser()
     except (KeyError, OSError):

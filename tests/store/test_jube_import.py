@@ -7,6 +7,8 @@ import csv
 import io
 import json
 import shutil
+import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -78,9 +80,19 @@ def test_result_of_an_imported_run_is_jubes_result(imported: Path, case: str, st
 def test_states_of_done_failed_and_unfinished_workpackages(imported: Path) -> None:
     run = f"runs/{CASES.index('io_study'):06d}"
     status = jubex(imported, "status", run, code=1).stdout
-    assert "archive: 20 submitted" in status  # a done_file never made: unfinished
+    assert "archive: 20 unfinished" in status  # a done_file never made
     assert "ior: 10 done, 2 failed" in status and "mdtest: 20 done" in status
     assert "ior: out of space" in status  # JUBE's error file is the reason
+    assert (
+        "outputs not imported (they were in /tmp/jube-scratch/io_study/bench_run/000000/"
+        "000010_ior/work)" in status
+    )
+    states = json.loads(jubex(imported, "status", run, "-f", "json", code=1).stdout)["steps"]
+    assert states == {
+        "archive": {"submitted": 20},
+        "ior": {"done": 10, "failed": 2},
+        "mdtest": {"done": 20},
+    }
     shown = jubex(imported, "result", run, "-T", "ior", "-f", "csv")
     table = shown.stdout  # the table alone; its notes on standard error
     assert "16m,4," not in table and "# ior: 1 failed workpackage(s) left out" in shown.stderr
@@ -88,24 +100,85 @@ def test_states_of_done_failed_and_unfinished_workpackages(imported: Path) -> No
 
 
 def test_an_imported_run_is_compared_published_reported_and_has_a_history(
-    imported: Path,
+    imported: Path, tmp_path: Path
 ) -> None:
-    source = str(DATA / "io_study" / "bench_run")
-    again = jubex(imported, "import-jube", source, "--outpath", "more").stdout
+    """Two imports of JUBE's run, the second's write bandwidth of one point halved in its
+    analyse.xml: compare, history, report and publish read both as JUBE stored them."""
+    slower = tmp_path / "bench_run"
+    shutil.copytree(DATA / "io_study" / "bench_run", slower)
+    edit(
+        slower / "000000" / "analyse.xml",
+        '<pattern name="write_bw_avg" type="float">1000.5</pattern>',
+        '<pattern name="write_bw_avg" type="float">500.25</pattern>',
+    )
+    again = jubex(imported, "import-jube", str(slower), "--outpath", "more").stdout
     assert again.startswith("imported ") and "30 done, 2 failed, 20 unfinished" in again
-    twice = jubex(imported, "import-jube", source, "--outpath", "more").stdout
+    twice = jubex(imported, "import-jube", str(slower), "--outpath", "more").stdout
     assert "already imported as run 000000" in twice
     first = f"runs/{CASES.index('io_study'):06d}"
-    compared = jubex(imported, "compare", first, "more/000000").stdout
-    assert "PASSED" in compared
+    compared = json.loads(
+        jubex(imported, "compare", first, "more/000000", "-f", "json", code=1).stdout
+    )
+    rows = compared["rows"]
+    halved = [r for r in rows if r["metric"] == "write_bw_avg" and r["transfer"] == "1m"]
+    assert [(r["tasks"], r["change"]) for r in halved] == [(2, -50.0), (4, 0.0)]
+    # JUBE kept the statistics, not the samples: one value a point, so the loss cannot be
+    # told from noise, and the comparison fails as inconclusive beyond the tolerance
+    assert halved[0]["verdict"] == "inconclusive" and compared["verdict"] == "failed"
     history = jubex(imported, "history", first, "more/000000", "-m", "write_bw_avg").stdout
-    assert "2026-11-26" in history  # the time JUBE started the run, from its timestamps
-    jubex(imported, "report", first, "-o", "report.html")
-    assert "write_bw_avg" in (imported / "report.html").read_text()
-    published = jubex(imported, "publish", first, "--database", str(imported / "r.sqlite"))
-    assert "published" in published.stdout
+    assert "2026-11-26 23:04" in history  # when JUBE started the run, from its timestamps
+    assert "-50.0" in history
+    jubex(imported, "report", first, "more/000000", "-o", "report.html")
+    html = (imported / "report.html").read_text()
+    assert "write_bw_avg" in html and "/tmp/jube-scratch/io_study/bench_run/000000" in html
+    database = imported / "r.sqlite"
+    for run in (first, "more/000000"):
+        assert "published" in jubex(imported, "publish", run, "--database", str(database)).stdout
+    with sqlite3.connect(database) as db:
+        runs = db.execute("SELECT platform, scheduler, host, imported_from FROM runs").fetchall()
+        means = db.execute(
+            "SELECT s.value FROM samples s JOIN points p ON s.point = p.id "
+            "JOIN parameters a ON a.point = p.id "
+            "WHERE s.metric = 'write_bw_avg' AND a.name = 'transfer' AND a.value = '1m' "
+            "ORDER BY p.run, s.value"
+        ).fetchall()
+    assert [r[:3] for r in runs] == [("jube", "", "")] * 2  # not this machine's platform
+    assert runs[1][3] == str((slower / "000000").resolve())
+    assert [m for (m,) in means] == [1000.5, 2001.0, 500.25, 2001.0]
     refused = jubex(imported, "analyse", first, code=2).stderr
     assert "imported without its outputs" in refused
+    cancelled = jubex(imported, "cancel", first, code=1).stderr
+    assert "its jobs ran elsewhere" in cancelled and "not cancelled" in cancelled
+
+
+def test_an_imported_run_says_where_jube_ran_it_and_never_names_this_machine(
+    imported: Path,
+) -> None:
+    io_study = jubex(imported, "info", f"runs/{CASES.index('io_study'):06d}").stdout
+    assert "platform: not recorded (a run JUBE 2.7.1 made; JUBE records no platform)" in io_study
+    # no run.log kept: the directory is the one JUBE's error file names
+    assert (
+        "ran in: /tmp/jube-scratch/io_study/bench_run/000000 (JUBE's 000010_ior/error)" in io_study
+    )
+    assert "host, user: not recorded by JUBE" in io_study
+    assert "command: jube run io_study.xml (JUBE's parse.log)" in io_study
+    assert "created: 2026-11-26 23:04:55" in io_study  # JUBE's timestamps
+    assert "platform: local" not in io_study and f"host: {socket.gethostname()}" not in io_study
+    assert f"on {socket.gethostname()} by" in io_study  # where it was imported, said as such
+    statistic = jubex(imported, "info", f"runs/{CASES.index('statistic'):06d}").stdout
+    # run.log wraps the directory over two rows of its table ("/tmp/jube-", "scratch/...")
+    assert "ran in: /tmp/jube-scratch/statistic/bench_run/000000 (JUBE's run.log)" in statistic
+    status = jubex(imported, "status", f"runs/{CASES.index('statistic'):06d}").stdout
+    assert "(reduce_example, a JUBE 2.7.1 run imported from " in status
+
+
+def test_an_imported_run_without_logs_or_timestamps_leaves_them_unknown(tmp_path: Path) -> None:
+    run = copy_run(tmp_path, "statistic")
+    for name in ("run.log", "parse.log", "timestamps"):
+        (run / name).unlink()
+    jubex(tmp_path, "import-jube", str(run))
+    said = jubex(tmp_path, "info").stdout
+    assert "ran in: not recorded" in said and "command:" not in said
 
 
 def test_the_tags_jube_ran_with_are_kept(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@
 # JUBE_SRC is a checkout of https://github.com/FZJ-JSC/JUBE at the tag REL-2.7.1 (its examples/).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-work=${WORK:-/tmp/jube-runs}
+work=${WORK:-/tmp/jube-scratch}
 rm -rf "$work" && mkdir -p "$work"
 for example in result_creation statistic iterations scripting_pattern; do
     cp -r "$JUBE_SRC/examples/$example" "$work/$example"
@@ -17,8 +17,10 @@ for case in result_creation statistic iterations scripting_pattern io_study; do
     "$JUBE" analyse bench_run >/dev/null 2>&1
     "$JUBE" result bench_run > jube-result.txt 2>&1
     "$JUBE" result -s csv bench_run > jube-result.csv 2>&1
-    # small: JUBE's logs and the workpackages' outputs are not read by the import
-    rm -f bench_run/000000/*.log
+    # small: the workpackages' outputs are not read by the import, nor are JUBE's logs
+    # but parse.log (the command and JUBE's version) and a small run.log (where it ran)
+    find bench_run/000000 -maxdepth 1 -name '*.log' ! -name parse.log \
+        ! \( -name run.log -size -64k \) -delete
     find bench_run/000000 -path '*/work/*' -delete
     rm -rf "$here/$case"
     mkdir -p "$here/$case"
