@@ -59,9 +59,9 @@ def read_origin(run: Path, version: str, failed_dirs: list[Path]) -> JubeOrigin:
 
 
 def _directory(run: Path, failed_dirs: list[Path]) -> tuple[str, str]:
-    found = _table_value(_head(run / "run.log"), "jube_benchmark_rundir")
-    if found.startswith("/") and found.endswith(f"/{run.name}"):
-        return found[:1000], "run.log"
+    logged = _table_value(_head(run / "run.log"), "jube_benchmark_rundir")
+    if logged.startswith("/") and logged.endswith(f"/{run.name}"):
+        return logged[:1000], "run.log"
     for folder in failed_dirs:
         found = _ERROR_DIR.search(_head(folder / "error"))
         if found:
