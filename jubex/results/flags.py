@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from jubex.results.columns import Row
 from jubex.results.rows import samples_of
-from jubex.results.stats import Summary, outliers, summarize
+from jubex.results.spread import Groups, Spread, examine
+from jubex.results.stats import Summary, summarize
 
 #: a point is noisy above this coefficient of variation
 CV_LIMIT = 0.05
@@ -24,19 +25,29 @@ OUTLIER_ALPHA = 0.01
 
 @dataclass(frozen=True, slots=True)
 class Flags:
-    """What one group's repetitions show: noisy fields and outlying values, as text."""
+    """What one group's repetitions show: noisy fields, executions that differ, two groups,
+    too many far values to be outliers, and outlying values, as text."""
 
     noisy: tuple[str, ...] = ()
     outlying: tuple[str, ...] = ()
     beyond: tuple[str, ...] = ()
+    runs: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    many: tuple[str, ...] = ()
 
     def text(self) -> str | None:
         """``noisy: bw cv 7.1%; outlier: bw 1500 (iteration 2)``, or None without a flag."""
-        parts = []
-        if self.noisy:
-            parts.append("noisy: " + ", ".join(self.noisy))
-        if self.outlying:
-            parts.append("outlier: " + ", ".join(self.outlying))
+        parts = [
+            f"{label}: {', '.join(found)}"
+            for label, found in (
+                ("noisy", self.noisy),
+                ("runs differ", self.runs),
+                ("bimodal", self.groups),
+                ("not one population", self.many),
+                ("outlier", self.outlying),
+            )
+            if found
+        ]
         parts += self.beyond
         return "; ".join(parts) or None
 
@@ -48,24 +59,57 @@ def flag(
     outlier_alpha: float = OUTLIER_ALPHA,
 ) -> Flags:
     """The flags of one group of rows for the numeric ``fields`` its columns summarize
-    (``outlier_alpha`` 0: no outlier test)."""
-    noisy: list[str] = []
-    outlying: list[str] = []
+    (``outlier_alpha`` 0: no outlier test). Each row is one execution: its samples are
+    the program's own repetitions, which :func:`~jubex.results.spread.examine` does not
+    take as independent of each other."""
+    found: dict[str, list[str]] = {
+        "noisy": [],
+        "outlying": [],
+        "runs": [],
+        "groups": [],
+        "many": [],
+    }
     for name in fields:
-        present = [
-            (_where(row, k, len(samples)), value)
+        executions = [
+            [
+                (_where(row, k, len(samples)), value)
+                for k, value in enumerate(samples)
+                if isinstance(value, int | float) and not isinstance(value, bool)
+            ]
             for row, samples in ((row, samples_of(row, name)) for row in members)
-            for k, value in enumerate(samples)
-            if isinstance(value, int | float) and not isinstance(value, bool)
         ]
+        present = [sample for execution in executions for sample in execution]
         values = [value for _, value in present]
         cv = summarize(values).cv
         if cv is not None and cv > cv_limit:
-            noisy.append(f"{name} cv {cv:.1%}")
-        for index in outliers(values, outlier_alpha) if outlier_alpha else ():
-            where, value = present[index]
-            outlying.append(f"{name} {value:g}" + (f" ({where})" if where else ""))
-    return Flags(tuple(noisy), tuple(outlying))
+            found["noisy"].append(f"{name} cv {cv:.1%}")
+        if outlier_alpha:
+            spread = examine([[v for _, v in e] for e in executions], outlier_alpha)
+            for kind, text in _describe(name, spread, len(values)):
+                found[kind].append(text)
+            for index in spread.outliers:
+                where, value = present[index]
+                found["outlying"].append(f"{name} {value:g}" + (f" ({where})" if where else ""))
+    return Flags(**{kind: tuple(texts) for kind, texts in found.items()})
+
+
+def _describe(name: str, spread: Spread, n: int) -> list[tuple[str, str]]:
+    """What a field's spread shows beyond its outliers, as (kind, text) of :class:`Flags`."""
+    found = []
+    if spread.runs:
+        between, within = spread.runs
+        found.append(("runs", f"{name} cv {between:.1%} between executions, {within:.1%} within"))
+    if spread.groups:
+        found.append(("groups", f"{name} {_two(spread.groups)}"))
+    if spread.many:
+        found.append(("many", f"{name} {spread.many} of {n} values far out"))
+    return found
+
+
+def _two(groups: Groups) -> str:
+    """``10 near 3370, 15 near 21380``: each group's size and median to four significant
+    digits, without an exponent."""
+    return ", ".join(f"{n} near {float(f'{at:.4g}'):g}" for n, at in (groups.low, groups.high))
 
 
 def _where(row: Row, repetition: int, repetitions: int) -> str:
@@ -78,23 +122,49 @@ def _where(row: Row, repetition: int, repetitions: int) -> str:
 
 
 def flag_note(
-    cv_limit: float, noisy: int, outlying: int, outlier_alpha: float = OUTLIER_ALPHA
-) -> str:
+    marks: Sequence[Flags], cv_limit: float, outlier_alpha: float = OUTLIER_ALPHA
+) -> str | None:
     """The note under a table that has flags: how many, and what they mean."""
-    return (
-        f"flags: {noisy} noisy point(s) (coefficient of variation above "
-        f"{cv_limit * 100:.3g}%: the mean may move by that much), {outlying} outlier(s) "
-        f"(generalized ESD test at {outlier_alpha * 100:.3g}%: noise alone marks about that "
-        "share of points; kept in every statistic)"
+    noisy = sum(bool(m.noisy) for m in marks)
+    outlying = sum(len(m.outlying) for m in marks)
+    shapes = [
+        (sum(bool(getattr(m, kind)) for m in marks), meaning) for kind, meaning in _SHAPES.items()
+    ]
+    if not (noisy or outlying or any(count for count, _ in shapes)):
+        return None
+    return ", ".join(
+        [
+            f"flags: {noisy} noisy point(s) (coefficient of variation above "
+            f"{cv_limit * 100:.3g}%: the mean may move by that much), {outlying} outlier(s) "
+            f"(generalized ESD test at {outlier_alpha * 100:.3g}%: noise alone marks about "
+            "that share of points; kept in every statistic)",
+            *(f"{count} {meaning}" for count, meaning in shapes if count),
+        ]
     )
 
 
+#: what a point's spread may show besides noise and outliers, as the note explains it
+_SHAPES = {
+    "runs": "point(s) whose runs differ (an execution's repetitions are no independent "
+    "samples: std and ci95 understate how far the next run's mean may fall; compare the "
+    "executions' means)",
+    "groups": "bimodal point(s) (two groups of values: the mean lies between them)",
+    "many": "point(s) not one population (too many far values to call outliers: none marked)",
+}
+
+
 def side_warnings(side: str, values: Sequence[float], summary: Summary) -> list[str]:
-    """What makes one side of a comparison less trustworthy: a wide spread, an outlier."""
+    """What makes one side of a comparison less trustworthy: a wide spread, two groups, too
+    many far values, an outlier (its values taken as one execution's each)."""
     found = []
     if summary.cv is not None and summary.cv > CV_LIMIT:
         found.append(f"noisy {side} (cv {summary.cv:.1%})")
-    far = [f"{values[i]:g}" for i in outliers(values, OUTLIER_ALPHA)]
+    spread = examine([[v] for v in values], OUTLIER_ALPHA)
+    if spread.groups:
+        found.append(f"bimodal {side}: {_two(spread.groups)}")
+    if spread.many:
+        found.append(f"{side} not one population: {spread.many} of {len(values)} values far out")
+    far = [f"{values[i]:g}" for i in spread.outliers]
     if far:
         found.append(f"outlier in the {side}: {', '.join(far)}")
     return found

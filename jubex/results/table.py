@@ -134,10 +134,9 @@ def build_table(
         headers.append(Header(FLAGS, FLAGS))
         for line, first in body:
             line.append(marks.get(id(first), Flags()).text())
-        noisy = sum(bool(m.noisy) for m in marks.values())
-        outlying = sum(len(m.outlying) for m in marks.values())
-        if noisy or outlying:
-            notes.append(flag_note(cv_limit, noisy, outlying, alpha))
+        note = flag_note(list(marks.values()), cv_limit, alpha)
+        if note:
+            notes.append(note)
     notes += _concurrency(groups)
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
