@@ -100,13 +100,13 @@ def _describe(name: str, spread: Spread, n: int) -> list[tuple[str, str]]:
         between, within = spread.runs
         found.append(("runs", f"{name} cv {between:.1%} between executions, {within:.1%} within"))
     if spread.groups:
-        found.append(("groups", f"{name} {_two(spread.groups)}"))
+        found.append(("groups", f"{name} {two_groups_text(spread.groups)}"))
     if spread.many:
         found.append(("many", f"{name} {spread.many} of {n} values far out"))
     return found
 
 
-def _two(groups: Groups) -> str:
+def two_groups_text(groups: Groups) -> str:
     """``10 near 3370, 15 near 21380``: each group's size and median to four significant
     digits, without an exponent."""
     return ", ".join(f"{n} near {float(f'{at:.4g}'):g}" for n, at in (groups.low, groups.high))
@@ -161,7 +161,7 @@ def side_warnings(side: str, values: Sequence[float], summary: Summary) -> list[
         found.append(f"noisy {side} (cv {summary.cv:.1%})")
     spread = examine([[v] for v in values], OUTLIER_ALPHA)
     if spread.groups:
-        found.append(f"bimodal {side}: {_two(spread.groups)}")
+        found.append(f"bimodal {side}: {two_groups_text(spread.groups)}")
     if spread.many:
         found.append(f"{side} not one population: {spread.many} of {len(values)} values far out")
     far = [f"{values[i]:g}" for i in spread.outliers]

@@ -27,9 +27,9 @@ from sqlalchemy.engine import Connection
 from jubex.definition.frozen import to_json
 from jubex.engine import provenance
 from jubex.results.compare_runs import completed_directions
-from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA
+from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA, two_groups_text
 from jubex.results.rows import META
-from jubex.results.stats import outliers
+from jubex.results.spread import examine
 from jubex.results.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
@@ -274,9 +274,14 @@ def _flags(point: int, run: int, series: Mapping[str, list[float]]) -> list[dict
         cv = _cv(values)
         if cv is not None and cv > CV_LIMIT:
             found.append(_flag(point, run, metric, "noisy", f"cv {cv:.1%}"))
-        far = outliers(values, OUTLIER_ALPHA)
-        if far:
-            detail = ", ".join(f"repetition {i}: {values[i]:g}" for i in far)
+        spread = examine([[v] for v in values], OUTLIER_ALPHA)
+        if spread.groups:
+            found.append(_flag(point, run, metric, "bimodal", two_groups_text(spread.groups)))
+        if spread.many:
+            detail = f"{spread.many} of {len(values)} values far out"
+            found.append(_flag(point, run, metric, "not one population", detail))
+        if spread.outliers:
+            detail = ", ".join(f"repetition {i}: {values[i]:g}" for i in spread.outliers)
             found.append(_flag(point, run, metric, "outlier", detail))
     return found
 

@@ -13,7 +13,7 @@ from jubex.cli.main import main
 from jubex.errors import JubexError
 from jubex.results.stats import summarize
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.publish import _cv, publish
+from jubex.resultsdb.publish import _cv, _flags, publish
 from jubex.resultsdb.schema import HEAD
 from jubex.resultsdb.select import open_selected
 from jubex.store.rundir import open_run
@@ -186,3 +186,14 @@ def test_a_published_noisy_flag_uses_the_cv_of_a_result_tables_summary(values):
     assert (found is None) == (expected is None)
     if expected is not None:
         assert found == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_published_flags_say_two_groups_as_a_table_does():
+    cache, disk = [21000.0, 21400.0, 20800.0, 22000.0, 21100.0], [3400.0, 3350.0, 3420.0, 3380.0]
+    found = _flags(1, 1, {"read_bw": cache + disk, "write_bw": [100.0] * 8 + [100.5, 160.0]})
+    assert [(f["metric"], f["flag"], f["detail"]) for f in found] == [
+        ("read_bw", "noisy", "cv 70.8%"),
+        ("read_bw", "bimodal", "4 near 3390, 5 near 21100"),
+        ("write_bw", "noisy", "cv 17.9%"),
+        ("write_bw", "outlier", "repetition 9: 160"),
+    ]
