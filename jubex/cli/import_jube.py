@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from jubex.cli.common import shown
 from jubex.cli.import_ import add_target
+from jubex.results.jube_tables import JUBE_TABLES, check_jube_tables
 from jubex.store.jube_dir import ANALYSE
-from jubex.store.jube_import import import_jube, imported_jube, jube_run_dirs
+from jubex.store.jube_import import (
+    JUBE_RESULT,
+    JUBE_TABLES_LEFT_OUT,
+    import_jube,
+    imported_jube,
+    jube_run_dirs,
+)
+from jubex.store.rundir import Run
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -68,5 +79,24 @@ def handle(args: argparse.Namespace) -> int:
                 f"  {shown(source)} holds no {ANALYSE}: JUBE has not analysed this run, so its "
                 "tables are empty (`jube analyse` it, then import it again with --again)"
             )
+        _check_tables(run)
         run.store.close()
     return 0
+
+
+def _check_tables(run: Run) -> None:
+    """JUBE's tables (result/*.dat) against jubex's: each said, a difference on stderr as
+    a warning, and noted in the run for ``jubex result``."""
+    folder = run.dir / JUBE_RESULT
+    checked = check_jube_tables(run, folder)
+    for left_out in json.loads(run.meta.get(JUBE_TABLES_LEFT_OUT) or "[]"):
+        print(f"  warning: JUBE's {left_out}: not kept", file=sys.stderr)
+    if not checked:
+        return
+    run.store.set_meta({JUBE_TABLES: json.dumps([asdict(c) for c in checked])})
+    print(f"  JUBE's tables (result/*.dat) kept in {shown(folder)}:")
+    for item in checked:
+        if item.verdict == "differs":
+            print(f"  warning: JUBE's {item.file} {item.said}", file=sys.stderr)
+        else:
+            print(f"    {item.file}: {item.said}")

@@ -17,6 +17,7 @@ from jubex.definition.model import Table
 from jubex.results.database import write_database
 from jubex.results.files import keep_in_run, result_dir, write_result
 from jubex.results.formats import render, terminal_width
+from jubex.results.jube_tables import jube_table_notes
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import tables_with_definitions
 from jubex.store.rundir import Run
@@ -82,6 +83,8 @@ def report(
     unlimited = width == 0 or (width is None and terminal_width() is None)
     for table, result in built:
         line = deliver(table, result, runs[-1], targets=targets)
+        if len(runs) == 1:
+            result.notes += jube_table_notes(runs[0], result.name)
         kept = _keep(runs[0], result, fmt) if keep and len(runs) == 1 else None
         if line:
             out.append(f"{line}\n")

@@ -23,7 +23,7 @@ from jubex.results.rows import META, keeping_steps, reducing_steps, result_rows
 from jubex.results.summaries import counts_read, summaries_of, summary_notes
 from jubex.results.table import ResultTable, Row, build_table
 from jubex.results.targets import targets_of
-from jubex.store.rundir import Run
+from jubex.store.rundir import JUBE_ROWS, Run
 
 #: the name of the table of a definition without tables
 DEFAULT = "values"
@@ -344,6 +344,8 @@ def why_empty(
         states = {state for run in runs for (_, state), n in run.store.counts().items() if n}
         if states and states <= {"failed", "skipped", "cancelled"}:
             return "empty: every workpackage failed or was skipped (jubex status shows why)"
+        if "done" in states and all(JUBE_ROWS in run.meta for run in runs):
+            return "empty: the JUBE run was imported with no analysed values (no analyse.xml)"
         return "empty: no workpackage has finished yet (jubex status shows the run)"
     usable = [r for r in own if include_failed or r.get("ok", True) is not False]
     if own and not usable:

@@ -33,6 +33,10 @@ MAX_FILE = 512 * 1024 * 1024
 MAX_REASON = 400
 #: the largest workpackage id or iteration accepted (JUBE pads ids to six digits)
 MAX_ID = 10**9
+#: JUBE's tables as ``jube result`` wrote them: ``result/NAME.dat``
+RESULT = "result"
+#: bytes of one ``result/*.dat`` kept at most, and how many are kept
+MAX_TABLE_FILE, MAX_TABLE_FILES = 64 * 1024 * 1024, 1000
 
 
 class JubeRunError(JubexError):
@@ -93,6 +97,29 @@ def read_jube_run(path: Path) -> JubeRun:
     analyse = path / ANALYSE
     analyses = _analyses(analyse, {wp.id: wp for wp in wps}) if analyse.is_file() else ()
     return JubeRun(path, tuple(wps), tuple(analyses))
+
+
+def table_files(run: Path) -> tuple[list[Path], list[str]]:
+    """JUBE's tables of the run (``result/*.dat``, plain files of plain names within
+    :data:`MAX_TABLE_FILE`), and a sentence for each file left out and why."""
+    folder = run / RESULT
+    if folder.is_symlink() or not folder.is_dir():
+        return [], []
+    kept: list[Path] = []
+    left: list[str] = []
+    for path in sorted(folder.glob("*.dat")):
+        shown = f"{RESULT}/{path.name[:80]}"
+        if not plain_name(path.name):
+            left.append(f"{shown!r} is not a plain name")
+        elif path.is_symlink() or not path.is_file():
+            left.append(f"{shown} is not a plain file")
+        elif path.stat().st_size > MAX_TABLE_FILE:
+            left.append(f"{shown} has {path.stat().st_size:,} bytes, more than {MAX_TABLE_FILE:,}")
+        elif len(kept) >= MAX_TABLE_FILES:
+            left.append(f"{shown}: more than {MAX_TABLE_FILES} tables")
+        else:
+            kept.append(path)
+    return kept, left
 
 
 def read_root(path: Path) -> etree._Element:

@@ -42,6 +42,7 @@ from jubex.store.jube_dir import (
     plain_name,
     read_jube_run,
     read_root,
+    table_files,
 )
 from jubex.store.jube_origin import JubeOrigin, read_origin
 from jubex.store.measurement import Measurement
@@ -56,6 +57,10 @@ _STATES = {DONE: DONE_STATE, ERROR: FAILED, WAITING: SUBMITTED, OPEN: PLANNED}
 _READING_ELSEWHERE = ("include", "include-path")
 #: the platform of an imported run: JUBE records no platform, scheduler or host
 JUBE_PLATFORM = "jube"
+#: where an imported run keeps JUBE's own tables (``result/*.dat``), as JUBE wrote them
+JUBE_RESULT = "jube-result"
+#: the store meta key of the sentences saying which of JUBE's tables were not kept
+JUBE_TABLES_LEFT_OUT = "jube_tables_left_out"
 
 
 def jube_run_dirs(path: Path, ids: Sequence[str]) -> list[Path]:
@@ -118,8 +123,10 @@ def import_jube(path: Path, outpath: Path) -> Run:
         [path / wp.dir_name for wp in source.workpackages if wp.state == ERROR],
     )
     spec = _spec(benchmark, outpath, _tags(source), origin)
+    tables, left_out = table_files(path)
     run = create_run(spec)
     try:
+        _keep_tables(tables, run.dir / JUBE_RESULT)
         run.store.add_workpackages(wps)
         run.store.set_states((wp.id, wp.state, None, None, wp.reason) for wp in wps)
         states = {wp.id: wp for wp in wps}
@@ -130,6 +137,7 @@ def import_jube(path: Path, outpath: Path) -> Run:
         run.store.set_meta(
             {
                 **_provenance(path, origin),
+                JUBE_TABLES_LEFT_OUT: json.dumps(left_out),
                 JUBE_ROWS: json.dumps(rows, separators=(",", ":")),
             }
         )
@@ -138,6 +146,17 @@ def import_jube(path: Path, outpath: Path) -> Run:
         shutil.rmtree(run.dir, ignore_errors=True)
         raise
     return run
+
+
+def _keep_tables(tables: Sequence[Path], folder: Path) -> None:
+    """Copies of JUBE's tables, read-only: what ``jube result`` showed stays to be seen."""
+    if not tables:
+        return
+    folder.mkdir()
+    for table in tables:
+        target = folder / table.name
+        shutil.copyfile(table, target)
+        target.chmod(0o444)
 
 
 def _benchmark(source: JubeRun) -> Benchmark:

@@ -60,7 +60,8 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Each case imported once, as runs 000000 ... in the order of CASES."""
     home = tmp_path_factory.mktemp("imported")
     for case in CASES:
-        jubex(home, "import-jube", str(DATA / case / "bench_run" / "000000"))
+        said = jubex(home, "import-jube", str(DATA / case / "bench_run" / "000000"))
+        (home / f"{case}.said").write_text(said.stdout + said.stderr)
     return home
 
 
@@ -75,6 +76,70 @@ def test_result_of_an_imported_run_is_jubes_result(imported: Path, case: str, st
         for table in (mine, theirs):
             table[0][1:] = sorted(table[0][1:], key=lambda row: row[0])
     assert mine == theirs
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_tables_jube_wrote_are_kept_and_equal_jubexs(imported: Path, case: str) -> None:
+    """result/*.dat (here the CSV of JUBE's last ``jube result -s csv``) are checked."""
+    said = (imported / f"{case}.said").read_text()
+    dats = sorted((DATA / case / "bench_run" / "000000" / "result").glob("*.dat"))
+    assert dats and "warning" not in said
+    kept = imported / "runs" / f"{CASES.index(case):06d}" / "jube-result"
+    for dat in dats:
+        assert f"result/{dat.name}: equal to jubex's table {dat.stem}" in said
+        assert (kept / dat.name).read_bytes() == dat.read_bytes()
+
+
+def test_a_pretty_table_jube_wrote_is_read_too(tmp_path: Path) -> None:
+    run = copy_run(tmp_path, "statistic")  # JUBE's pretty table, as jube result printed it
+    (run / "result" / "result.dat").write_text((DATA / "statistic" / "jube-result.txt").read_text())
+    said = jubex(tmp_path, "import-jube", str(run)).stdout
+    assert "result/result.dat: equal to jubex's table result" in said
+
+
+def test_a_table_jube_wrote_that_differs_is_said_at_import_and_by_result(tmp_path: Path) -> None:
+    run = copy_run(tmp_path)
+    edit(run / "result" / "ior.dat", "4m,4,7,5000.50", "4m,4,7,5000.75")
+    edit(run / "result" / "mdtest.dat", "transfer,tasks,files,", "transfer,tasks,nfiles,")
+    done = jubex(tmp_path, "import-jube", str(run))
+    assert (
+        "warning: JUBE's result/ior.dat differs from jubex's table ior: row 6 (4m,4), "
+        "write_bw_avg[MiB/s]: JUBE '5000.75', jubex '5000.50'" in done.stderr
+    )
+    assert (
+        "result/mdtest.dat differs from jubex's table mdtest: columns "
+        "transfer,tasks,nfiles,create_rate[ops/s],stat[ops/s] in JUBE's, "
+        "transfer,tasks,files,create_rate[ops/s],stat[ops/s] in jubex's" in done.stderr
+    )
+    notes = jubex(tmp_path, "result", "-T", "ior", "-f", "csv").stderr
+    assert "# ior: JUBE's result/ior.dat differs from jubex's table ior" in notes
+    kept = tmp_path / "runs" / "000000" / "jube-result" / "ior.dat"
+    assert "5000.75" in kept.read_text()  # JUBE's file as it was, to be read
+
+
+def test_a_run_jube_has_not_analysed_keeps_the_tables_jube_wrote(tmp_path: Path) -> None:
+    run = copy_run(tmp_path)
+    (run / "analyse.xml").unlink()
+    said = jubex(tmp_path, "import-jube", str(run)).stdout
+    assert "result/ior.dat: holds the table jube result showed; jubex's is empty" in said
+    shown = jubex(tmp_path, "result", "-T", "ior").stdout
+    assert "empty: the JUBE run was imported with no analysed values (no analyse.xml)" in shown
+    assert "(its copy: runs/000000/jube-result)" in shown
+
+
+def test_tables_jube_wrote_that_are_no_tables_are_not_compared(tmp_path: Path) -> None:
+    run = copy_run(tmp_path, "result_creation")
+    (run / "result" / "result.dat").unlink()
+    with sqlite3.connect(run / "result" / "result.dat") as db:  # a <database> result's file
+        db.execute("CREATE TABLE result (number INT)")
+    db.close()
+    (run / "result" / "other.dat").write_text("a,b\n1,2\n")
+    (run / "result" / "link.dat").symlink_to("/etc/passwd")
+    done = jubex(tmp_path, "import-jube", str(run))
+    assert "result/result.dat: a <database> table, kept as JUBE wrote it" in done.stdout
+    assert "result/other.dat: configuration.xml has no table of its name" in done.stdout
+    assert "warning: JUBE's result/link.dat is not a plain file: not kept" in done.stderr
+    assert not (tmp_path / "runs" / "000000" / "jube-result" / "link.dat").exists()
 
 
 def test_states_of_done_failed_and_unfinished_workpackages(imported: Path) -> None:
