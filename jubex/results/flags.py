@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from jubex.results.columns import Row
 from jubex.results.rows import samples_of
 from jubex.results.spread import Groups, Spread, examine
-from jubex.results.stats import Summary, summarize
+from jubex.results.stats import Number, Summary, summarize
 
 #: a point is noisy above this coefficient of variation
 CV_LIMIT = 0.05
@@ -70,26 +71,16 @@ def flag(
         "many": [],
     }
     for name in fields:
-        executions = [
-            [
-                (_where(row, k, len(samples)), value)
-                for k, value in enumerate(samples)
-                if isinstance(value, int | float) and not isinstance(value, bool)
-            ]
-            for row, samples in ((row, samples_of(row, name)) for row in members)
-        ]
-        present = [sample for execution in executions for sample in execution]
-        values = [value for _, value in present]
+        executions = [[v for v in samples_of(row, name) if _numeric(v)] for row in members]
+        values = [v for execution in executions for v in execution]
         cv = summarize(values).cv
         if cv is not None and cv > cv_limit:
             found["noisy"].append(f"{name} cv {cv:.1%}")
         if outlier_alpha:
-            spread = examine([[v for _, v in e] for e in executions], outlier_alpha)
+            spread = examine(executions, outlier_alpha)
             for kind, text in _describe(name, spread, len(values)):
                 found[kind].append(text)
-            for index in spread.outliers:
-                where, value = present[index]
-                found["outlying"].append(f"{name} {value:g}" + (f" ({where})" if where else ""))
+            found["outlying"] += [_mark(members, name, index) for index in spread.outliers]
     return Flags(**{kind: tuple(texts) for kind, texts in found.items()})
 
 
@@ -110,6 +101,24 @@ def two_groups_text(groups: Groups) -> str:
     """``10 near 3370, 15 near 21380``: each group's size and median to four significant
     digits, without an exponent."""
     return ", ".join(f"{n} near {float(f'{at:.4g}'):g}" for n, at in (groups.low, groups.high))
+
+
+def _numeric(value: object) -> TypeGuard[Number]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _mark(members: Sequence[Row], name: str, index: int) -> str:
+    """``bw 1503 (iteration 3, repetition 2 of 5)``: the ``index``-th numeric sample of
+    ``name`` in the group, and where it was measured (looked up only for a mark)."""
+    for row in members:
+        samples = samples_of(row, name)
+        for k, value in enumerate(samples):
+            if _numeric(value):
+                if not index:
+                    where = _where(row, k, len(samples))
+                    return f"{name} {value:g}" + (f" ({where})" if where else "")
+                index -= 1
+    raise IndexError(index)
 
 
 def _where(row: Row, repetition: int, repetitions: int) -> str:
