@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 import socket
 import sqlite3
@@ -342,6 +343,25 @@ HOSTILE = {
     "an analyser the configuration lacks": (
         lambda run: edit(run / "analyse.xml", 'name="ior_analyser"', 'name="other"'),
         "names the analyser 'other'",
+    ),
+    "a truncated analyse.xml": (
+        lambda run: (run / "analyse.xml").write_text((run / "analyse.xml").read_text()[:3000]),
+        "analyse.xml:51",
+    ),
+    "a huge workpackages.xml": (
+        lambda run: os.truncate(run / "workpackages.xml", 65 * 1024 * 1024),  # sparse
+        "more than the 67,108,864 read of one file of a JUBE run",
+    ),
+    "a workpackage's directory linked elsewhere": (
+        lambda run: (
+            shutil.rmtree(run / "000010_ior"),
+            (run / "000010_ior").symlink_to(run.parent.parent),
+        ),
+        "000010_ior' is a link; a workpackage's directory is a directory",
+    ),
+    "not a JUBE run": (
+        lambda run: [p.unlink() for p in run.glob("*.xml")],
+        "is neither a JUBE run directory (no configuration.xml) nor a benchmark's outpath",
     ),
     "a linked workpackages.xml": (
         lambda run: (

@@ -1,16 +1,20 @@
 """Damaged JUBE run directories: whatever the bytes of its XML files, ``import_jube``
-imports the run or refuses it with jubex's error, writing nothing then."""
+imports the run or refuses it with jubex's error, writing nothing then; whatever the
+bytes of a table JUBE wrote, the check of it says equal or differs, never fails."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jubex.errors import JubexError
+from jubex.results.jube_tables import check_jube_tables, jube_cells
 from jubex.store.jube_import import import_jube
+from jubex.store.rundir import Run
 
 DATA = Path(__file__).parent.parent / "data" / "jube_runs" / "io_study" / "bench_run" / "000000"
 FILES = ("workpackages.xml", "analyse.xml", "configuration.xml")
@@ -41,3 +45,42 @@ def test_a_damaged_file_imports_or_is_refused(
         assert not (home / "runs").exists() or not list((home / "runs").iterdir())
     else:
         made.store.close()
+
+
+@pytest.fixture(scope="module")
+def imported_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    home = tmp_path_factory.mktemp("tables")
+    shutil.copytree(DATA, home / "jube" / "000000")
+    return import_jube(home / "jube" / "000000", home / "runs")
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    at=st.floats(0, 1),
+    cut=st.integers(0, 20),
+    insert=st.text(alphabet="|,-:. 0123456789m\n\r\t", max_size=12),
+)
+def test_a_damaged_table_jube_wrote_is_equal_or_said_to_differ(
+    imported_run: Run, tmp_path: Path, at: float, cut: int, insert: str
+) -> None:
+    """JUBE's result/ior.dat, cut and added to: the check says equal or where it differs,
+    whatever the bytes; equal only when its cells are JUBE's (the unchanged file's)."""
+    data = (DATA / "result" / "ior.dat").read_text()
+    where = int(at * len(data))
+    spoiled = data[:where] + insert + data[where + cut :]
+    folder = tmp_path / "jube-result"
+    folder.mkdir(exist_ok=True)
+    (folder / "ior.dat").write_text(spoiled)
+    (checked,) = check_jube_tables(imported_run, folder)
+    assert checked.verdict in ("equal", "differs")
+    same = jube_cells(spoiled, ",") == jube_cells(data, ",")
+    assert (checked.verdict == "equal") == (same or _reordered(spoiled, data)), checked.said
+    if spoiled == data:
+        assert checked.verdict == "equal"
+
+
+def _reordered(spoiled: str, data: str) -> bool:
+    mine, theirs = jube_cells(spoiled, ","), jube_cells(data, ",")
+    return mine[:1] == theirs[:1] and sorted(mine[1:]) == sorted(theirs[1:])
