@@ -256,6 +256,8 @@ class _Point:
     base: list[float]
     cand: list[float]
     direction: bool | None
+    base_runs: list[int]
+    cand_runs: list[int]
     p_worse: float | None = None
     p_better: float | None = None
     p_two: float | None = None
@@ -317,7 +319,8 @@ def compare(
             elif unit_error:
                 done.append(_unusable(point, metric, unit_error))
             else:
-                pending.append(_Point(point, metric, base, cand, directions.get(metric)))
+                runs = (_runs(base_rows, metric), _runs(cand_rows, metric))
+                pending.append(_Point(point, metric, base, cand, directions.get(metric), *runs))
     _test_all(pending, test, correction, alpha)
     if test == "mannwhitney":
         notes += _rank_limit(pending, alpha)
@@ -392,6 +395,11 @@ def numbers_of(rows: list[Row] | None, metric: str, scale: float) -> list[float]
             raise ValueError(f"holds {value}, not a finite number")
         present.append(value * scale)
     return present
+
+
+def _runs(rows: list[Row] | None, metric: str) -> list[int]:
+    """How many of a side's numbers each execution gave (a program's own repetitions)."""
+    return [sum(v is not None for v in samples_of(row, metric)) for row in rows or ()]
 
 
 def _unusable(point: tuple[object, ...], metric: str, why: str) -> PointComparison:
@@ -477,7 +485,11 @@ def _judge(
     note = "; ".join(
         filter(
             None,
-            (note, *side_warnings("baseline", p.base, b), *side_warnings("candidate", p.cand, c)),
+            (
+                note,
+                *side_warnings("baseline", p.base, b, p.base_runs),
+                *side_warnings("candidate", p.cand, c, p.cand_runs),
+            ),
         )
     )
     return PointComparison(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 from typing import TypeGuard
 
 from jubex.results.columns import Row
@@ -162,13 +163,21 @@ _SHAPES = {
 }
 
 
-def side_warnings(side: str, values: Sequence[float], summary: Summary) -> list[str]:
-    """What makes one side of a comparison less trustworthy: a wide spread, two groups, too
-    many far values, an outlier (its values taken as one execution's each)."""
+def side_warnings(
+    side: str, values: Sequence[float], summary: Summary, runs: Sequence[int] = ()
+) -> list[str]:
+    """What makes one side of a comparison less trustworthy: a wide spread, executions that
+    differ, two groups, too many far values, an outlier. ``runs``: how many of the values
+    each execution gave, in order (without it, one each)."""
     found = []
     if summary.cv is not None and summary.cv > CV_LIMIT:
         found.append(f"noisy {side} (cv {summary.cv:.1%})")
-    spread = examine([[v] for v in values], OUTLIER_ALPHA)
+    starts = list(accumulate(runs, initial=0)) if sum(runs) == len(values) else []
+    executions = [values[a:b] for a, b in pairwise(starts)] or [[v] for v in values]
+    spread = examine(executions, OUTLIER_ALPHA)
+    if spread.runs:
+        between, within = spread.runs
+        found.append(f"{side} runs differ (cv {between:.1%} between, {within:.1%} within)")
     if spread.groups:
         found.append(f"bimodal {side}: {two_groups_text(spread.groups)}")
     if spread.many:

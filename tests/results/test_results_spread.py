@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scipy.stats import kruskal
 
 from jubex.cli.main import main
+from jubex.results.compare import compare
 from jubex.results.flags import flag, side_warnings
 from jubex.results.spread import examine, few, kruskal_p
 from jubex.results.stats import outliers, summarize
@@ -185,3 +186,17 @@ def test_a_comparison_says_a_side_is_two_groups_not_ten_outliers():
         "noisy candidate (cv 60.5%)",
         "bimodal candidate: 10 near 3370, 15 near 21380",
     ]
+
+
+def test_a_comparison_says_a_sides_runs_differ_and_marks_within_them():
+    rng = random.Random(1)
+    means = [1000, 1100, 950, 1200, 1050]
+    executions = [[rng.gauss(m, 2) for _ in range(5)] for m in means]
+    executions[3][2] += 40
+    base = [{**row, "p": 1} for row in _rows(*executions)]
+    cand = [{**row, "p": 1} for row in _rows(*[[v * 0.5 for v in e] for e in executions])]
+    (item,) = compare(base, cand, keys=("p",), metrics=("bw",), directions={"bw": True}).items
+    assert item.note.startswith(
+        "noisy baseline (cv 8.6%); baseline runs differ (cv 9.4% between, 0.8% within); "
+        "outlier in the baseline: 1244.78; noisy candidate"
+    ), item.note
