@@ -40,3 +40,20 @@ def set_names(benchmark: Benchmark, step: Step) -> list[str]:
     own = step.use if step.use is not None else tuple(benchmark.parametersets)
     names += [n for n in own if n in benchmark.parametersets]
     return list(dict.fromkeys(names))
+
+
+def set_levels(benchmark: Benchmark, step: Step) -> dict[str, int]:
+    """How deep in the chain of steps each set a step spans is first used: a set of a step
+    without parents is at 0, one its child adds at 1, and so on. JUBE makes a parent's
+    workpackages, all their values expanded, before a child expands its own sets."""
+    levels: dict[str, int] = {}
+
+    def visit(current: Step) -> int:
+        depth = 1 + max((visit(benchmark.steps[p]) for p in current.depend), default=-1)
+        own = current.use if current.use is not None else tuple(benchmark.parametersets)
+        for name in own:
+            levels[name] = min(levels.get(name, depth), depth)
+        return depth
+
+    visit(step)
+    return levels

@@ -25,7 +25,8 @@ from jubex.language.python import PythonExpr
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
 from jubex.language.values import coerce, parse_value
-from jubex.space.point import Derived, Point, Several, splitting
+from jubex.space.jube_order import JubeOrder
+from jubex.space.point import Derived, Point, splitting
 
 #: update modes whose parameters are evaluated again at the start of every cycle (JUBE)
 PER_CYCLE = ("cycle", "always")
@@ -33,6 +34,8 @@ PER_CYCLE = ("cycle", "always")
 CYCLE = "jube_wp_cycle"
 #: the name of the step a space belongs to (planning offers it to each step's space)
 STEP_NAME = "jube_step_name"
+#: modes whose result, worked out per point, is several values where it holds the separator
+SPLITTING = ("expr", "python", "shell", "env")
 
 
 class Space:
@@ -48,8 +51,13 @@ class Space:
         file: str = "",
         *,
         shell_in_cwd: bool = False,
+        levels: Mapping[str, int] | None = None,
     ) -> None:
         self._file = file
+        # how deep in the chain of steps each set is (a parent's 0, its child's 1, ...):
+        # JUBE makes a parent's workpackages before their children vary anything of theirs
+        self._set_levels = dict(levels or {})
+        self._levels: dict[str, int] = {}
         # a JUBE file's shell parameters run where JUBE runs them: in the directory it was
         # started from; jubex's own in the definition's directory
         self._shell_in_cwd = shell_in_cwd
@@ -72,8 +80,14 @@ class Space:
         #: its parent's, so they do not tell which parent a child belongs to
         self.updated = self._per_step()
         self._where = self._constraints(where)
-        #: whether constraints may drop points (then :meth:`upper_bound` is only a bound)
-        self.constrained = bool(self._where) or bool(where and self.unevaluated)
+        #: whether a value worked out per point may split into several (a JUBE snippet)
+        self.splits = any(
+            p.separator and p.mode in SPLITTING and name not in self.unevaluated
+            for name, p in params.items()
+        )
+        #: whether the points may be fewer (constraints drop some) or more (values split)
+        #: than :meth:`upper_bound`: then only walking them counts them
+        self.constrained = bool(self._where) or bool(where and self.unevaluated) or self.splits
         self._shell_cache: dict[str, str] = {}
         self._prepared: tuple[Point, list[str]] | None = None
 
@@ -93,6 +107,7 @@ class Space:
                 if p.tag and not tag_matches(p.tag, self._tags, p.loc):
                     continue
                 old = params.get(p.name)
+                self._levels.setdefault(p.name, self._set_levels.get(pset.name, 0))
                 rule = p.duplicate if p.duplicate not in ("none", "replace") else pset.duplicate
                 if old is None or rule in ("replace", "none"):
                     params[p.name] = p
@@ -194,7 +209,7 @@ class Space:
 
     def _python(self, p: Parameter, text: str, loc: Loc | None) -> object:
         expr = PythonExpr(text, loc)
-        return Derived(splitting(expr.evaluate, p, loc), self._deps(expr.names), True)
+        return Derived(splitting(expr.evaluate, p, loc), self._deps(expr.names), bool(p.separator))
 
     def _shell(self, p: Parameter, text: str, loc: Loc | None) -> object:
         template, name = Template(text, loc, shell=True), p.name
@@ -389,17 +404,22 @@ class Space:
 
     def _dimensions(self) -> list[list[dict[str, object]]]:
         """The lists that are crossed: one per zip group and per parameter with > 1 value."""
-        dims: list[tuple[int, list[dict[str, object]]]] = []
+        return [rows for _, _, rows in self._lists()]
+
+    def _lists(self) -> list[tuple[int, str, list[dict[str, object]]]]:
+        """The lists that are crossed, each with its position and its first name, in
+        definition order."""
+        dims: list[tuple[int, str, list[dict[str, object]]]] = []
         zipped = set()
         for members, _ in self._groups:
             zipped.update(members)
             length = len(self._values[members[0]])
             rows = [{n: self._values[n][i] for n in members} for i in range(length)]
-            dims.append((self.names.index(members[0]), rows))
+            dims.append((self.names.index(members[0]), members[0], rows))
         for position, name in enumerate(self.names):
             if name not in zipped:
-                dims.append((position, [{name: v} for v in self._values[name]]))
-        return [rows for _, rows in sorted(dims, key=lambda d: d[0]) if len(rows) > 1]
+                dims.append((position, name, [{name: v} for v in self._values[name]]))
+        return [d for d in sorted(dims, key=lambda d: d[0]) if len(d[2]) > 1]
 
     def upper_bound(self) -> int:
         """Points before constraints: the product of the list lengths, counted, not listed
@@ -456,29 +476,15 @@ class Space:
         that a look at a space whose constraints drop nearly every point ends in time."""
         static, per_point = self._static()
         steps = self._steps(per_point)
-        constants = self._constants
-        splits = any(
-            isinstance(v, Derived) and v.splits for n in per_point for v in self._values[n]
+        splits = bool(self._splitting(per_point))
+        found = (
+            islice(self._jube_points(static, per_point), tried)
+            if splits
+            else self._crossed(static, tried)
         )
         kept = 0
-        for combo in islice(product(*self._dimensions()), tried):
-            point = Point(static)
-            point.constants = constants
-            for row in combo:
-                point.update(row)
-            if splits:
-                for done in self._finish(point, steps, 0):
-                    kept += 1
-                    yield dict(done)
-                continue
-            for name, check in steps:
-                if check is None:
-                    value = point[name]
-                    if type(value) is Derived:
-                        point[name] = value.fn(point)
-                elif not check.evaluate(point):
-                    break
-            else:
+        for point in found:
+            if self._finished(point, steps):
                 kept += 1
                 yield dict(point)
         if not kept and self._where and tried is None:
@@ -490,28 +496,40 @@ class Space:
                 "check the where clauses against the parameter values",
             )
 
-    def _finish(
-        self, point: Point, steps: list[tuple[str, Expr | None]], start: int
-    ) -> Iterator[Point]:
-        """The point with its per-point values, or none if a constraint drops it; a value
-        that is several values (a JUBE snippet's list) makes one point for each."""
-        for index in range(start, len(steps)):
-            name, check = steps[index]
+    def _splitting(self, per_point: list[str]) -> list[str]:
+        """The parameters of a point that may split into several values (JUBE snippets)."""
+        values = self._values
+        return [n for n in per_point if any(type(v) is Derived and v.splits for v in values[n])]
+
+    def _crossed(self, static: Point, tried: int | None) -> Iterator[Point]:
+        """The lists crossed in definition order, the first one varying slowest."""
+        for combo in islice(product(*self._dimensions()), tried):
+            point = Point(static)
+            point.constants = self._constants
+            for row in combo:
+                point.update(row)
+            yield point
+
+    @staticmethod
+    def _finished(point: Point, steps: list[tuple[str, Expr | None]]) -> bool:
+        """Work out the point's values left; False if a constraint drops it."""
+        for name, check in steps:
             if check is None:
                 value = point[name]
                 if type(value) is Derived:
-                    result = value.fn(point)
-                    if type(result) is Several:
-                        for each in result:
-                            branch = Point(point)
-                            branch.constants = point.constants
-                            branch[name] = each
-                            yield from self._finish(branch, steps, index + 1)
-                        return
-                    point[name] = result
+                    point[name] = value.fn(point)
             elif not check.evaluate(point):
-                return
-        yield point
+                return False
+        return True
+
+    def _jube_points(self, static: Point, per_point: list[str]) -> Iterator[Point]:
+        """The points of a space whose snippets split, in the order JUBE makes them."""
+        root = Point(static)
+        root.constants = self._constants
+        deps = {name: self._derived_deps(name) for name in per_point}
+        positions = {name: i for i, name in enumerate(self.names)}
+        order = JubeOrder(self._lists(), per_point, deps, self._levels, positions)
+        return order.points(root)
 
     def count(self) -> int:
         """Points after constraints (iterates the space)."""

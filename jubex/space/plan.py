@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from jubex.definition.model import Benchmark, ParameterSet, Step
-from jubex.definition.order import set_names, step_order
+from jubex.definition.order import set_levels, set_names, step_order
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, DefinitionWarning, UsageError, did_you_mean, warn
 from jubex.language.confine import control_character
@@ -73,6 +73,8 @@ class _StepIndex:
     names: tuple[str, ...]
     by_key: dict[tuple[tuple[str, str], ...], list[int]] = field(default_factory=dict)
     shared: int | None = None
+    #: the last workpackage, which runs the step's shared operation and so is done first
+    last: int = -1
     loose: frozenset[str] = frozenset()
 
     def build(self, points: Sequence[tuple[int, Mapping[str, object]]], own: set[str]) -> None:
@@ -113,6 +115,7 @@ def step_space(
         constants={**(constants or {}), STEP_NAME: step.name},
         file=benchmark.file,
         shell_in_cwd=benchmark.dialect == "jube",
+        levels=set_levels(benchmark, step),
     )
 
 
@@ -229,9 +232,9 @@ def plan(
         spaces: dict[int, tuple[frozenset[str], list[str]]] = {}
         names: dict[str, None] = dict.fromkeys(space.names)
         reads_builtins: set[str] = set()
-        for own_space, point in points:
-            if not active.holds(point, constants):
-                continue
+        first_done = frozenset(pi.last for pi in parent_indexes if pi.shared is not None)
+        children = _children(points, active, constants, parent_indexes)
+        for own_space, point, combo in _in_jube_order(children, first_done):
             if id(own_space) not in spaces:
                 spaces[id(own_space)] = (
                     inherited(own_space.parameters, own_sets),
@@ -244,47 +247,46 @@ def plan(
                     if any("jube_" in text for text in p.values)
                 )
             keep, exported = spaces[id(own_space)]
-            matches = [_matching(pi, point) for pi in parent_indexes]
-            for combo in product(*matches):
-                parents = combo + shared_parents
-                base = iterations[combo[0]] * step.iterations if combo else 0
-                values = _from_parents(own_space, point, [finals[p] for p in combo], keep)
-                name = suffix.render({**constants, **values}) if step.suffix else ""
-                _check_suffix(benchmark, step, name)
-                for own in range(step.iterations):
-                    state = HELD if step.until and own >= step.until.minimum else "planned"
-                    dir_name = wp_dir_name(next_id, step.name, name)
-                    final = values
-                    if needs_builtins(values):
-                        own_names = builtins(
-                            next_id,
-                            step,
-                            base + own,
-                            dir_name,
-                            dict(zip(step.depend, combo, strict=True)),
-                            constants,
-                        )
-                        final = finalize(values, {**constants, **own_names}, exported)
-                    if step.name in has_children:
-                        finals[next_id] = final
-                    iterations[next_id] = base + own
-                    yield Workpackage(
+            parents = combo + shared_parents
+            base = iterations[combo[0]] * step.iterations if combo else 0
+            values = _from_parents(own_space, point, [finals[p] for p in combo], keep)
+            name = suffix.render({**constants, **values}) if step.suffix else ""
+            _check_suffix(benchmark, step, name)
+            for own in range(step.iterations):
+                state = HELD if step.until and own >= step.until.minimum else "planned"
+                dir_name = wp_dir_name(next_id, step.name, name)
+                final = values
+                if needs_builtins(values):
+                    own_names = builtins(
                         next_id,
-                        step.name,
+                        step,
                         base + own,
-                        final,
-                        parents,
-                        dir_name=dir_name,
-                        state=state,
+                        dir_name,
+                        dict(zip(step.depend, combo, strict=True)),
+                        constants,
                     )
-                    keyed.append((next_id, {n: point[n] for n in own_space.names}))
-                    own_ids.append(next_id)
-                    next_id += 1
+                    final = finalize(values, {**constants, **own_names}, exported)
+                if step.name in has_children:
+                    finals[next_id] = final
+                iterations[next_id] = base + own
+                yield Workpackage(
+                    next_id,
+                    step.name,
+                    base + own,
+                    final,
+                    parents,
+                    dir_name=dir_name,
+                    state=state,
+                )
+                keyed.append((next_id, {n: point[n] for n in own_space.names}))
+                own_ids.append(next_id)
+                next_id += 1
         if any(d.shared for d in step.do) and own_ids:
             # numbered apart (-1, -2, ...), as JUBE gives a shared operation no workpackage:
             # the ids, directories and $jube_wp_id of the later steps stay JUBE's
             shared_id -= 1
             index.shared = shared_id
+            index.last = own_ids[-1]
             name = suffix.render(constants) if step.suffix else ""
             _check_suffix(benchmark, step, name)
             yield Workpackage(
@@ -351,6 +353,41 @@ def _from_parents(
         if isinstance(value, str) and "$" in value:
             values[name] = template(value).render(values)
     return space.recompute(values, changed, frozenset(taken)) if changed else values
+
+
+def _children(
+    points: Iterable[tuple[Space, dict[str, object]]],
+    active: Condition,
+    constants: Mapping[str, object],
+    parent_indexes: Sequence[_StepIndex],
+) -> Iterator[tuple[Space, dict[str, object], tuple[int, ...]]]:
+    """A step's active points, each with every combination of parent workpackages it
+    belongs to."""
+    for space, point in points:
+        if active.holds(point, constants):
+            matches = [_matching(pi, point) for pi in parent_indexes]
+            for combo in product(*matches):
+                yield space, point, combo
+
+
+def _in_jube_order(
+    children: Iterable[tuple[Space, dict[str, object], tuple[int, ...]]],
+    first_done: frozenset[int],
+) -> Iterator[tuple[Space, dict[str, object], tuple[int, ...]]]:
+    """The children in the order JUBE makes them: a parent's when it is done. A step's
+    workpackages are done in their order, except after a shared operation: the last one,
+    which runs it, is done first, then the others in their order (checked with JUBE 2.7.1),
+    so its children come first."""
+    if not first_done:
+        yield from children
+        return
+    later = []
+    for child in children:
+        if first_done.intersection(child[2]):
+            yield child
+        else:
+            later.append(child)
+    yield from later
 
 
 def _matching(index: _StepIndex, point: Mapping[str, object]) -> list[int]:

@@ -72,6 +72,10 @@ class Context:
     #: worked out once every step is read (:mod:`.chosen`)
     chosen: dict[str, list[tuple[str, Loc]]] = field(default_factory=dict)
     max_async: dict[str, tuple[str, Loc]] = field(default_factory=dict)
+    #: work a snippet that builds several values out while reading, into a list (``jubex
+    #: convert``: jubex's own format splits no value); planning leaves it to the expansion,
+    #: which splits it where JUBE does, so that each point gets JUBE's workpackage id
+    work_out: bool = False
 
     @property
     def path(self) -> Path:

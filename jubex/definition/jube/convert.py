@@ -47,7 +47,9 @@ def convert_file(
     """The YAML text; relative paths are re-based onto the folder of ``output``. Of a file
     holding several benchmarks, the one named ``benchmark``: one is all a file of jubex's
     own format holds, so without a name such a file is refused."""
-    loaded = read_jube(path, tags=tags, include_path=include_path, benchmark=benchmark)
+    loaded = read_jube(
+        path, tags=tags, include_path=include_path, benchmark=benchmark, work_out=True
+    )
     several = loaded.benchmark.file_benchmarks
     if several and benchmark is None:
         raise UsageError(

@@ -2,10 +2,12 @@
 
 A python snippet becomes a derived parameter (``mode="expr"``) of the model. JUBE also
 lets a snippet *build a template*: when its result holds the separator, each piece is a
-value of its own (``",".join(str(2**i) for i in range(4))`` gives four points). jubex works
-such a snippet out while loading, when everything it reads is a plain value of the same
-set: the pieces become values, and the parameters it read are zipped with it so that each
-point keeps the combination JUBE would give it. ``tag`` mode is settled by the given tags.
+value of its own (``",".join(str(2**i) for i in range(4))`` gives four points). Planning
+splits such a snippet per point, in JUBE's order (:mod:`jubex.space.jube_order`). For
+``jubex convert``, whose output format splits no value, jubex works it out while loading,
+when everything it reads is a plain value of the same set: the pieces become values, and
+the parameters it read are zipped with it so that each point keeps the combination JUBE
+would give it. ``tag`` mode is settled by the given tags.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ class SetConverter:
             return
         self.params[p.name] = model_parameter(p, mode_of(expr), (expression,))
         names = {n for n in expr.names if self.known(n) and n != p.name}
+        if not self.ctx.work_out:
+            return  # split per point while planning, in JUBE's order
         if any(n not in self.plain and self._group(n) is None for n in names):
             return  # worked out per point while planning, split there as JUBE splits it
         if inspecting() and isinstance(expr, PythonExpr):

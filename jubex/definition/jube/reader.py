@@ -62,10 +62,12 @@ def read_jube(
     tags: Iterable[str] = (),
     include_path: Sequence[Path] = (),
     benchmark: str | None = None,
+    work_out: bool = False,
 ) -> Loaded:
-    """The file's benchmark named ``benchmark`` (default: its first), with every warning."""
+    """The file's benchmark named ``benchmark`` (default: its first), with every warning;
+    ``work_out``: snippets that build several values become lists (:class:`Context`)."""
     sources, jube = _prepared(Path(path), frozenset(tags), tuple(include_path))
-    ctx = Context(sources, jube)
+    ctx = Context(sources, jube, work_out=work_out)
     builder = _Builder(ctx)
     benchmark_model = builder.benchmark(benchmark)
     if ctx.errors:
