@@ -75,7 +75,8 @@ def few(n: int) -> int:
 
 
 def examine(executions: Sequence[Sequence[Number]], alpha: float = 0.01) -> Spread:
-    """What the values of a point, given per execution, show at level ``alpha``."""
+    """What the values of a point, given per execution, show at level ``alpha`` (that of
+    the runs test; the two-group and the outlier test take half of it each)."""
     values = [v for execution in executions for v in execution]
     if not all(map(math.isfinite, values)):
         return Spread(outliers=tuple(outliers(values, alpha)))
@@ -87,13 +88,18 @@ def examine(executions: Sequence[Sequence[Number]], alpha: float = 0.01) -> Spre
         (low, at_low), (high, at_high) = scaled.groups.low, scaled.groups.high
         return Spread(groups=Groups((low, at_low * largest), (high, at_high * largest)))
     runs = runs_differ(executions, alpha)
-    groups = None if runs else two_groups(values, alpha)
+    # the two-group test and the outlier test share the level: noise alone gets a mark of
+    # either in about ``alpha`` of points, not twice as often
+    groups = None if runs else two_groups(values, alpha / 2)
     if groups is not None:
         return Spread(groups=groups)
     if len(executions) > 1 and any(len(e) > 1 for e in executions):
-        found, tested = _within(executions, alpha), sum(len(e) for e in executions if len(e) > 2)
+        found, tested = (
+            _within(executions, alpha / 2),
+            sum(len(e) for e in executions if len(e) > 2),
+        )
     else:
-        found, tested = outliers(values, alpha), len(values)
+        found, tested = outliers(values, alpha / 2), len(values)
     if len(found) > few(tested):
         return Spread(runs=runs, many=len(found))
     return Spread(outliers=tuple(found), runs=runs)
