@@ -15,7 +15,7 @@ from jubex.cli.import_jube import JUBE_STATES
 from jubex.cli.provenance import jube_origin, jube_run
 from jubex.engine.failures import Cause, failure_causes, id_list
 from jubex.store.rundir import Run
-from jubex.store.store import STATES
+from jubex.store.store import DONE, STATES
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -36,10 +36,10 @@ def handle(args: argparse.Namespace) -> int:
     for (step, state), n in counts.items():
         per_step[step][state] = n
     causes = failure_causes(run)
-    failed = {i for cause in causes for i in cause.ids}
+    done = {wp.id for wp in run.store.workpackages(states=[DONE])}
     empty: dict[str, list[int]] = defaultdict(list)
     for wp_id, reason in missing_analysis(run):
-        if wp_id not in failed:  # a failure says why its outputs gave nothing
+        if wp_id in done:  # a failure says why its outputs gave nothing, an unfinished none
             empty[reason].append(wp_id)
     meta = run.meta
     if args.format == "json":

@@ -20,7 +20,8 @@ from jubex.store.rundir import JUBE_ROWS, Run
 #: the keys every row has besides parameters and values (``reduced``: a row of iterations;
 #: ``run``, ``platform`` and ``site`` tell the runs of a result set apart; ``samples``: the
 #: repetitions a program made inside its executions, see :func:`samples_of`; ``concurrent``:
-#: how many of the row's executions ran while other workpackages of the run did)
+#: how many of the row's executions ran while other workpackages of the run did;
+#: ``finished``: false for a row of a JUBE run's workpackage that had not finished)
 META = (
     "jube_wp_id",
     "jube_step_name",
@@ -30,6 +31,7 @@ META = (
     "site",
     "ok",
     "reason",
+    "finished",
     "reduced",
     "samples",
     "concurrent",
@@ -94,6 +96,7 @@ def result_rows(
                 **where,
                 "ok": ok,
                 "reason": reason,
+                "finished": all(member.state in ANALYSABLE for member in group),
                 "reduced": reduced,
                 "samples": repeats(group),
                 "concurrent": sum(1 for member in group if beside.get(member.id)),
@@ -186,12 +189,13 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
     ``base + k`` (``base`` a multiple of the step's iterations) with id ``first + k``.
     """
     steps = analysed_steps(run.benchmark)
-    wps = [
-        wp
-        for wp in run.store.workpackages(states=list(ANALYSABLE))
-        if wp.kind != SHARED and wp.step in steps
-    ]
     rows = run.meta.get(JUBE_ROWS)
+    # a JUBE run's rows are those JUBE analysed, of unfinished workpackages too (as in
+    # its tables: an interrupted workpackage's outputs, a row of one never started)
+    states = None if rows else list(ANALYSABLE)
+    wps = [
+        wp for wp in run.store.workpackages(states=states) if wp.kind != SHARED and wp.step in steps
+    ]
     if rows:
         return _jube_groups(wps, json.loads(rows))
     reducing = reducing_steps(run.benchmark) & steps

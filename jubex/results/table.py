@@ -110,13 +110,11 @@ def build_table(
         known.update(dict.fromkeys(row))
     plan = plan_columns(table, known, units, directions)
     notes: list[str] = []
-    failed = sum(1 for row in rows if row.get("ok", True) is False)
+    failed = _failed_said(rows)
     if failed and not include_failed:
         rows = [row for row in rows if row.get("ok", True) is not False]
     if failed:
-        notes.append(
-            f"{failed} failed workpackage(s) {'included' if include_failed else 'left out'}"
-        )
+        notes.append(f"{failed} {'included' if include_failed else 'left out'}")
     rows = derive_rows(_filter(rows, table, known, notes, measured=directions), plan)
     groups = _groups(rows, table, known)
     body: list[Entry] = [(compute_cells(members, plan), members[0]) for members in groups]
@@ -141,6 +139,17 @@ def build_table(
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"
     )
+
+
+def _failed_said(rows: Sequence[Row]) -> str:
+    """``2 failed workpackage(s)`` ('' for none); those of a JUBE run that had not
+    finished are said so."""
+    bad = [row for row in rows if row.get("ok", True) is False]
+    if not bad:
+        return ""
+    unfinished = sum(1 for row in bad if row.get("finished", True) is False)
+    counts = [(len(bad) - unfinished, "failed"), (unfinished, "unfinished")]
+    return " and ".join(f"{n} {word}" for n, word in counts if n) + " workpackage(s)"
 
 
 def _concurrency(groups: Sequence[list[Row]]) -> list[str]:

@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).parent.parent / "data" / "jube_runs"
-CASES = ("result_creation", "statistic", "iterations", "scripting_pattern", "io_study")
+CASES = (
+    "result_creation",
+    "statistic",
+    "iterations",
+    "scripting_pattern",
+    "io_study",
+    "interrupted",
+)
 
 
 def jubex(cwd: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
@@ -163,6 +170,23 @@ def test_states_of_done_failed_and_unfinished_workpackages(imported: Path) -> No
     table = shown.stdout  # the table alone; its notes on standard error
     assert "16m,4," not in table and "# ior: 1 failed workpackage(s) left out" in shown.stderr
     assert "16m,2,8,3100.00,2001.5,0.7,2" in table
+
+
+def test_a_run_jube_was_killed_in_is_imported_unfinished(imported: Path) -> None:
+    """JUBE killed while its third workpackage ran: two done, one started and not done,
+    one never started; JUBE's table shows all four (the third's output, the fourth empty)."""
+    run = f"runs/{CASES.index('interrupted'):06d}"
+    said = (imported / "interrupted.said").read_text()
+    assert "(2 done, 1 unfinished, 1 not started)" in said
+    status = jubex(imported, "status", run).stdout
+    assert "write: 1 not started, 1 unfinished, 2 done" in status
+    assert "analysers found nothing" not in status  # not finished: not a finding
+    shown = jubex(imported, "result", run, "-f", "csv")
+    assert shown.stdout == "n,bw[MiB/s]\n1,1.5\n2,2.5\n"
+    assert "# bw: 2 unfinished workpackage(s) left out" in shown.stderr
+    every = jubex(imported, "result", run, "-f", "csv", "--include-failed")
+    assert every.stdout == "n,bw[MiB/s]\n1,1.5\n2,2.5\n3,3.5\n4,\n"
+    assert "# bw: 2 unfinished workpackage(s) included" in every.stderr
 
 
 def test_an_imported_run_is_compared_published_reported_and_has_a_history(

@@ -5,15 +5,21 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=${WORK:-/tmp/jube-scratch}
+# CASES: some of them only (default: all)
+cases=${CASES:-result_creation statistic iterations scripting_pattern io_study interrupted}
 rm -rf "$work" && mkdir -p "$work"
-for example in result_creation statistic iterations scripting_pattern; do
-    cp -r "$JUBE_SRC/examples/$example" "$work/$example"
+for case in $cases; do
+    if [ -f "$here/$case.xml" ]; then
+        mkdir "$work/$case" && cp "$here/$case.xml" "$work/$case/"
+    else
+        cp -r "$JUBE_SRC/examples/$case" "$work/$case"
+    fi
 done
-mkdir "$work/io_study" && cp "$here/io_study.xml" "$work/io_study/"
-for case in result_creation statistic iterations scripting_pattern io_study; do
+for case in $cases; do
     cd "$work/$case"
     file=$case.xml
-    "$JUBE" run "$file" >/dev/null 2>&1 || true   # io_study fails on purpose
+    # io_study fails on purpose; interrupted is killed (by its third workpackage)
+    "$JUBE" run "$file" >/dev/null 2>&1 || true
     "$JUBE" analyse bench_run >/dev/null 2>&1
     "$JUBE" result bench_run > jube-result.txt 2>&1
     "$JUBE" result -s csv bench_run > jube-result.csv 2>&1
