@@ -305,7 +305,7 @@ def _run_info(run: Run, args: argparse.Namespace) -> int:
     if args.parametrisation or args.all:
         _print_table(header, rows)
     else:
-        print(f"{len(wps)} workpackage(s); -P lists them with their parameters")
+        print(f"{len(wps)} workpackage(s); -p lists them with their parameters")
     return 0
 
 

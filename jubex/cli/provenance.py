@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
+from jubex.store.rundir import JUBE_ROWS
+
 #: the columns of a run's parametrisation that come from the scheduler's accounting
 JOB_COLUMNS = ("job", "nodes", "elapsed")
 
@@ -72,7 +74,7 @@ def provenance_lines(facts: Mapping[str, object], meta: Mapping[str, str]) -> li
 
 def jube_run(meta: Mapping[str, str]) -> bool:
     """Whether the run was imported from a JUBE run directory (``jubex import-jube``)."""
-    return bool(meta.get("imported_from")) and "jube_rows" in meta
+    return bool(meta.get("imported_from")) and JUBE_ROWS in meta
 
 
 def jube_origin(meta: Mapping[str, str]) -> str:

@@ -279,21 +279,42 @@ def test_the_tags_jube_ran_with_are_kept(tmp_path: Path) -> None:
 
 
 def test_no_code_of_the_jube_run_runs(tmp_path: Path) -> None:
-    """Python and shell parameters and patterns are JUBE's record, not run again."""
+    """Python and shell parameters and patterns are JUBE's record, not run again: not by
+    the import, nor by any command reading the imported run."""
     run = tmp_path / "jube" / "000000"
     shutil.copytree(DATA / "scripting_pattern" / "bench_run" / "000000", run)
     config = run / "configuration.xml"
     config.write_text(
-        config.read_text().replace(
+        config.read_text()
+        .replace(
             "</patternset>",
             '<pattern name="evil" mode="shell">touch PWNED_SHELL</pattern>'
             '<pattern name="evil2" mode="python">__import__("os").system("touch PWNED_PY")'
             "</pattern></patternset>",
         )
+        .replace(
+            "</parameterset>",
+            '<parameter name="evil3" mode="python">__import__("os").system("touch PWNED_PARAM")'
+            '</parameter><parameter name="evil4" mode="shell">touch PWNED_SH_PARAM</parameter>'
+            "</parameterset>",
+            1,
+        )
     )
     jubex(tmp_path, "import-jube", str(run))
-    jubex(tmp_path, "result", "runs/000000")
-    assert not list(tmp_path.rglob("PWNED*"))
+    jubex(tmp_path, "import-jube", str(run), "--again")
+    for command in (
+        ("result",),
+        ("result", "-f", "csv", "--include-failed"),
+        ("info", "-p"),
+        ("status",),
+        ("report", "-o", "r.html"),
+        ("compare", "runs/000000", "runs/000001"),
+        ("history", "runs/000000", "runs/000001"),
+        ("publish", "runs/000000", "--database", str(tmp_path / "r.sqlite")),
+    ):
+        jubex(tmp_path, *command)
+    assert "imported without its outputs" in jubex(tmp_path, "analyse", code=2).stderr
+    assert not list(tmp_path.rglob("PWNED*")) and not list(Path.cwd().glob("PWNED*"))
 
 
 def copy_run(tmp_path: Path, case: str = "io_study") -> Path:

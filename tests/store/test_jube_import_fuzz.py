@@ -16,25 +16,29 @@ from jubex.results.jube_tables import check_jube_tables, jube_cells
 from jubex.store.jube_import import import_jube
 from jubex.store.rundir import Run
 
-DATA = Path(__file__).parent.parent / "data" / "jube_runs" / "io_study" / "bench_run" / "000000"
+RUNS = Path(__file__).parent.parent / "data" / "jube_runs"
+#: every run directory JUBE made for the tests
+CASES = sorted(p.parents[2].name for p in RUNS.glob("*/bench_run/000000/configuration.xml"))
+DATA = RUNS / "io_study" / "bench_run" / "000000"
 FILES = ("workpackages.xml", "analyse.xml", "configuration.xml")
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
+    case=st.sampled_from(CASES),
     name=st.sampled_from(FILES),
     at=st.floats(0, 1),
     cut=st.integers(0, 40),
     insert=st.text(alphabet='<>/"=&;! abc0123.-_\n', max_size=20),
 )
 def test_a_damaged_file_imports_or_is_refused(
-    tmp_path_factory, name: str, at: float, cut: int, insert: str
+    tmp_path_factory, case: str, name: str, at: float, cut: int, insert: str
 ) -> None:
     home = tmp_path_factory.mktemp("fuzz")
     run = home / "jube" / "000000"
-    shutil.copytree(DATA, run)
+    shutil.copytree(RUNS / case / "bench_run" / "000000", run)
     data = (run / name).read_text()
     where = int(at * len(data))
     (run / name).write_text(data[:where] + insert + data[where + cut :])
