@@ -105,6 +105,16 @@ def test_a_pretty_table_jube_wrote_is_read_too(tmp_path: Path) -> None:
     assert "result/result.dat: equal to jubex's table result" in said
 
 
+def test_an_aligned_table_jube_wrote_is_read_too(tmp_path: Path) -> None:
+    run = copy_run(tmp_path)  # JUBE's jube result -s aligned of this run: cells padded
+    ior, mdtest = (DATA / "io_study" / "jube-result-aligned.txt").read_text().split("\n\n")[:2]
+    (run / "result" / "ior.dat").write_text(ior + "\n")
+    (run / "result" / "mdtest.dat").write_text(mdtest + "\n")
+    said = jubex(tmp_path, "import-jube", str(run)).stdout
+    assert "result/ior.dat: equal to jubex's table ior" in said
+    assert "result/mdtest.dat: equal to jubex's table mdtest" in said
+
+
 def test_a_table_jube_wrote_that_differs_is_said_at_import_and_by_result(tmp_path: Path) -> None:
     run = copy_run(tmp_path)
     edit(run / "result" / "ior.dat", "4m,4,7,5000.50", "4m,4,7,5000.75")
