@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
 from jubex.results.flags import side_warnings
-from jubex.results.rows import samples_of
+from jubex.results.rows import executions_of, samples_of
 from jubex.results.significance import (
     CORRECTIONS,
     TESTS,
@@ -399,7 +399,11 @@ def numbers_of(rows: list[Row] | None, metric: str, scale: float) -> list[float]
 
 def _runs(rows: list[Row] | None, metric: str) -> list[int]:
     """How many of a side's numbers each execution gave (a program's own repetitions)."""
-    return [sum(v is not None for v in samples_of(row, metric)) for row in rows or ()]
+    return [
+        sum(v is not None for v in samples)
+        for row in rows or ()
+        for _, samples in executions_of(row, metric)
+    ]
 
 
 def _unusable(point: tuple[object, ...], metric: str, why: str) -> PointComparison:

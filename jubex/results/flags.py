@@ -15,7 +15,7 @@ from itertools import accumulate, pairwise
 from typing import TypeGuard
 
 from jubex.results.columns import Row
-from jubex.results.rows import samples_of
+from jubex.results.rows import executions_of
 from jubex.results.spread import Groups, Spread, examine
 from jubex.results.stats import Number, Summary, summarize
 
@@ -61,9 +61,9 @@ def flag(
     outlier_alpha: float = OUTLIER_ALPHA,
 ) -> Flags:
     """The flags of one group of rows for the numeric ``fields`` its columns summarize
-    (``outlier_alpha`` 0: no outlier test). Each row is one execution: its samples are
-    the program's own repetitions, which :func:`~jubex.results.spread.examine` does not
-    take as independent of each other."""
+    (``outlier_alpha`` 0: no outlier test). Each execution's samples (a row's, or each
+    iteration's of a row that merges them) are the program's own repetitions, which
+    :func:`~jubex.results.spread.examine` does not take as independent of each other."""
     found: dict[str, list[str]] = {
         "noisy": [],
         "outlying": [],
@@ -72,7 +72,11 @@ def flag(
         "many": [],
     }
     for name in fields:
-        executions = [[v for v in samples_of(row, name) if _numeric(v)] for row in members]
+        executions = [
+            [v for v in samples if _numeric(v)]
+            for row in members
+            for _, samples in executions_of(row, name)
+        ]
         values = [v for execution in executions for v in execution]
         cv = summarize(values).cv
         if cv is not None and cv > cv_limit:
@@ -112,19 +116,18 @@ def _mark(members: Sequence[Row], name: str, index: int) -> str:
     """``bw 1503 (iteration 3, repetition 2 of 5)``: the ``index``-th numeric sample of
     ``name`` in the group, and where it was measured (looked up only for a mark)."""
     for row in members:
-        samples = samples_of(row, name)
-        for k, value in enumerate(samples):
-            if _numeric(value):
-                if not index:
-                    where = _where(row, k, len(samples))
-                    return f"{name} {value:g}" + (f" ({where})" if where else "")
-                index -= 1
+        for iteration, samples in executions_of(row, name):
+            for k, value in enumerate(samples):
+                if _numeric(value):
+                    if not index:
+                        where = _where(iteration, k, len(samples))
+                        return f"{name} {value:g}" + (f" ({where})" if where else "")
+                    index -= 1
     raise IndexError(index)
 
 
-def _where(row: Row, repetition: int, repetitions: int) -> str:
+def _where(iteration: object, repetition: int, repetitions: int) -> str:
     """Which sample a value is: its iteration, and the program's own repetition in it."""
-    iteration = row.get("jube_wp_iteration")
     parts = [] if iteration is None else [f"iteration {iteration}"]
     if repetitions > 1:
         parts.append(f"repetition {repetition + 1} of {repetitions}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from itertools import accumulate
 
 from jubex.analysis.harvest import Harvester
 from jubex.analysis.run import ANALYSABLE, analysed_steps
@@ -19,9 +20,11 @@ from jubex.store.rundir import JUBE_ROWS, Run
 
 #: the keys every row has besides parameters and values (``reduced``: a row of iterations;
 #: ``run``, ``platform`` and ``site`` tell the runs of a result set apart; ``samples``: the
-#: repetitions a program made inside its executions, see :func:`samples_of`; ``concurrent``:
-#: how many of the row's executions ran while other workpackages of the run did;
-#: ``finished``: false for a row of a JUBE run's workpackage that had not finished)
+#: repetitions a program made inside its executions, see :func:`samples_of`, and
+#: ``executions``: of a row of iterations, how many of them each iteration gave, see
+#: :func:`executions_of`; ``concurrent``: how many of the row's executions ran while other
+#: workpackages of the run did; ``finished``: false for a row of a JUBE run's workpackage
+#: that had not finished)
 META = (
     "jube_wp_id",
     "jube_step_name",
@@ -34,6 +37,7 @@ META = (
     "finished",
     "reduced",
     "samples",
+    "executions",
     "concurrent",
 )
 
@@ -99,6 +103,7 @@ def result_rows(
                 "finished": all(member.state in ANALYSABLE for member in group),
                 "reduced": reduced,
                 "samples": repeats(group),
+                "executions": repeats.executions(group) if len(group) > 1 else {},
                 "concurrent": sum(1 for member in group if beside.get(member.id)),
             }
         )
@@ -122,6 +127,22 @@ def samples_of(row: Mapping[str, object], name: str) -> list[object]:
         if found:
             return list(found)
     return [row.get(name)]
+
+
+def executions_of(row: Mapping[str, object], name: str) -> list[tuple[object, list[object]]]:
+    """The samples of ``name`` per execution, each with its iteration: of a row that merges
+    the iterations of a point (``reduce: true``), one per iteration, else the row's own.
+    The repetitions of one execution are no independent samples (results.md, "Flags")."""
+    samples = samples_of(row, name)
+    executions = row.get("executions")
+    split = executions.get(name) if isinstance(executions, Mapping) else None
+    if not split or sum(count for _, count in split) != len(samples):
+        return [(row.get("jube_wp_iteration"), samples)]
+    starts = accumulate((count for _, count in split), initial=0)
+    return [
+        (iteration, samples[start : start + count])
+        for (iteration, count), start in zip(split, starts, strict=False)
+    ]
 
 
 def _label(name: str, record: int) -> str:
@@ -290,6 +311,18 @@ class _Repeats:
             for name, record, value, _ in self.found.get(wp.id, ()):
                 samples.setdefault(_label(name, record), []).append(value)
         return {name: tuple(values) for name, values in samples.items()}
+
+    def executions(self, group: Sequence[Workpackage]) -> dict[str, tuple[tuple[int, int], ...]]:
+        """How many samples of each name each workpackage gave, with its iteration."""
+        counts: dict[str, list[tuple[int, int]]] = {}
+        for wp in group:
+            mine: dict[str, int] = {}
+            for name, record, _, _ in self.found.get(wp.id, ()):
+                label = _label(name, record)
+                mine[label] = mine.get(label, 0) + 1
+            for label, count in mine.items():
+                counts.setdefault(label, []).append((wp.iteration, count))
+        return {name: tuple(found) for name, found in counts.items()}
 
 
 def _verdict(

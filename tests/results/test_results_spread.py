@@ -17,8 +17,10 @@ from scipy.stats import kruskal
 from jubex.cli.main import main
 from jubex.results.compare import compare
 from jubex.results.flags import flag, side_warnings
+from jubex.results.rows import executions_of, result_rows
 from jubex.results.spread import examine, few, kruskal_p
 from jubex.results.stats import outliers, summarize
+from jubex.store.rundir import open_run
 
 #: five executions of ``ior -i 5`` at each access, real IOR 4.1.0+dev (SOURCES.md)
 OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "outputs" / "ior" / "clio_i5"
@@ -75,6 +77,41 @@ def test_real_ior_points_are_said_to_be_two_groups(
     )
     assert main(["result", str(out), "-f", "aligned"]) == 0
     assert "2 bimodal point(s) (two groups of values" in capsys.readouterr().out
+
+
+def test_a_row_that_merges_the_iterations_keeps_each_ones_samples_apart(tmp_path: Path) -> None:
+    """JUBE's reduce: one row per point, whose samples still say which execution gave them."""
+    study = STUDY.replace("    analyse: [ior]\n", "").replace(
+        "results:", "analysers:\n  merged: {builtin: ior, step: ior, reduce: true}\nresults:"
+    )
+    (tmp_path / "clio.yaml").write_text(study)
+    out = tmp_path / "runs"
+    assert main(["run", str(tmp_path / "clio.yaml"), "--outpath", str(out), "-q"]) == 0
+    ssf, _ = result_rows(open_run(next(out.iterdir())))
+    assert ssf["reduced"] and ssf["executions"]["read_bw"] == tuple((i, 5) for i in range(5))
+    assert [v for _, e in executions_of(ssf, "read_bw") for v in e] == [
+        v for e in _values("ssf", "read") for v in e
+    ]
+    assert flag([ssf], ["read_bw"]).text() == (
+        "noisy: read_bw cv 60.5%; bimodal: read_bw 10 near 3370, 15 near 21380"
+    )
+
+
+def test_a_merged_row_is_flagged_as_its_executions():
+    rng = random.Random(1)
+    means = [1000, 1100, 950, 1200, 1050]
+    executions = [[rng.gauss(m, 2) for _ in range(5)] for m in means]
+    executions[3][2] += 40
+    merged = {
+        "bw": executions[0][0],
+        "samples": {"bw": tuple(v for e in executions for v in e)},
+        "executions": {"bw": tuple((i, 5) for i in range(5))},
+        "jube_wp_iteration": 0,
+    }
+    assert flag([merged], ["bw"]).text() == (
+        "noisy: bw cv 8.6%; runs differ: bw cv 9.4% between executions, 0.8% within; "
+        "outlier: bw 1244.78 (iteration 3, repetition 3 of 5)"
+    )
 
 
 def _rows(*executions: list[float]) -> list[dict[str, object]]:
