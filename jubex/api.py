@@ -176,8 +176,8 @@ def _as_run_would(
             return [
                 DefinitionWarning(
                     f"validate rendered the first {VALIDATE_RENDERED:,} workpackages as run "
-                    "would; the others were planned, not rendered",
-                    hint=f"jubex run {path} --dry-run renders every one",
+                    "would; the others were counted, not rendered",
+                    hint=f"jubex run {path} --dry-run --all renders every one",
                 )
             ]
     except JubexError as exc:

@@ -1,35 +1,84 @@
-"""``jubex run --dry-run``: every workpackage as the run would render it; nothing written."""
+"""``jubex run --dry-run``: the workpackages as the run would render them; nothing written.
+
+The first :data:`SHOWN` are rendered and shown, the others counted from the space (a range
+of a million values is not rendered a million times), and the output says how many.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
-from jubex.api import DryWorkpackage, dry_run
+from jubex.api import VALIDATE_RENDERED, DryWorkpackage, dry_run
+from jubex.space.limit import count_text, count_work
 from jubex.space.plan import HELD, SHARED
 from jubex.space.spec import RunSpec
 from jubex.workdir.writer import STOPS
 
+#: workpackages a dry run shows unless ``--all``: as many as validate renders
+SHOWN = VALIDATE_RENDERED
+
 
 def show_dry_run(
-    spec: RunSpec, style: str, max_workpackages: int | None = None, earlier: int = 0
+    spec: RunSpec,
+    style: str,
+    max_workpackages: int | None = None,
+    earlier: int = 0,
+    shown: int | None = SHOWN,
 ) -> int:
     """Print the dry run as text (commands and files) or as one JSON document; ``earlier``
-    runs would be made in its outpath before it."""
-    items = map(_warned, dry_run(spec, max_workpackages=max_workpackages, earlier=earlier))
+    runs would be made in its outpath before it. Only the first ``shown`` workpackages
+    (None: all) are rendered, the others counted, and the output says how many it left
+    out. Returns how many it showed."""
+    planned = dry_run(spec, max_workpackages=max_workpackages, earlier=earlier)
+    items = list(map(_warned, islice(planned, shown)))
+    rest = _Rest(0, True) if next(planned, None) is None else _rest(spec, len(items))
     if style == "json":
-        found = [_as_dict(item) for item in items]
-        print(json.dumps({"platform": spec.platform.name, "workpackages": found}, indent=1))
-        return 0
-    count = 0
+        document = {
+            "platform": spec.platform.name,
+            "workpackages": [_as_dict(item) for item in items],
+            "not_shown": rest.count,
+            "not_shown_exact": rest.exact,
+        }
+        print(json.dumps(document, indent=1))
+        return len(items)
     for item in items:
         _print(item)
-        count += 1
+    total = f"{len(items):,}"
+    if rest.count != 0:
+        bound = "" if rest.exact else "up to "
+        more = "" if rest.count is None else f"{bound}{count_text(rest.count)} "
+        print(
+            f"... {more}more workpackage(s) not shown: the dry run shows the first "
+            f"{len(items):,} (--all shows every one)"
+        )
+        whole = None if rest.count is None else len(items) + rest.count
+        total = f"more than {total}" if whole is None else bound + count_text(whole)
     print(
-        f"{count} workpackage(s) would run on platform '{spec.platform.name}'; nothing was written"
+        f"{total} workpackage(s) would run on platform '{spec.platform.name}'; nothing was written"
     )
-    return 0
+    return len(items)
+
+
+@dataclass(frozen=True)
+class _Rest:
+    """The workpackages a dry run did not show: counted as the limit counts them (an upper
+    bound where constraints or an ``active`` condition may drop some; None where values
+    worked out per point make more than the lists' lengths say)."""
+
+    count: int | None
+    exact: bool
+
+
+def _rest(spec: RunSpec, shown: int) -> _Rest:
+    steps = count_work(spec.benchmark, overrides=spec.overrides, tags=spec.tags)
+    total = sum(s.workpackages for s in steps)
+    if total <= shown:
+        return _Rest(None, False)
+    return _Rest(total - shown, all(s.exact for s in steps))
 
 
 def _warned(item: DryWorkpackage) -> DryWorkpackage:

@@ -227,7 +227,7 @@ def _print_sources(sources: Mapping[str, str]) -> None:
 def step_own(psets: Iterable[ParameterSet]) -> set[str]:
     """Parameters whose value is each step's own: they read ``jube_step_name``, or read one
     that does. They have no value outside a step, so the space without steps leaves them out."""
-    texts = {n: " ".join(p.values) for ps in psets for n, p in ps.parameters.items()}
+    texts = {n: " ".join(p.written) for ps in psets for n, p in ps.parameters.items()}
     found = {STEP_NAME}
     while True:
         more = {

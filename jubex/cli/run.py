@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from jubex.api import analyse_runs, resolve
@@ -16,7 +17,7 @@ from jubex.cli.common import (
     overrides,
     shown,
 )
-from jubex.cli.dryrun import show_dry_run
+from jubex.cli.dryrun import SHOWN, show_dry_run
 from jubex.engine.driver import Options
 from jubex.engine.failures import failure_causes, id_list
 from jubex.errors import JubexError, UsageError
@@ -60,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--outpath", help="where runs are made (default: the definition's outpath, beside it)"
     )
     parser.add_argument("--dry-run", action="store_true", help="show what would run; write nothing")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"with --dry-run: show every workpackage (else the first {SHOWN:,})",
+    )
     add_format(parser, REPORT_FORMATS, "pretty")
     add_definition_options(parser)
     add_limit_option(parser)
@@ -149,6 +155,8 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError("--dry-run and --no-wait exclude each other")
     if args.format != "pretty" and not args.dry_run:
         raise UsageError("--format is for --dry-run: a run prints its result tables")
+    if args.all and not args.dry_run:
+        raise UsageError("--all is for --dry-run: a run makes every workpackage")
     spec = _resolved(args, args.benchmark)
     several = () if args.benchmark else spec.benchmark.file_benchmarks
     if several and args.dry_run and args.format == "json":
@@ -159,13 +167,32 @@ def handle(args: argparse.Namespace) -> int:
         )
     status = 0
     made: dict[str, int] = {}  # runs made (or, dry, planned) per outpath so far
-    for number, name in enumerate(several or (spec.benchmark.name,), 1):
+    names = several or (spec.benchmark.name,)
+    # a dry run shows SHOWN workpackages in all: the benchmarks of a file share them
+    left = None if args.all else SHOWN
+    for number, name in enumerate(names, 1):
+        if args.dry_run and left == 0:
+            _not_shown(args.definition, names[number - 1 :])
+            break
         if several:
             print(f"benchmark '{name}' ({number} of {len(several)}):")
             spec = spec if name == spec.benchmark.name else _resolved(args, name)
-        status = max(status, _run_one(spec, args, made.get(spec.outpath, 0)))
+        if args.dry_run:
+            left = _dry_run(spec, args, made.get(spec.outpath, 0), left)
+        else:
+            status = max(status, _run_one(spec, args, made.get(spec.outpath, 0)))
         made[spec.outpath] = made.get(spec.outpath, 0) + 1
     return status
+
+
+def _not_shown(definition: str, names: Sequence[str]) -> None:
+    """The benchmarks a dry run had no room left for: named, not planned."""
+    listed = ", ".join(names[:10]) + (f", ... {len(names) - 10:,} more" if len(names) > 10 else "")
+    print(
+        f"{len(names):,} more benchmark(s) not shown ({listed}): the dry run shows {SHOWN:,} "
+        f"workpackages in all (--all shows every one; jubex validate {definition} checks "
+        "each benchmark)"
+    )
 
 
 def _resolved(args: argparse.Namespace, benchmark: str | None) -> RunSpec:
@@ -181,14 +208,23 @@ def _resolved(args: argparse.Namespace, benchmark: str | None) -> RunSpec:
 
 
 def _run_one(spec: RunSpec, args: argparse.Namespace, earlier: int) -> int:
-    """Plan (``--dry-run``: after ``earlier`` dry runs in its outpath) or run one benchmark,
-    saying its warnings first."""
+    """Run one benchmark, saying its warnings first."""
+    _say_warnings(spec)
+    run, counts = api_run(spec, options_from(args), max_workpackages=args.max_workpackages)
+    return finish(run, counts, args)
+
+
+def _dry_run(spec: RunSpec, args: argparse.Namespace, earlier: int, left: int | None) -> int | None:
+    """Plan one benchmark after ``earlier`` dry runs in its outpath, showing at most
+    ``left`` workpackages (None: all); the number it may still show after."""
+    _say_warnings(spec)
+    shown = show_dry_run(spec, args.format, args.max_workpackages, earlier, left)
+    return None if left is None else left - shown
+
+
+def _say_warnings(spec: RunSpec) -> None:
     for warning in spec.benchmark.warnings:
         print(warning, file=sys.stderr)
     settings = spec.platform.mpi_settings()
     if settings:
         print(settings, file=sys.stderr)
-    if args.dry_run:
-        return show_dry_run(spec, args.format, args.max_workpackages, earlier)
-    run, counts = api_run(spec, options_from(args), max_workpackages=args.max_workpackages)
-    return finish(run, counts, args)

@@ -8,6 +8,7 @@ defined twice in one set, a range that yields nothing).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from jubex.definition.model import (
@@ -181,11 +182,12 @@ class Builder:
         except JubexError as exc:
             self.errors.append(DefinitionError(f"{what}: {exc.message}", exc.loc or loc))
 
-    def range_values(self, spec: Map, loc: Loc) -> tuple[str, ...]:
+    def range_values(self, spec: Map, loc: Loc) -> Sequence[str]:
         try:
             start, stop = text_of(spec, "start"), text_of(spec, "stop")
+            values: Sequence[str]
             if "factor" in spec:
-                values = ranges.geometric(start, stop, text_of(spec, "factor"), loc)
+                values = tuple(ranges.geometric(start, stop, text_of(spec, "factor"), loc))
             else:
                 values = ranges.linear(start, stop, text_of(spec, "step"), loc)
         except JubexError as exc:
@@ -193,7 +195,7 @@ class Builder:
             return ()
         if not values:
             self.fail("the range yields no values", loc)
-        return tuple(values)
+        return values
 
     def where(self, tree: Map) -> list[Constraint]:
         if tree.get("where") is None:

@@ -39,7 +39,7 @@ def _sizes(b: Benchmark) -> Iterator[JubexError]:
         for p in pset.parameters.values():
             if p.mode != "text" or p.type != "auto":
                 continue
-            for value in p.values:
+            for value in p.written:
                 right = misspelt_size(value)
                 if right is not None:
                     yield DefinitionError(
@@ -109,7 +109,7 @@ def _templates(b: Benchmark, parameters: set[str]) -> Iterator[JubexError]:
     for pset in b.parametersets.values():
         for p in pset.parameters.values():
             if p.mode == "text":
-                for value in p.values:
+                for value in p.written:
                     yield from _parse(value, p.loc, f"parameter '{p.name}'", known, shell=False)
     for step in b.steps.values():
         what = f"step '{step.name}'"

@@ -11,7 +11,10 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any, TypeVar
+
+from jubex.language.ranges import Linear
 
 T = TypeVar("T")
 
@@ -22,8 +25,8 @@ def to_data(obj: object) -> Any:
         return {f.name: to_data(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, dict):
         return {str(k): to_data(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_data(v) for v in obj]
+    if isinstance(obj, (list, tuple, Linear)):
+        return [to_data(v) for v in obj]  # a range as its values, as a run made them
     return obj
 
 
@@ -57,6 +60,9 @@ def _build(tp: Any, data: Any) -> Any:
     if origin is list:
         (item_type,) = typing.get_args(tp)
         return [_build(item_type, v) for v in data]
+    if origin is Sequence:
+        (item_type,) = typing.get_args(tp)
+        return tuple(_build(item_type, v) for v in data)
     if origin is tuple:
         args = typing.get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:

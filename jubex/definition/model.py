@@ -7,9 +7,11 @@ its source file so that every later error can name file and line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from jubex.errors import Loc
+from jubex.language.ranges import Linear
 
 PARAMETER_TYPES = ("auto", "int", "float", "str", "bool", "size", "duration")
 PARAMETER_MODES = ("text", "expr", "shell", "env", "tag", "python")
@@ -38,7 +40,8 @@ class Parameter:
     """
 
     name: str
-    values: tuple[str, ...]
+    #: a tuple, or a linear range's texts made as they are read (:class:`ranges.Linear`)
+    values: Sequence[str]
     type: str = "auto"
     mode: str = "text"
     separator: str | None = None
@@ -50,6 +53,12 @@ class Parameter:
     loc: Loc | None = None
     #: kept even where the platform gives a value of this name (jubex's format only)
     pinned: bool = False
+
+    @property
+    def written(self) -> Sequence[str]:
+        """The texts as the file writes them, a range's bounds instead of its values: what
+        a look for ``$name`` or a misspelt unit reads (a range's values are numbers)."""
+        return self.values.bounds if isinstance(self.values, Linear) else self.values
 
 
 @dataclass

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from typing import overload
 
 from jubex.errors import DefinitionError, Loc
 from jubex.language.values import MAX_DIGITS, Bool, Size, format_size, parse_value
@@ -121,7 +123,7 @@ def _check_exponent(text: str, what: str, loc: Loc | None) -> None:
         )
 
 
-def linear(start: str, stop: str, step: str = "1", loc: Loc | None = None) -> list[str]:
+def linear(start: str, stop: str, step: str = "1", loc: Loc | None = None) -> Linear:
     """``start, start+step, ...`` up to ``stop`` (included when hit); ``step`` may be < 0."""
     texts = (start, stop, step)
     what = f"range {start}..{stop} step {step}"
@@ -136,28 +138,93 @@ def linear(start: str, stop: str, step: str = "1", loc: Loc | None = None) -> li
             "swap start and stop or change the sign of the step",
         )
     _check_count(count, what, loc)
-    style = _Style(texts, values, step=True)
-    fast = _scaled(style, first, delta, int(count))
-    if fast is not None:
-        return fast
-    return [style.text(first + i * delta, what, loc) for i in range(int(count))]
+    return Linear(texts, _Style(texts, values, step=True), first, delta, int(count), loc)
 
 
-def _scaled(style: _Style, first: Fraction, delta: Fraction, count: int) -> list[str] | None:
-    """The texts of a plain-number range written with the start's places, in integer
-    arithmetic (a million values in a fraction of a second); None when places do not fit."""
+class Linear(Sequence[str]):
+    """The texts of a linear range, each written when it is read: the range is counted
+    from its bounds, and a million values cost nothing until a command reads them (the
+    dry run reads the first thousand)."""
+
+    __slots__ = ("_count", "_delta", "_first", "_loc", "_scaled", "_style", "bounds")
+
+    def __init__(
+        self,
+        bounds: tuple[str, str, str],
+        style: _Style,
+        first: Fraction,
+        delta: Fraction,
+        count: int,
+        loc: Loc | None,
+    ) -> None:
+        #: start, stop and step as written: what a look for ``$name`` in the texts reads
+        self.bounds = bounds
+        self._style, self._first, self._delta, self._count, self._loc = (
+            style,
+            first,
+            delta,
+            count,
+            loc,
+        )
+        self._scaled = _scaled(style, first, delta, count)
+        for index in range(min(count, 2)):  # a size that is no whole number: said at once
+            self[index]
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(self._count)))
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("range index out of range")
+        if self._scaled is not None:
+            return self._scaled(index)
+        what = f"range {self.bounds[0]}..{self.bounds[1]} step {self.bounds[2]}"
+        return self._style.text(self._first + index * self._delta, what, self._loc)
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.__getitem__, range(self._count))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(other) == self._count and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash((self.bounds, self._count))
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Linear:
+        return self  # never changes: a copied definition shares it
+
+    def __repr__(self) -> str:
+        start, stop, step = self.bounds
+        return f"Linear({start!r}, {stop!r}, {step!r}: {self._count:,} values)"
+
+
+def _scaled(
+    style: _Style, first: Fraction, delta: Fraction, count: int
+) -> Callable[[int], str] | None:
+    """How to write the ``index``-th value of a plain-number range with the start's places,
+    in integer arithmetic; None when places do not fit (then each is an exact fraction)."""
     if style.size:
         return None
     scale = 10**style.places
     low, step = first * scale, delta * scale
     if low.denominator != 1 or step.denominator != 1:
         return None
-    numbers = range(int(low), int(low) + count * int(step), int(step))
-    if style.places == 0:
-        if style.width:
-            return [f"{n:0{style.width + (n < 0)}d}" for n in numbers]
-        return [str(n) for n in numbers]
-    return [_point(n, style.places) for n in numbers]
+    base, stride, places, width = int(low), int(step), style.places, style.width
+    if places:
+        return lambda index: _point(base + index * stride, places)
+    if width:
+        return lambda index: f"{base + index * stride:0{width + (base + index * stride < 0)}d}"
+    return lambda index: str(base + index * stride)
 
 
 def geometric(start: str, stop: str, factor: str = "2", loc: Loc | None = None) -> list[str]:

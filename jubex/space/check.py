@@ -47,7 +47,7 @@ def _named(b: Benchmark, step: Step) -> str:
     """The step's name where its sets read it (else steps sharing sets share one check)."""
     sets = [b.parametersets[n] for n in set_names(b, step) if n in b.parametersets]
     reads = any(
-        STEP_NAME in text for ps in sets for p in ps.parameters.values() for text in p.values
+        STEP_NAME in text for ps in sets for p in ps.parameters.values() for text in p.written
     )
     return step.name if reads else ""
 
@@ -95,5 +95,5 @@ def _computed_list(p: Parameter) -> bool:
     """Several values, one of them read from other values: a cycle would have to know which
     of them the workpackage chose, which it no longer can once the value is computed."""
     split = p.mode == "text" and p.separator
-    texts = [t.strip() for v in p.values for t in (v.split(p.separator) if split else [v])]
+    texts = [t.strip() for v in p.written for t in (v.split(p.separator) if split else [v])]
     return len(texts) > 1 and any(template(t, p.loc).names for t in texts)

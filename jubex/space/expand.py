@@ -1,9 +1,9 @@
 """The parameter space of a step: parametersets merged, crossed, zipped, derived, filtered.
 
 A :class:`Space` is built once from the model (cheap, no side effects) and iterated as a
-stream: ``itertools.product`` over pre-typed values, derived parameters evaluated in a fixed
-dependency order, constraints applied, one dict per point. Nothing proportional to the
-number of points is ever held in memory.
+stream: the lists crossed (:mod:`jubex.space.lazy`: a range's values typed as a point reads
+them), derived parameters evaluated in a fixed dependency order, constraints applied, one
+dict per point. Nothing proportional to the number of points is ever held in memory.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from itertools import islice, product
+from itertools import islice
 from pathlib import Path
 
 from jubex.definition.model import CODE_MODES, Constraint, Parameter, ParameterSet
@@ -22,10 +22,12 @@ from jubex.language.builtins import FUNCTIONS
 from jubex.language.expr import Expr, compile_expr
 from jubex.language.inspection import NOT_EVALUATED, inspecting
 from jubex.language.python import PythonExpr
+from jubex.language.ranges import Linear
 from jubex.language.shell import run_snippet
 from jubex.language.template import Template
 from jubex.language.values import coerce, parse_value
 from jubex.space.jube_order import JubeOrder
+from jubex.space.lazy import Rows, Typed, crossed
 from jubex.space.point import Derived, Point, splitting
 
 #: update modes whose parameters are evaluated again at the start of every cycle (JUBE)
@@ -125,7 +127,7 @@ class Space:
                     )
                 else:
                     params[p.name] = dataclasses.replace(
-                        p, values=self._texts(old) + self._texts(p), separator=None
+                        p, values=(*self._texts(old), *self._texts(p)), separator=None
                     )
             for group in pset.zips:
                 unknown = [n for n in group if n not in pset.parameters]
@@ -154,17 +156,20 @@ class Space:
             )
 
     @staticmethod
-    def _texts(p: Parameter) -> tuple[str, ...]:
-        if p.mode != "text" or not p.separator:
+    def _texts(p: Parameter) -> Sequence[str]:
+        if p.mode != "text" or not p.separator or isinstance(p.values, Linear):
             return p.values
         return tuple(piece.strip() for text in p.values for piece in text.split(p.separator))
 
-    def _producers(self, p: Parameter) -> list[object]:
-        """One entry per value: the typed value itself, or a :class:`Derived`."""
+    def _producers(self, p: Parameter) -> Sequence[object]:
+        """One entry per value: the typed value itself, or a :class:`Derived`; a range's
+        values are typed when a point reads them."""
         loc = self._loc(p.loc)
         texts = self._texts(p)
         if not texts:
             raise DefinitionError(f"parameter '{p.name}' has no values", loc)
+        if isinstance(texts, Linear) and p.mode == "text":
+            return Typed(texts, p.type, loc)
         if p.mode != "text" and len(texts) != 1:
             raise DefinitionError(
                 f"parameter '{p.name}' of mode {p.mode} needs exactly one value, has {len(texts)}",
@@ -297,9 +302,9 @@ class Space:
     def _dependency_order(self) -> list[str]:
         """Derived parameters, each after the parameters it reads; a cycle is an error."""
         deps = {
-            name: frozenset().union(*(v.deps for v in values if isinstance(v, Derived)))
+            name: frozenset().union(*(v.deps for v in derived))
             for name, values in self._values.items()
-            if any(isinstance(v, Derived) for v in values)
+            if (derived := _derived(values))
         }
         order: list[str] = []
         state: dict[str, bool] = {}
@@ -330,7 +335,7 @@ class Space:
         found = {
             name
             for name, p in self._params.items()
-            if p.update_mode != "never" or any(STEP_NAME in text for text in p.values)
+            if p.update_mode != "never" or any(STEP_NAME in text for text in p.written)
         }
         for name in self._order:
             if self._derived_deps(name) & found:
@@ -402,23 +407,22 @@ class Space:
 
     # -- iterating ------------------------------------------------------------------------
 
-    def _dimensions(self) -> list[list[dict[str, object]]]:
+    def _dimensions(self) -> list[Rows]:
         """The lists that are crossed: one per zip group and per parameter with > 1 value."""
         return [rows for _, _, rows in self._lists()]
 
-    def _lists(self) -> list[tuple[int, str, list[dict[str, object]]]]:
+    def _lists(self) -> list[tuple[int, str, Rows]]:
         """The lists that are crossed, each with its position and its first name, in
         definition order."""
-        dims: list[tuple[int, str, list[dict[str, object]]]] = []
+        dims: list[tuple[int, str, Rows]] = []
         zipped = set()
         for members, _ in self._groups:
             zipped.update(members)
-            length = len(self._values[members[0]])
-            rows = [{n: self._values[n][i] for n in members} for i in range(length)]
+            rows = Rows({n: self._values[n] for n in members})
             dims.append((self.names.index(members[0]), members[0], rows))
         for position, name in enumerate(self.names):
             if name not in zipped:
-                dims.append((position, name, [{name: v} for v in self._values[name]]))
+                dims.append((position, name, Rows({name: self._values[name]})))
         return [d for d in sorted(dims, key=lambda d: d[0]) if len(d[2]) > 1]
 
     def upper_bound(self) -> int:
@@ -442,9 +446,7 @@ class Space:
                 fixed = name not in varying and not any(
                     d in per_point or d in varying for d in self._derived_deps(name)
                 )
-                fixed = fixed and not any(
-                    isinstance(v, Derived) and v.splits for v in self._values[name]
-                )
+                fixed = fixed and not any(v.splits for v in _derived(self._values[name]))
                 if not fixed:
                     per_point.append(name)
                 elif isinstance(value := static[name], Derived):
@@ -453,7 +455,7 @@ class Space:
         return self._prepared
 
     def _derived_deps(self, name: str) -> frozenset[str]:
-        return frozenset().union(*(v.deps for v in self._values[name] if isinstance(v, Derived)))
+        return frozenset().union(*(v.deps for v in _derived(self._values[name])))
 
     def _steps(self, per_point: list[str]) -> list[tuple[str, Expr | None]]:
         """Per-point work in order: each constraint as soon as what it reads is known."""
@@ -503,7 +505,7 @@ class Space:
 
     def _crossed(self, static: Point, tried: int | None) -> Iterator[Point]:
         """The lists crossed in definition order, the first one varying slowest."""
-        for combo in islice(product(*self._dimensions()), tried):
+        for combo in islice(crossed(self._dimensions()), tried):
             point = Point(static)
             point.constants = self._constants
             for row in combo:
@@ -528,7 +530,8 @@ class Space:
         root.constants = self._constants
         deps = {name: self._derived_deps(name) for name in per_point}
         positions = {name: i for i, name in enumerate(self.names)}
-        order = JubeOrder(self._lists(), per_point, deps, self._levels, positions)
+        lists = [(at, name, list(rows)) for at, name, rows in self._lists()]
+        order = JubeOrder(lists, per_point, deps, self._levels, positions)
         return order.points(root)
 
     def count(self) -> int:
@@ -543,3 +546,10 @@ class Space:
             output = run_snippet(command, f"parameter '{name}'", loc, where)
             self._shell_cache[command] = output.strip()
         return self._shell_cache[command]
+
+
+def _derived(values: Sequence[object]) -> list[Derived]:
+    """The derived values of a parameter (a range's typed values are none)."""
+    if isinstance(values, (Typed, Linear)):
+        return []
+    return [v for v in values if isinstance(v, Derived)]

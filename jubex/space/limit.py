@@ -29,8 +29,8 @@ class _Texts(Space):
     """A step's space with its values left as written: all that counting needs, and cheap
     (a range's million values are not typed a second time, no expression is compiled)."""
 
-    def _producers(self, p: Parameter) -> list[object]:
-        return list(self._texts(p))
+    def _producers(self, p: Parameter) -> Sequence[object]:
+        return self._texts(p)
 
 
 def _space(

@@ -244,7 +244,7 @@ def plan(
                 reads_builtins.update(
                     n
                     for n, p in own_space.parameters.items()
-                    if any("jube_" in text for text in p.values)
+                    if any("jube_" in text for text in p.written)
                 )
             keep, exported = spaces[id(own_space)]
             parents = combo + shared_parents

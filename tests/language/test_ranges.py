@@ -1,3 +1,4 @@
+import tracemalloc
 from fractions import Fraction
 from itertools import pairwise
 
@@ -104,3 +105,37 @@ def test_size_ranges_parse_back_to_the_right_bytes(low: int, high: int) -> None:
     low, high = sorted((low, high))
     texts = linear(f"{low}MiB", f"{high}MiB", "1MiB")
     assert [parse_value(t, "size") for t in texts] == [n * 1024**2 for n in range(low, high + 1)]
+
+
+def test_a_linear_range_is_counted_not_made() -> None:
+    """A million values were a list of a million texts (60 MB) before anything read them."""
+    tracemalloc.start()
+    values = linear("0.5", "500000", "0.5")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 1_000_000, peak
+    assert len(values) == MAX_VALUES
+    assert (values[0], values[1], values[-1]) == ("0.5", "1.0", "500000.0")
+    assert values[2:4] == ("1.5", "2.0")
+
+
+@given(
+    st.integers(0, 64),
+    st.integers(1, 40),
+    st.sampled_from(["", "KiB", "MiB"]),
+    st.sampled_from(["1", "0.25", "3"]),
+)
+def test_each_value_read_by_index_is_the_value_listed(
+    start: int, count: int, unit: str, step: str
+) -> None:
+    low = f"{start}{unit}" if unit else f"{start}.0"
+    high = f"{start + count}{unit}" if unit else f"{start + count}.0"
+    try:
+        values = linear(low, high, f"{step}{unit}" if unit and step != "0.25" else step)
+    except DefinitionError:
+        assert unit  # a quarter of a unit of bytes: no whole number
+        return
+    listed = list(values)
+    assert [values[i] for i in range(len(values))] == listed
+    assert [values[-i] for i in range(1, len(values) + 1)] == listed[::-1]
+    assert values == listed and values == tuple(listed) and values != listed[:-1]

@@ -317,7 +317,7 @@ class _Builder:
 
     def compatible(self, built: Benchmark, made: Step) -> None:
         """JUBE refuses a step whose sets define one parameter differently."""
-        first: dict[str, tuple[str, tuple[str, ...], str]] = {}
+        first: dict[str, tuple[str, Sequence[str], str]] = {}
         for name in made.use or ():
             for p in built.parametersets[name].parameters.values():
                 seen = first.setdefault(p.name, (name, p.values, p.mode))
