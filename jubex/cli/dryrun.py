@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -34,33 +35,40 @@ def show_dry_run(
     (None: all) are rendered, the others counted, and the output says how many it left
     out. Returns how many it showed."""
     planned = dry_run(spec, max_workpackages=max_workpackages, earlier=earlier)
-    items = list(map(_warned, islice(planned, shown)))
-    rest = _Rest(0, True) if next(planned, None) is None else _rest(spec, len(items))
+    items = map(_warned, islice(planned, shown))
     if style == "json":
+        found = [_as_dict(item) for item in items]
+        rest = _rest(spec, planned, len(found))
         document = {
             "platform": spec.platform.name,
-            "workpackages": [_as_dict(item) for item in items],
+            "workpackages": found,
             "not_shown": rest.count,
             "not_shown_exact": rest.exact,
         }
         print(json.dumps(document, indent=1))
-        return len(items)
+        return len(found)
+    count = 0
     for item in items:
         _print(item)
-    total = f"{len(items):,}"
+        count += 1
+    rest = _rest(spec, planned, count)
+    total = f"{count:,}"
     if rest.count != 0:
         bound = "" if rest.exact else "up to "
         more = "" if rest.count is None else f"{bound}{count_text(rest.count)} "
+        which = f"the first {count:,}"
+        if shown != SHOWN:  # the rest of what the file's earlier benchmarks left
+            which = f"{SHOWN:,} in all, {count:,} of them here"
         print(
-            f"... {more}more workpackage(s) not shown: the dry run shows the first "
-            f"{len(items):,} (--all shows every one)"
+            f"... {more}more workpackage(s) not shown: the dry run shows {which} "
+            "(--all shows every one)"
         )
-        whole = None if rest.count is None else len(items) + rest.count
+        whole = None if rest.count is None else count + rest.count
         total = f"more than {total}" if whole is None else bound + count_text(whole)
     print(
         f"{total} workpackage(s) would run on platform '{spec.platform.name}'; nothing was written"
     )
-    return len(items)
+    return count
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,10 @@ class _Rest:
     exact: bool
 
 
-def _rest(spec: RunSpec, shown: int) -> _Rest:
+def _rest(spec: RunSpec, planned: Iterator[DryWorkpackage], shown: int) -> _Rest:
+    """What is left of the plan once ``shown`` were shown: nothing, or its count."""
+    if next(planned, None) is None:
+        return _Rest(0, True)
     steps = count_work(spec.benchmark, overrides=spec.overrides, tags=spec.tags)
     total = sum(s.workpackages for s in steps)
     if total <= shown:

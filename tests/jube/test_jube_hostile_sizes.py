@@ -80,3 +80,27 @@ def test_a_file_of_many_benchmarks_is_read_once_and_each_benchmark_checked(
         f'<?xml version="1.0"?>\n<jube>\n{one.format(i=0, use="p")}</jube>\n'
     )
     assert not [p for p in api.validate([tmp_path / "b.xml"]) if "'q'" in str(p)]  # reread
+
+
+def test_the_dry_run_of_a_file_shows_a_thousand_workpackages_in_all(tmp_path: Path) -> None:
+    """The dry run printed every benchmark's every workpackage (15 s for a file of 1,000
+    benchmarks); the benchmarks of a file now share the 1,000 it shows."""
+    values = ",".join(str(i) for i in range(600))
+    one = '<benchmark name="b{i}" outpath="runs"><parameterset name="p"><parameter name="n">'
+    one += values + '</parameter></parameterset><step name="s"><use>p</use><do>echo $n</do>'
+    one += "</step></benchmark>\n"
+    body = "".join(one.format(i=i) for i in range(3))
+    (tmp_path / "b.xml").write_text(f'<?xml version="1.0"?>\n<jube>\n{body}</jube>\n')
+    done, _ = jubex(tmp_path, "run", "--dry-run", "b.xml")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert sum(line.startswith("wp ") for line in lines) == 1_000
+    assert lines[-3:] == [
+        "... 200 more workpackage(s) not shown: the dry run shows 1,000 in all, 400 of them "
+        "here (--all shows every one)",
+        "600 workpackage(s) would run on platform 'local'; nothing was written",
+        "1 more benchmark(s) not shown (b2): the dry run shows 1,000 workpackages in all "
+        "(--all shows every one; jubex validate b.xml checks each benchmark)",
+    ]
+    every, _ = jubex(tmp_path, "run", "--dry-run", "--all", "b.xml")
+    assert sum(line.startswith("wp ") for line in every.stdout.splitlines()) == 1_800
