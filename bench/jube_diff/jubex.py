@@ -78,8 +78,9 @@ class Jubex:
         path = file or sources / case.file
         with tempfile.TemporaryDirectory(prefix="jubex-") as tmp:
             out = outpath or Path(tmp) / "out"
-            # JUBE's debug run evaluates every shell and python value: so must the dry run
-            argv = ["run", str(path), "--dry-run", "--allow-code"]
+            # JUBE's debug run evaluates every shell and python value: so must the dry run;
+            # and it makes every workpackage (the dry run shows 1,000 unless --all)
+            argv = ["run", str(path), "--dry-run", "--allow-code", "--all"]
             argv += ["--outpath", str(out), "--format", "json"]
             argv += self.options(case, sources, tags=tags)
             done = self.call(case, argv, path.parent)
