@@ -6,7 +6,7 @@ values are one normal population with at most a few outliers (NIST/SEMATECH e-Ha
 1.3.5.17.3). Five executions of ``ior -i 5`` are rarely that: a read served by the page
 cache or by the disk gives two populations, and the iterations of one execution share its
 node, its file and its moment, so that executions differ more than iterations do. Fed such
-a sample, the test calls a third of it "outliers" (10 of 25 on a real point). This module
+a sample, the test calls two fifths of it "outliers" (10 of 25 on a real point). This module
 says what the spread is instead, and marks an outlier only where the test's premise holds:
 
 * **Executions differ** when the Kruskal–Wallis test on the executions' values rejects
@@ -14,12 +14,12 @@ says what the spread is instead, and marks an outlier only where the test's prem
   means and within them say by how much).
 * Whether they differ or not, the repetitions of one execution are not independent of each
   other: where a program repeats its measurement, an outlier is a value far from the
-  others of its *own* execution (the test on the values less their execution's mean),
-  never a value of an execution that as a whole lies apart.
+  others of its *own* execution (measured against them, left out: the externally
+  studentized residual), never a value of an execution that as a whole lies apart.
 * **Two groups** when executions do not differ, the best split of the sorted values
-  explains more of their variance than the same split of a normal sample does at that
-  level (its critical value drawn once per size), and the gap between the groups is wider
-  than any gap inside them.
+  explains more of their variance than the same split of a normal sample does at half
+  the level (the outlier test takes the other half; the critical value is drawn once per
+  size), and the gap between the groups is wider than any gap inside them.
 * **Too many to be outliers** when the test would mark more than a few values (a tenth,
   at least two): the sample is not one population with strays, and nothing is marked.
 """
