@@ -89,10 +89,12 @@ def failure_causes(run: Run) -> list[Cause]:
     """The run's failed workpackages grouped by step, reason and explaining line (paths and
     numbers masked: the first workpackage's line stands for the group); the largest first."""
     causes: dict[tuple[str, str, str], Cause] = {}
+    # a JUBE run's reasons are JUBE's messages, which name each workpackage's directory
+    imported = bool(run.meta.get("imported_from"))
     for wp in run.store.workpackages(states=[FAILED]):
         work = wp_dir_of(run.dir, wp) / "work"
         line = explaining_line(_lines(work / "stderr"), _lines(work / "stdout"))
-        key = (wp.step, wp.reason, masked(line))
+        key = (wp.step, masked(wp.reason) if imported else wp.reason, masked(line))
         cause = causes.setdefault(key, Cause(wp.step, wp.reason, line, workdir=str(work)))
         cause.ids.append(wp.id)
     return sorted(causes.values(), key=lambda c: (-len(c.ids), c.step, min(c.ids)))
