@@ -134,8 +134,8 @@ def executions_of(row: Mapping[str, object], name: str) -> list[tuple[object, li
     the iterations of a point (``reduce: true``), one per iteration, else the row's own.
     The repetitions of one execution are no independent samples (results.md, "Flags")."""
     samples = samples_of(row, name)
-    executions = row.get("executions")
-    split = executions.get(name) if isinstance(executions, Mapping) else None
+    executions = row.get("executions")  # most rows: none (one iteration each)
+    split = executions.get(name) if executions and isinstance(executions, Mapping) else None
     if not split or sum(count for _, count in split) != len(samples):
         return [(row.get("jube_wp_iteration"), samples)]
     starts = accumulate((count for _, count in split), initial=0)
