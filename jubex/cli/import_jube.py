@@ -26,6 +26,7 @@ EXAMPLES = (
     ("jubex import-jube bench_run/000042", "one JUBE run into ./runs; then: jubex result"),
     ("jubex import-jube bench_run", "every run of a JUBE benchmark's outpath"),
     ("jubex import-jube bench_run -i 3 -i 5", "JUBE's runs 3 and 5"),
+    ("jubex import-jube bench_run --site jureca", "runs you know ran on JURECA"),
 )
 
 #: the states of an imported JUBE run's workpackages, as JUBE's words say them
@@ -52,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="of an outpath, import JUBE's run ID (repeatable; default: all)",
     )
+    parser.add_argument(
+        "--site",
+        default="",
+        metavar="NAME",
+        help="the system the JUBE runs ran on, as you know it (JUBE does not record it): "
+        "the site their results are published and compared under",
+    )
     add_target(parser, "a JUBE run")
 
 
@@ -66,7 +74,7 @@ def handle(args: argparse.Namespace) -> int:
                 "not imported again (--again imports it once more)"
             )
             continue
-        run = import_jube(source, outpath)
+        run = import_jube(source, outpath, site=args.site)
         counts = run.store.counts()
         said = ", ".join(
             f"{n} {word}"

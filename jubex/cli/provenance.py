@@ -94,6 +94,8 @@ def jube_origin_lines(meta: Mapping[str, str]) -> list[str]:
     else:
         lines.append("ran in: not recorded (no run.log, no error file naming it)")
     lines.append("host, user: not recorded by JUBE")
+    if meta.get("jube_site"):
+        lines.append(f"site: {meta['jube_site']} (given at import; JUBE does not record it)")
     if meta.get("jube_command"):
         lines.append(f"command: {meta['jube_command']} (JUBE's parse.log)")
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(meta.get("imported") or 0)))

@@ -57,6 +57,8 @@ _STATES = {DONE: DONE_STATE, ERROR: FAILED, WAITING: SUBMITTED, OPEN: PLANNED}
 _READING_ELSEWHERE = ("include", "include-path")
 #: the platform of an imported run: JUBE records no platform, scheduler or host
 JUBE_PLATFORM = "jube"
+#: the longest ``--site`` name
+MAX_SITE = 100
 #: where an imported run keeps JUBE's own tables (``result/*.dat``), as JUBE wrote them
 JUBE_RESULT = "jube-result"
 #: the store meta key of the sentences saying which of JUBE's tables were not kept
@@ -110,8 +112,14 @@ def imported_jube(path: Path, outpath: Path) -> list[Path]:
     return found
 
 
-def import_jube(path: Path, outpath: Path) -> Run:
-    """Make a jubex run below ``outpath`` of the JUBE run directory ``path``."""
+def import_jube(path: Path, outpath: Path, *, site: str = "") -> Run:
+    """Make a jubex run below ``outpath`` of the JUBE run directory ``path``; ``site``:
+    the system it ran on, as the one importing it says (JUBE does not record it)."""
+    if site and not (plain_name(site) and len(site) <= MAX_SITE):
+        raise JubeRunError(
+            f"--site {site[:80]!r}: expected a system's name (one plain name of at most "
+            f"{MAX_SITE} characters)"
+        )
     source = read_jube_run(path)
     benchmark = _benchmark(source)
     wps = _workpackages(source, benchmark)
@@ -122,7 +130,7 @@ def import_jube(path: Path, outpath: Path) -> Run:
         read_root(source.configuration).get("version", ""),
         [path / wp.dir_name for wp in source.workpackages if wp.state == ERROR],
     )
-    spec = _spec(benchmark, outpath, _tags(source), origin)
+    spec = _spec(benchmark, outpath, _tags(source), origin, site)
     tables, left_out = table_files(path)
     run = create_run(spec)
     try:
@@ -136,7 +144,7 @@ def import_jube(path: Path, outpath: Path) -> Run:
         )
         run.store.set_meta(
             {
-                **_provenance(path, origin),
+                **_provenance(path, origin, site),
                 JUBE_TABLES_LEFT_OUT: json.dumps(left_out),
                 JUBE_ROWS: json.dumps(rows, separators=(",", ":")),
             }
@@ -182,24 +190,28 @@ def _benchmark(source: JubeRun) -> Benchmark:
     return benchmark
 
 
-def _spec(benchmark: Benchmark, outpath: Path, tags: Sequence[str], origin: JubeOrigin) -> RunSpec:
+def _spec(
+    benchmark: Benchmark, outpath: Path, tags: Sequence[str], origin: JubeOrigin, site: str
+) -> RunSpec:
     """The run's spec: JUBE's benchmark, a platform that says only that the run came from
-    JUBE (JUBE records no platform, scheduler or host), and the tags JUBE ran it with
-    (already applied: they are only noted)."""
+    JUBE (JUBE records no platform, scheduler or host) and the site it was said to run at,
+    and the tags JUBE ran it with (already applied: they are only noted)."""
     ran = f"JUBE {origin.version}".strip()
     where = f" in {origin.directory}" if origin.directory else ""
     platform = Platform(
         name=JUBE_PLATFORM,
         scheduler="",
         description=f"a run {ran} made{where}; JUBE records no platform, scheduler or host",
+        site=site,
         python=False,
     )
     return resolve_spec(benchmark, platform, tags=tags, outpath=outpath)
 
 
-def _provenance(path: Path, origin: JubeOrigin) -> dict[str, str]:
+def _provenance(path: Path, origin: JubeOrigin, site: str) -> dict[str, str]:
     """The run's meta: where JUBE ran it as far as its files say ('' where they do not:
-    the host and the user are never recorded), and who imported it where and when."""
+    the host and the user are never recorded), the site the importer named, and who
+    imported it where and when."""
     return {
         "imported_from": str(path.resolve()),
         "imported": f"{time.time():.3f}",
@@ -212,6 +224,7 @@ def _provenance(path: Path, origin: JubeOrigin) -> dict[str, str]:
         "jube_command": origin.command,
         "jube_directory": origin.directory,
         "jube_directory_from": origin.directory_from,
+        "jube_site": site,
         "scheduler": "",
         "host": "",
         "user": "",

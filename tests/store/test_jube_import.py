@@ -273,6 +273,20 @@ def test_an_imported_run_says_where_jube_ran_it_and_never_names_this_machine(
     assert "(reduce_example, a JUBE 2.7.1 run imported from " in status
 
 
+def test_the_site_a_jube_run_ran_at_is_said_at_import(tmp_path: Path) -> None:
+    run = str(DATA / "statistic" / "bench_run" / "000000")
+    bad = jubex(tmp_path, "import-jube", run, "--site", "../x", code=2).stderr
+    assert "--site '../x': expected a system's name" in bad and not (tmp_path / "runs").exists()
+    jubex(tmp_path, "import-jube", run, "--site", "jureca")
+    said = jubex(tmp_path, "info").stdout
+    assert "site: jureca (given at import; JUBE does not record it)" in said
+    jubex(tmp_path, "publish", "runs/000000", "--database", str(tmp_path / "r.sqlite"))
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        assert db.execute("SELECT platform, site FROM runs").fetchall() == [("jube", "jureca")]
+    table = jubex(tmp_path, "result", "-f", "csv", "--pivot", "site").stdout
+    assert "jureca" in table
+
+
 def test_an_imported_run_without_logs_or_timestamps_leaves_them_unknown(tmp_path: Path) -> None:
     run = copy_run(tmp_path, "statistic")
     for name in ("run.log", "parse.log", "timestamps"):
