@@ -467,6 +467,19 @@ def test_an_outpath_of_several_runs_and_ids(tmp_path: Path) -> None:
     assert "holds no run of id '7' (it holds 0, 3)" in missing
 
 
+def test_a_refused_run_of_an_outpath_is_said_and_the_others_imported(tmp_path: Path) -> None:
+    outpath = tmp_path / "bench_run"
+    for i, case in enumerate(("result_creation", "io_study", "statistic")):
+        shutil.copytree(DATA / case / "bench_run" / "000000", outpath / f"{i:06d}")
+    edit(outpath / "000001" / "workpackages.xml", 'id="3"', 'id="x"')
+    done = jubex(tmp_path, "import-jube", str(outpath), code=2)
+    assert "000000 as runs/000000" in done.stdout and "000002 as runs/000001" in done.stdout
+    assert "000001/workpackages.xml:" in done.stderr
+    assert "the attribute id as a whole number" in done.stderr
+    assert done.stderr.endswith("1 of 3 JUBE runs refused (above)\n")
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["000000", "000001"]
+
+
 def test_a_run_jube_has_not_analysed_says_so(tmp_path: Path) -> None:
     run = copy_run(tmp_path, "result_creation")
     (run / "analyse.xml").unlink()
