@@ -42,7 +42,7 @@ from jubex.definition.step_fields import (
     pack_of,
     resources_of,
 )
-from jubex.definition.tree import Map, Seq, split_top, text_of
+from jubex.definition.tree import Map, Seq, listed, text_of
 from jubex.errors import DefinitionError, JubexError, Loc
 from jubex.language import python, ranges
 from jubex.language.python import PythonExpr
@@ -145,7 +145,7 @@ class Builder:
         elif source == "values" and isinstance(value["values"], list):
             values = _texts(value["values"])
         elif separator and mode == "text":
-            values = tuple(split_top(text_of(value, source), separator))
+            values = self.listed(text_of(value, source), separator, value.value_loc(source))
         else:
             values = (text_of(value, source),)
         return Parameter(
@@ -162,6 +162,13 @@ class Builder:
             loc=loc,
             pinned=value.get("pinned", False),
         )
+
+    def listed(self, text: str, separator: str, loc: Loc) -> tuple[str, ...]:
+        try:
+            return tuple(listed(text, separator, loc))
+        except DefinitionError as exc:
+            self.errors.append(exc)
+            return ()
 
     def python(self, what: str, text: str, loc: Loc) -> None:
         """A ``python:`` expression asks for real Python: it must be Python, and it is

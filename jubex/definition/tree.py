@@ -11,9 +11,39 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from jubex.errors import Loc
+from jubex.errors import DefinitionError, Loc
+from jubex.language.ranges import MAX_VALUES
 
 Path = tuple[str | int, ...]
+
+#: values a list written out may hold (a YAML list, a text split at its separator, XML
+#: ``<value>``s): each costs reading and checking (some 100 µs all told), and a range counts
+#: up to a million values without listing them
+MAX_LISTED = 10_000
+
+
+def too_long(count: int, loc: Loc | None, *, exact: bool = True) -> DefinitionError:
+    """The refusal of a list written out with ``count`` values (``exact=False``: more)."""
+    said = (
+        f"{count:,} values, more than the {MAX_LISTED:,}"
+        if exact
+        else f"more than {count:,} values, the most"
+    )
+    return DefinitionError(
+        f"a list of {said} a list written out may hold",
+        loc,
+        f"a range of jubex's format (range: {{start: 1, stop: 20000, step: 1}}) counts up "
+        f"to {MAX_VALUES:,} values without listing them",
+    )
+
+
+def listed(text: str, separator: str, loc: Loc | None) -> list[str]:
+    """The values of a list written as one text (``1,2,4``), counted before it is split: a
+    text of a million values is refused with the count (:data:`MAX_LISTED`)."""
+    count = text.count(separator) + 1 if separator else 1
+    if count > MAX_LISTED:
+        raise too_long(count, loc)
+    return split_top(text, separator)
 
 
 class Map(dict):

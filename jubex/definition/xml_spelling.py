@@ -15,7 +15,7 @@ from typing import Any
 from lxml import etree
 
 from jubex.definition.model import DERIVED_MODES
-from jubex.definition.tree import Map, Seq, split_top
+from jubex.definition.tree import MAX_LISTED, Map, Seq, listed, too_long
 from jubex.errors import DefinitionError, Loc, did_you_mean
 from jubex.language.values import MAX_DIGITS
 
@@ -230,7 +230,11 @@ class _Reader:
         elif len(el):
             self.parameter_children(el, options)
         else:
-            values = split_top(text, options.get("separator", ","))
+            try:
+                values = listed(text, options.get("separator", ","), self.loc(el))
+            except DefinitionError as exc:
+                self.errors.append(exc)
+                values = []
             seq = Seq(self.loc(el))
             for value in values:
                 seq.add(value, self.loc(el), value)
@@ -251,6 +255,10 @@ class _Reader:
         def one_value(child: etree._Element) -> None:
             values.add(self.text(child), self.loc(child), self.text(child))
 
+        count = sum(child.tag == "value" for child in el)
+        if count > MAX_LISTED:
+            self.errors.append(too_long(count, self.loc(el)))
+            return
         self.children(el, {"range": one_range, "value": one_value})
         if values:
             options.put("values", values, self.loc(el))

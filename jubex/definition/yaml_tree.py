@@ -19,7 +19,7 @@ from yaml.composer import Composer
 from yaml.events import AliasEvent
 from yaml.resolver import BaseResolver
 
-from jubex.definition.tree import Map, Seq
+from jubex.definition.tree import MAX_LISTED, Map, Seq, too_long
 from jubex.errors import DefinitionError, Loc
 from jubex.language.values import MAX_DIGITS
 
@@ -93,6 +93,10 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
         mark = self.peek_event().start_mark
         if self.depth >= MAX_DEPTH:
             raise _refusal(f"collections nest deeper than {MAX_DEPTH} levels", mark)
+        if isinstance(parent, yaml.SequenceNode) and index == MAX_LISTED:
+            # refused before the rest is read: counting it would cost as much as reading it
+            refused = too_long(MAX_LISTED, None, exact=False)
+            raise _refusal(refused.message, parent.start_mark, refused.hint)
         alias = self.check_event(AliasEvent)
         self.depth += 1
         try:
@@ -132,9 +136,13 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
 class _Refused(yaml.composer.ComposerError):
     """A document that is valid YAML but would cost too much to read."""
 
+    hint = ""
 
-def _refusal(problem: str, mark: yaml.Mark) -> _Refused:
-    return _Refused(None, None, problem, mark)
+
+def _refusal(problem: str, mark: yaml.Mark, hint: str = "") -> _Refused:
+    refused = _Refused(None, None, problem, mark)
+    refused.hint = hint
+    return refused
 
 
 def compose(text: str, file: str) -> yaml.Node | None:
@@ -151,7 +159,8 @@ def compose(text: str, file: str) -> yaml.Node | None:
         if problem == _LIBYAML_TOO_DEEP:  # libyaml's own limit, met before the composer's
             problem = f"collections nest deeper than {MAX_DEPTH} levels"
         if isinstance(exc, _Refused) or exc.problem == _LIBYAML_TOO_DEEP:
-            raise DefinitionError(f"{problem}; jubex refuses such a file", where) from None
+            hint = exc.hint if isinstance(exc, _Refused) else ""
+            raise DefinitionError(f"{problem}; jubex refuses such a file", where, hint) from None
         raise DefinitionError(f"YAML syntax: {problem}", where) from None
     except yaml.YAMLError as exc:
         raise DefinitionError(f"YAML syntax: {exc}", Loc(file)) from None

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from jubex.api import load
 from jubex.definition.tree import split_top
 from jubex.definition.xml_spelling import parse_xml, read_xml
-from jubex.errors import DefinitionError
+from jubex.errors import DefinitionError, JubexError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -183,4 +183,23 @@ def test_a_repetition_target_reads_as_the_yaml_mapping(tmp_path: Path) -> None:
         yaml.until.stat,
         yaml.until.limit,
         yaml.until.metrics,
+    )
+
+
+@pytest.mark.parametrize(
+    "values",
+    [",".join(map(str, range(20_000))), "".join(f"<value>{i}</value>" for i in range(20_000))],
+)
+def test_a_list_written_out_past_the_limit_is_refused_with_the_count(
+    tmp_path: Path, values: str
+) -> None:
+    path = tmp_path / "d.xml"
+    path.write_text(
+        f'<jubex name="d"><parameters><parameter name="p">{values}</parameter></parameters>'
+        '<step name="s"><do>echo $p</do></step></jubex>'
+    )
+    with pytest.raises(JubexError) as caught:
+        load(path)
+    assert "a list of 20,000 values, more than the 10,000 a list written out may hold" in str(
+        caught.value
     )

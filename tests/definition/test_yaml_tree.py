@@ -11,7 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.definition.tree import Map, Seq, locate
+from jubex.definition.schema_check import check_tree
+from jubex.definition.tree import MAX_LISTED, Map, Seq, locate
 from jubex.definition.yaml_tree import read_yaml
 from jubex.errors import DefinitionError, Loc
 
@@ -222,3 +223,32 @@ def _mappings(value: object) -> list[Map]:
     if isinstance(value, Seq):
         return [m for item in value for m in _mappings(item)]
     return []
+
+
+def test_a_list_written_out_past_the_limit_is_refused_before_it_is_read() -> None:
+    """A list of a million values took 32 s and 734 MB to validate: it is refused at the
+    value past the limit, at the list's line, with the limit and what expresses more."""
+    text = "name: d\nparameters:\n  p: [" + ", ".join(map(str, range(10**6))) + "]\n"
+    started = time.process_time()
+    with pytest.raises(DefinitionError) as caught:
+        read_yaml(text, "d.yaml")
+    assert time.process_time() - started < 2  # 0.2 s
+    assert caught.value.loc == Loc("d.yaml", 3, 6)
+    assert "a list of more than 10,000 values, the most a list written out may hold" in str(
+        caught.value
+    )
+    assert "range: {start: 1, stop: 20000, step: 1}" in caught.value.hint
+    below = "steps:\n- " + "\n- ".join(map(str, range(MAX_LISTED))) + "\n"
+    assert len(read_yaml(below, "d.yaml")[0]["steps"]) == MAX_LISTED
+
+
+def test_a_long_list_keeps_its_errors_at_their_item() -> None:
+    """The schema passes a list of plain values at once; one holding anything else is
+    checked item by item, its fault at its line."""
+    values = [str(i) for i in range(MAX_LISTED)]
+    values[7_000] = "{a: 1}"
+    path_text = "name: d\nparameters:\n  p:\n" + "".join(f"  - {v}\n" for v in values)
+    tree, _ = read_yaml(path_text + "steps: {s: {do: echo}}\n", "d.yaml")
+    errors = check_tree(tree)
+    assert [(e.loc.line if e.loc else 0) for e in errors] == [4 + 7_000], errors
+    assert "parameters.p[7000]: expected a single value, got a mapping" in str(errors[0])

@@ -15,6 +15,7 @@ from pathlib import Path
 from jubex.definition.jube.context import Context
 from jubex.definition.jube.nodes import Node
 from jubex.definition.model import DERIVED_MODES, Parameter
+from jubex.definition.tree import MAX_LISTED, too_long
 from jubex.errors import Loc
 
 #: JUBE's parameter and pattern types, and the model's type for each
@@ -139,6 +140,9 @@ def read_parameter(ctx: Context, node: Node) -> RawParameter | None:
             node.where("duplicate"),
             "use none (the default), replace, concat or error",
         )
+    if separator and mode == "text" and text.count(separator) >= MAX_LISTED:
+        ctx.errors.append(too_long(text.count(separator) + 1, node.loc))
+        return None
     pieces = [v.strip() for v in text.split(separator)] if separator and mode == "text" else [text]
     return RawParameter(
         name,
