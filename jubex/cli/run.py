@@ -17,7 +17,7 @@ from jubex.cli.common import (
     overrides,
     shown,
 )
-from jubex.cli.dryrun import SHOWN, show_dry_run
+from jubex.cli.dryrun import SHOWN, SHOWN_BENCHMARKS, show_dry_run
 from jubex.engine.driver import Options
 from jubex.engine.failures import failure_causes, id_list
 from jubex.errors import JubexError, UsageError
@@ -168,10 +168,10 @@ def handle(args: argparse.Namespace) -> int:
     status = 0
     made: dict[str, int] = {}  # runs made (or, dry, planned) per outpath so far
     names = several or (spec.benchmark.name,)
-    # a dry run shows SHOWN workpackages in all: the benchmarks of a file share them
+    # a dry run shows SHOWN workpackages in all, of SHOWN_BENCHMARKS benchmarks at most
     left = None if args.all else SHOWN
     for number, name in enumerate(names, 1):
-        if args.dry_run and left == 0:
+        if args.dry_run and (left == 0 or (left is not None and number > SHOWN_BENCHMARKS)):
             _not_shown(args.definition, names[number - 1 :])
             break
         if several:
@@ -186,12 +186,12 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _not_shown(definition: str, names: Sequence[str]) -> None:
-    """The benchmarks a dry run had no room left for: named, not planned."""
+    """The benchmarks a dry run has no room left for: named, not planned."""
     listed = ", ".join(names[:10]) + (f", ... {len(names) - 10:,} more" if len(names) > 10 else "")
     print(
         f"{len(names):,} more benchmark(s) not shown ({listed}): the dry run shows {SHOWN:,} "
-        f"workpackages in all (--all shows every one; jubex validate {definition} checks "
-        "each benchmark)"
+        f"workpackages of {SHOWN_BENCHMARKS} benchmarks at most (--all shows every one; "
+        f"jubex validate {definition} checks each benchmark)"
     )
 
 
