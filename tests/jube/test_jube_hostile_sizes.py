@@ -82,15 +82,19 @@ def test_a_file_of_many_benchmarks_is_read_once_and_each_benchmark_checked(
     assert not [p for p in api.validate([tmp_path / "b.xml"]) if "'q'" in str(p)]  # reread
 
 
-def test_the_dry_run_of_a_file_shows_a_thousand_workpackages_in_all(tmp_path: Path) -> None:
-    """The dry run printed every benchmark's every workpackage; the benchmarks of a file
-    now share the 1,000 it shows."""
-    values = ",".join(str(i) for i in range(600))
+def benchmarks(path: Path, count: int, values: str) -> None:
+    """A JUBE file of ``count`` benchmarks, each one step over a parameter of ``values``."""
     one = '<benchmark name="b{i}" outpath="runs"><parameterset name="p"><parameter name="n">'
     one += values + '</parameter></parameterset><step name="s"><use>p</use><do>echo $n</do>'
     one += "</step></benchmark>\n"
-    body = "".join(one.format(i=i) for i in range(3))
-    (tmp_path / "b.xml").write_text(f'<?xml version="1.0"?>\n<jube>\n{body}</jube>\n')
+    body = "".join(one.format(i=i) for i in range(count))
+    path.write_text(f'<?xml version="1.0"?>\n<jube>\n{body}</jube>\n')
+
+
+def test_the_dry_run_of_a_file_shows_a_thousand_workpackages_in_all(tmp_path: Path) -> None:
+    """The dry run printed every benchmark's every workpackage; the benchmarks of a file
+    now share the 1,000 it shows."""
+    benchmarks(tmp_path / "b.xml", 3, ",".join(str(i) for i in range(600)))
     done, _ = jubex(tmp_path, "run", "--dry-run", "b.xml")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -127,11 +131,7 @@ def test_a_parameter_of_a_million_values_is_refused_with_the_count(
 def test_the_dry_run_of_a_file_plans_a_hundred_benchmarks(tmp_path: Path) -> None:
     """A file of 1,000 small benchmarks took the dry run 15 s (3.5 s on an idle machine),
     each read, resolved and planned; it plans the first 100 and names the others."""
-    one = '<benchmark name="b{i}" outpath="runs"><parameterset name="p"><parameter name="n">1'
-    one += '</parameter></parameterset><step name="s"><use>p</use><do>echo $n</do></step>'
-    one += "</benchmark>\n"
-    body = "".join(one.format(i=i) for i in range(1_000))
-    (tmp_path / "b.xml").write_text(f'<?xml version="1.0"?>\n<jube>\n{body}</jube>\n')
+    benchmarks(tmp_path / "b.xml", 1_000, "1")
     done, took = jubex(tmp_path, "run", "--dry-run", "b.xml")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
