@@ -35,7 +35,8 @@ from .plans import compare
 RUN_TIMEOUT = 300
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:?\d{2})?")
 _JUBE_DATABASE = re.compile(r"Database location of id \d+: (.+)")
-_JUBEX_DATABASE = re.compile(r"^# written to the database (.+)$", re.M)
+# jubex result's note on standard error, per table: ``# results: written to the database F``
+_JUBEX_DATABASE = re.compile(r"^# (?:[^:\n]+: )?written to the database (.+)$", re.M)
 _SQLITE_MAGIC = b"SQLite format 3\0"
 # What a copy of a suite or example leaves out: history, and runs made where it lies.
 _IGNORED = shutil.ignore_patterns(".git", "bench_run*", "*.log")
@@ -198,7 +199,8 @@ def _jubex_results(
         if one.returncode != 0:
             return Results(error=f"table {name}: {first_error(one.stderr + one.stdout)}")
         tables[name] = _grid(one.stdout, marks)
-    located = [home / p.strip() for p in _JUBEX_DATABASE.findall(shown.stdout)]
+    notes = shown.stdout + "\n" + shown.stderr
+    located = [home / p.strip() for p in _JUBEX_DATABASE.findall(notes)]
     return Results(tables=tables, databases=_read_databases(located, marks))
 
 

@@ -89,3 +89,33 @@ def test_jubex_values_compare_without_white_space_at_their_ends() -> None:
     data = {"workpackages": [{"step": "s", "parameters": {"x": "a \n", "y": " b c"}}]}
     plan = _jubex_plan(data, Path("/nowhere"))
     assert plan == {"s": [{"x": "a", "y": "b c", "jube_wp_iteration": "0"}]}
+
+
+DATABASE = """<jube><benchmark name="db" outpath="bench_run">
+  <parameterset name="p"><parameter name="number" type="int">1,2</parameter></parameterset>
+  <patternset name="pats">
+    <pattern name="got" type="int">Number: $jube_pat_int</pattern>
+  </patternset>
+  <step name="write"><use>p</use><do>echo "Number: $number"</do></step>
+  <analyser name="a"><use>pats</use><analyse step="write"><file>stdout</file></analyse></analyser>
+  <result><use>a</use><database name="results" primekeys="number">
+    <key>number</key><key>got</key>
+  </database></result>
+</benchmark></jube>"""
+
+
+def test_the_database_jubex_result_names_is_read(tmp_path: Path) -> None:
+    from jube_diff.cases import Case
+    from jube_diff.env import Namespace
+    from jube_diff.jubex import Jubex
+
+    sources, scratch = tmp_path / "src", tmp_path / "scratch"
+    (sources / "db").mkdir(parents=True)
+    (sources / "db" / "db.xml").write_text(DATABASE)
+    scratch.mkdir()
+    jubex = Jubex(sys.executable, Namespace(scratch))
+    results = endtoend._jubex_results(Case("db", "db/db.xml"), sources, jubex, scratch, [])
+    assert results.error == ""
+    columns, rows = results.databases["results"]
+    assert columns == ["number int", "got int"]
+    assert rows == [("1", "1"), ("2", "2")]
