@@ -12,6 +12,14 @@ it (one-sided test per metric, corrected over all metrics, tolerance 5 %):
 
 The noise is drawn two ways: normal with a standard deviation of 5 % (the strict reading
 of "5 % noise"), and uniform within ±5 % (a standard deviation of 2.9 %).
+
+``--nested`` asks the same two questions of nested samples instead: every side is 5
+executions of a program that repeats its measurement 5 times (``ior -i 5``), each execution
+with its own level (normal, sd ``--between``, 4.5 % by default) and its repetitions normal
+around it (sd ``--within``, 1.5 %), as the rows of ``jubex result`` carry them (one row per
+execution, its repetitions as ``samples``). Besides ``worse`` it counts the trials where
+some metric was called worse beyond the noise at all (``worse`` or ``within tolerance``):
+what the test's level promises.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import argparse
 import random
 from collections.abc import Callable
 
-from jubex.results.compare import compare
+from jubex.results.compare import Comparison, compare
 
 METRICS = [f"m{i:02d}" for i in range(30)]
 Noise = Callable[[random.Random], float]
@@ -42,13 +50,49 @@ def result_set(rng: random.Random, n: int, noise: Noise, drop: float) -> list[di
     return rows
 
 
-def trial(
-    rng: random.Random, n: int, noise: Noise, drop: float, test: str, correction: str
-) -> tuple[bool, bool]:
-    """(a regression was reported, the dropped metric was found worse)."""
-    result = compare(
-        result_set(rng, n, noise, 0.0),
-        result_set(rng, n, noise, drop),
+def nested_set(
+    rng: random.Random, executions: int, repetitions: int, spread: tuple[float, float], drop: float
+) -> list[dict[str, object]]:
+    """One row per execution, its ``repetitions`` as samples; the first metric ``drop``
+    lower. ``spread``: the sd of the executions' levels and of the repetitions around them."""
+    between, within = spread
+    rows: list[dict[str, object]] = []
+    for _ in range(executions):
+        samples: dict[str, list[float]] = {}
+        for index, metric in enumerate(METRICS):
+            level = 1000 * (1 - drop if index == 0 else 1) * (1 + rng.gauss(0, between))
+            samples[metric] = [level * (1 + rng.gauss(0, within)) for _ in range(repetitions)]
+        rows.append(
+            {"point": "p", "ok": True, **{m: v[0] for m, v in samples.items()}, "samples": samples}
+        )
+    return rows
+
+
+def nested_trial(
+    rng: random.Random, spread: tuple[float, float], drop: float, test: str, correction: str
+) -> tuple[bool, bool, bool]:
+    """(some metric beyond the noise the bad way, some regression, the dropped metric found
+    worse) of 5 executions × 5 repetitions per side."""
+    result = _compare(
+        nested_set(rng, 5, 5, spread, 0.0), nested_set(rng, 5, 5, spread, drop), test, correction
+    )
+    bad = {item.metric for item in result.items if item.verdict in ("worse", "within tolerance")}
+    worse = {item.metric for item in result.items if item.verdict == "worse"}
+    if drop:
+        bad, worse = bad - {METRICS[0]}, worse - {METRICS[0]}
+    found = any(i.metric == METRICS[0] and i.verdict == "worse" for i in result.items)
+    return bool(bad), bool(worse), found
+
+
+def _compare(
+    baseline: list[dict[str, object]],
+    candidate: list[dict[str, object]],
+    test: str,
+    correction: str,
+) -> Comparison:
+    return compare(
+        baseline,
+        candidate,
         keys=["point"],
         metrics=METRICS,
         directions=dict.fromkeys(METRICS, True),
@@ -56,6 +100,18 @@ def trial(
         alpha=0.05,
         test=test,
         correction=correction,
+    )
+
+
+def trial(
+    rng: random.Random, n: int, noise: Noise, drop: float, test: str, correction: str
+) -> tuple[bool, bool]:
+    """(a regression was reported, the dropped metric was found worse)."""
+    result = _compare(
+        result_set(rng, n, noise, 0.0),
+        result_set(rng, n, noise, drop),
+        test,
+        correction,
     )
     worse = {item.metric for item in result.items if item.verdict == "worse"}
     return bool(worse - {METRICS[0]}) or (drop == 0 and bool(worse)), METRICS[0] in worse
@@ -72,8 +128,14 @@ def main() -> None:
         default=["welch/holm", "welch/bh", "mannwhitney/holm"],
         help="test/correction pairs (mannwhitney is slow)",
     )
+    parser.add_argument("--nested", action="store_true", help="5 executions x 5 repetitions")
+    parser.add_argument("--between", type=float, nargs="+", default=[0.045])
+    parser.add_argument("--within", type=float, default=0.015)
     args = parser.parse_args()
     configs = [tuple(config.split("/")) for config in args.configs]
+    if args.nested:
+        nested(args, configs)
+        return
     print(f"{args.trials} trials each; 30 metrics, tolerance 5 %, alpha 0.05")
     print(
         f"{'noise':<14} {'n':>3} {'test':<12} {'correction':<10} {'false alarms':>12} {'found':>6}"
@@ -92,6 +154,27 @@ def main() -> None:
                     f"{name:<14} {n:>3} {test:<12} {correction:<10} {alarms:>12} {found:>6}",
                     flush=True,
                 )
+
+
+def nested(args: argparse.Namespace, configs: list[tuple[str, ...]]) -> None:
+    """The false alarms and the power on 5 executions × 5 repetitions per side."""
+    print(f"{args.trials} trials each; 30 metrics, 5 executions x 5 repetitions per side")
+    print(
+        f"{'between':>7} {'within':>6} {'test':<12} {'beyond noise':>12} {'worse':>6} {'found':>6}"
+    )
+    for between in args.between:
+        spread = (between, args.within)
+        for test, correction in configs:
+            rng = random.Random(args.seed)
+            same = [nested_trial(rng, spread, 0.0, test, correction) for _ in range(args.trials)]
+            found = sum(
+                nested_trial(rng, spread, 0.10, test, correction)[2] for _ in range(args.trials)
+            )
+            print(
+                f"{between:>7.1%} {args.within:>6.1%} {test:<12} {sum(s[0] for s in same):>12} "
+                f"{sum(s[1] for s in same):>6} {found:>6}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 """Regression acceptance: is a candidate result set worse than its baseline, beyond the noise?
 
-For every parameter point and metric the repetitions on each side are the samples. A
-one-sided test (Welch's t-test, or Mann–Whitney's U for skewed data) asks whether the
-candidate is worse; the p-values of all points and metrics are corrected together (Holm by
-default), so that comparing two runs of the same system raises a false alarm in at most
-alpha of the comparisons however many metrics they hold. The tolerance says whether a
-real loss is small enough to accept, and two one-sided tests (TOST) whether the candidate
-is shown to be equivalent within it. See ``docs/results.md``.
+For every parameter point and metric the repetitions on each side are the samples, or,
+where both sides hold several executions and a program repeated its measurement in them
+(``ior -i 5``), the executions' means: the repetitions of one execution share its node,
+its files and its moment, and taken as independent they make any difference between
+executions look like a change (see :func:`units_tested`). A one-sided test (Welch's
+t-test, or Mann–Whitney's U for skewed data) asks whether the candidate is worse; the
+p-values of all points and metrics are corrected together (Holm by default), so that
+comparing two runs of the same system raises a false alarm in at most alpha of the
+comparisons however many metrics they hold. The tolerance says whether a real loss is
+small enough to accept, and two one-sided tests (TOST) whether the candidate is shown to
+be equivalent within it. See ``docs/results.md``.
 
 ``compare`` is pure (rows in); :mod:`jubex.results.compare_runs` reads two runs and chooses
 the points and metrics as ``jubex compare`` does when they are not given.
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header
+from jubex.results.experimental_unit import execution_note, units_tested
 from jubex.results.flags import side_warnings
 from jubex.results.rows import executions_of, samples_of
 from jubex.results.significance import (
@@ -249,7 +254,9 @@ def _sides(summary: Summary | None) -> tuple[object, object, object]:
 
 @dataclass
 class _Point:
-    """One point and metric on its way to a verdict: the samples, then the test's p-values."""
+    """One point and metric on its way to a verdict: the samples, how many of them each
+    execution gave, what is tested (the samples or the executions' means), then the
+    test's p-values."""
 
     point: tuple[object, ...]
     metric: str
@@ -258,12 +265,24 @@ class _Point:
     direction: bool | None
     base_runs: list[int]
     cand_runs: list[int]
+    base_units: list[float] = field(init=False)
+    cand_units: list[float] = field(init=False)
     p_worse: float | None = None
     p_better: float | None = None
     p_two: float | None = None
     adj_worse: float | None = None
     adj_better: float | None = None
     adj_two: float | None = None
+
+    def __post_init__(self) -> None:
+        self.base_units, self.cand_units = units_tested(
+            self.base, self.base_runs, self.cand, self.cand_runs
+        )
+
+    @property
+    def by_execution(self) -> bool:
+        """Whether the executions' means are tested rather than the samples."""
+        return self.base_units is not self.base
 
 
 def compare(
@@ -322,6 +341,7 @@ def compare(
                 runs = (_runs(base_rows, metric), _runs(cand_rows, metric))
                 pending.append(_Point(point, metric, base, cand, directions.get(metric), *runs))
     _test_all(pending, test, correction, alpha)
+    notes += execution_note(sum(p.by_execution for p in pending))
     if test == "mannwhitney":
         notes += _rank_limit(pending, alpha)
     tested = sum(p.p_worse is not None or p.p_two is not None for p in pending)
@@ -434,12 +454,12 @@ def _test_all(points: list[_Point], test: str, correction: str, alpha: float) ->
     """
     for p in points:
         if p.direction is None:
-            p.p_two = p_value(p.base, p.cand, "two-sided", test)
+            p.p_two = p_value(p.base_units, p.cand_units, "two-sided", test)
             continue
         lower: Alternative = "less"
         higher: Alternative = "greater"
-        p.p_worse = p_value(p.base, p.cand, lower if p.direction else higher, test)
-        p.p_better = p_value(p.base, p.cand, higher if p.direction else lower, test)
+        p.p_worse = p_value(p.base_units, p.cand_units, lower if p.direction else higher, test)
+        p.p_better = p_value(p.base_units, p.cand_units, higher if p.direction else lower, test)
     worse = adjust([p.p_worse for p in points], correction)
     better = adjust([p.p_better for p in points], correction)
     two = adjust([p.p_two for p in points], correction)
@@ -453,14 +473,15 @@ def _rank_limit(points: Sequence[_Point], alpha: float) -> list[str]:
     tested = [p for p in points if p.p_worse is not None or p.p_two is not None]
     if not tested:
         return []
-    worst = max(tested, key=lambda p: smallest_rank_p(len(p.base), len(p.cand)))
-    smallest = smallest_rank_p(len(worst.base), len(worst.cand))
+    worst = max(tested, key=lambda p: smallest_rank_p(len(p.base_units), len(p.cand_units)))
+    smallest = smallest_rank_p(len(worst.base_units), len(worst.cand_units))
     if smallest < alpha / len(tested):
         return []
+    what = "executions" if worst.by_execution else "repetitions"
     return [
-        f"Mann-Whitney's U cannot show a difference with {len(worst.base)} and "
-        f"{len(worst.cand)} repetitions: its smallest p, {smallest:.2g}, is not below "
-        f"alpha/{len(tested)} = {alpha / len(tested):.2g} (add repetitions, or use --test welch)"
+        f"Mann-Whitney's U cannot show a difference with {len(worst.base_units)} and "
+        f"{len(worst.cand_units)} {what}: its smallest p, {smallest:.2g}, is not below "
+        f"alpha/{len(tested)} = {alpha / len(tested):.2g} (add {what}, or use --test welch)"
     ]
 
 
@@ -469,7 +490,7 @@ def _judge(
 ) -> PointComparison:
     """The verdict of one tested point (its p-values corrected already); ``level``: the
     one-sided level the smallest detectable change is worked out at."""
-    b, c = summarize(p.base), summarize(p.cand)
+    b, c = summarize(p.base_units), summarize(p.cand_units)
     assert b.mean is not None and c.mean is not None  # both sides have values
     ratio = c.mean / b.mean if b.mean else None
     change = None if ratio is None else (ratio - 1) * 100
@@ -491,8 +512,9 @@ def _judge(
             None,
             (
                 note,
-                *side_warnings("baseline", p.base, b, p.base_runs),
-                *side_warnings("candidate", p.cand, c, p.cand_runs),
+                _unit_note(p),
+                *side_warnings("baseline", p.base, _of_values(p.base, b, p), p.base_runs),
+                *side_warnings("candidate", p.cand, _of_values(p.cand, c, p), p.cand_runs),
             ),
         )
     )
@@ -513,6 +535,22 @@ def _judge(
         p.direction,
         direction_from,
         detectable(b, c, level if p.direction is not None else level / 2),
+    )
+
+
+def _of_values(values: list[float], tested: Summary, p: _Point) -> Summary:
+    """The summary of a side's values (that of the tested means is not: a side's spread
+    and outliers are those of its values)."""
+    return summarize(values) if p.by_execution else tested
+
+
+def _unit_note(p: _Point) -> str:
+    """What was tested when it is the executions' means (the comparison's note says why)."""
+    if not p.by_execution:
+        return ""
+    return (
+        f"tested on the means of {len(p.base_units)} and {len(p.cand_units)} executions "
+        f"(of {len(p.base)} and {len(p.cand)} values)"
     )
 
 

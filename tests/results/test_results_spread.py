@@ -234,6 +234,7 @@ def test_a_comparison_says_a_sides_runs_differ_and_marks_within_them():
     cand = [{**row, "p": 1} for row in _rows(*[[v * 0.5 for v in e] for e in executions])]
     (item,) = compare(base, cand, keys=("p",), metrics=("bw",), directions={"bw": True}).items
     assert item.note.startswith(
+        "tested on the means of 5 and 5 executions (of 25 and 25 values); "
         "noisy baseline (cv 8.6%); baseline runs differ (cv 9.4% between, 0.8% within); "
         "outlier in the baseline: 1244.78; noisy candidate"
     ), item.note
