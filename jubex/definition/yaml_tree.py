@@ -5,8 +5,11 @@ booleans, so ``yes``, ``no``, ``on``, ``off``, ``1:30``, ``1_000`` and ``2024-01
 text, as a benchmarker writing an option value or a duration means them; ``0o17`` and
 ``0x10`` are integers, ``1e3`` and ``.inf`` floats. Duplicate keys are errors, not a silent
 last-one-wins, and so are tags outside the core schema (``!!python/...`` is never run or
-read as text). Aliases may not repeat more than :data:`MAX_REPEATED` values and nothing
-may nest deeper than :data:`MAX_DEPTH` levels, so a hostile file costs little to refuse.
+read as text). Aliases may not repeat more than :data:`MAX_REPEATED` values, nothing may
+nest deeper than :data:`MAX_DEPTH` levels, a list may not hold more than
+:data:`~jubex.definition.tree.MAX_LISTED` values nor a mapping more than :data:`MAX_KEYS`
+keys, nor a file write more than :data:`MAX_WRITTEN`, so a hostile file costs little to
+refuse.
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ CORE = "tag:yaml.org,2002:"
 MAX_DEPTH = 100
 #: how many values the aliases of one document may repeat (a billion laughs needs far more)
 MAX_REPEATED = 100_000
+#: how many values (keys, values and items) one document may write: each costs some 80 µs
+#: through reading and checking, so two lists of the most values a list may hold fit in
+#: about 2 s; ten such lists took 8 s, 100,000 parameters 62 s
+MAX_WRITTEN = 20_000
+#: how many keys one mapping may hold: a parameter costs some 600 µs through the checks and
+#: the expansion (10,000 parameters took 6 s); a real set holds tens
+MAX_KEYS = 1_000
 #: what libyaml (from PyYAML 6.0.4) says of a document nested past its own limit of 1,000
 _LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
 
@@ -97,6 +107,12 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
             # refused before the rest is read: counting it would cost as much as reading it
             refused = too_long(MAX_LISTED, None, exact=False)
             raise _refusal(refused.message, parent.start_mark, refused.hint)
+        if isinstance(parent, yaml.MappingNode) and index is None and len(parent.value) == MAX_KEYS:
+            raise _refusal(
+                f"a mapping of more than {MAX_KEYS:,} keys, the most one may hold",
+                parent.start_mark,
+                "a parameter of several values spans a space: p: [1, 2, 4]",
+            )
         alias = self.check_event(AliasEvent)
         self.depth += 1
         try:
@@ -126,6 +142,14 @@ class _Loader(Composer, *_PARSERS, _CoreResolver):  # type: ignore[misc]
         values = 1 + sum(size for size, _ in sizes)
         levels = 1 + max((level for _, level in sizes), default=0)
         self.written += 1
+        if self.written > MAX_WRITTEN:
+            raise _refusal(
+                f"the file writes more than {MAX_WRITTEN:,} values (keys, values and items), "
+                "the most a file may write",
+                mark,
+                "a range counts up to 1,000,000 values without listing them; split a study "
+                "into files",
+            )
         if values - self.written > MAX_REPEATED:
             raise _refusal(f"aliases repeat more than {MAX_REPEATED} values", mark)
         if levels > MAX_DEPTH:

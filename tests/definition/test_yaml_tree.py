@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from jubex.definition.schema_check import check_tree
 from jubex.definition.tree import MAX_LISTED, Map, Seq, locate
-from jubex.definition.yaml_tree import read_yaml
+from jubex.definition.yaml_tree import MAX_KEYS, read_yaml
 from jubex.errors import DefinitionError, Loc
 
 
@@ -252,3 +252,24 @@ def test_a_long_list_keeps_its_errors_at_their_item() -> None:
     errors = check_tree(tree)
     assert [(e.loc.line if e.loc else 0) for e in errors] == [4 + 7_000], errors
     assert "parameters.p[7000]: expected a single value, got a mapping" in str(errors[0])
+
+
+def test_a_file_writing_too_many_values_or_keys_is_refused_as_it_is_read() -> None:
+    """100,000 parameters took validate 62 s, ten lists of 9,999 values 8 s: a mapping
+    holds at most 1,000 keys and a file writes at most 20,000 values."""
+    keys = "name: d\nparameters:\n" + "".join(f"  p{i}: 1\n" for i in range(100_000))
+    lists = "name: d\nparameters:\n" + "".join(
+        f"  p{i}: [{', '.join(map(str, range(9_999)))}]\n" for i in range(10)
+    )
+    for text, line, said in [
+        (keys, 3, "a mapping of more than 1,000 keys, the most one may hold"),
+        (lists, 4, "the file writes more than 20,000 values (keys, values and items)"),
+    ]:
+        started = time.process_time()
+        with pytest.raises(DefinitionError) as caught:
+            read_yaml(text, "d.yaml")
+        assert time.process_time() - started < 2
+        assert caught.value.loc is not None and caught.value.loc.line == line
+        assert said in caught.value.message
+    most = "".join(f"  p{i}: 1\n" for i in range(MAX_KEYS))
+    assert len(read_yaml("parameters:\n" + most, "d.yaml")[0]["parameters"]) == MAX_KEYS
