@@ -186,6 +186,17 @@ def test_a_repetition_target_reads_as_the_yaml_mapping(tmp_path: Path) -> None:
     )
 
 
+def refusal(path: Path, parameters: str) -> str:
+    """The error of loading a jubex XML file with these parameters."""
+    path.write_text(
+        f'<jubex name="d"><parameters>{parameters}</parameters>'
+        '<step name="s"><do>echo $p0</do></step></jubex>'
+    )
+    with pytest.raises(JubexError) as caught:
+        load(path)
+    return str(caught.value)
+
+
 @pytest.mark.parametrize(
     "values",
     [",".join(map(str, range(20_000))), "".join(f"<value>{i}</value>" for i in range(20_000))],
@@ -193,28 +204,12 @@ def test_a_repetition_target_reads_as_the_yaml_mapping(tmp_path: Path) -> None:
 def test_a_list_written_out_past_the_limit_is_refused_with_the_count(
     tmp_path: Path, values: str
 ) -> None:
-    path = tmp_path / "d.xml"
-    path.write_text(
-        f'<jubex name="d"><parameters><parameter name="p">{values}</parameter></parameters>'
-        '<step name="s"><do>echo $p</do></step></jubex>'
-    )
-    with pytest.raises(JubexError) as caught:
-        load(path)
-    assert "a list of 20,000 values, more than the 10,000 a list written out may hold" in str(
-        caught.value
-    )
+    said = refusal(tmp_path / "d.xml", f'<parameter name="p0">{values}</parameter>')
+    assert "a list of 20,000 values, more than the 10,000 a list written out may hold" in said
 
 
 def test_a_set_of_more_than_a_thousand_parameters_is_refused(tmp_path: Path) -> None:
     """10,000 parameters took validate 2.8 s and info 4.1 s, as a YAML mapping of them does."""
-    path = tmp_path / "d.xml"
     params = "".join(f'<parameter name="p{i}">1</parameter>' for i in range(10_000))
-    path.write_text(
-        f'<jubex name="d"><parameters>{params}</parameters>'
-        '<step name="s"><do>echo $p0</do></step></jubex>'
-    )
-    with pytest.raises(JubexError) as caught:
-        load(path)
-    assert "<parameters> holds 10,000 elements, more than the 1,000 a set may hold" in str(
-        caught.value
-    )
+    said = refusal(tmp_path / "d.xml", params)
+    assert "<parameters> holds 10,000 elements, more than the 1,000 a set may hold" in said
