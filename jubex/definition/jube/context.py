@@ -73,8 +73,8 @@ class Context:
     chosen: dict[str, list[tuple[str, Loc]]] = field(default_factory=dict)
     max_async: dict[str, tuple[str, Loc]] = field(default_factory=dict)
     #: work a snippet that builds several values out while reading, into a list (``jubex
-    #: convert``: jubex's own format splits no value); planning leaves it to the expansion,
-    #: which splits it where JUBE does, so that each point gets JUBE's workpackage id
+    #: convert``, so that the converted file shows the values); planning leaves it to the
+    #: expansion, which splits it where JUBE does, so that each point gets JUBE's id
     work_out: bool = False
 
     @property

@@ -4,10 +4,11 @@ A python snippet becomes a derived parameter (``mode="expr"``) of the model. JUB
 lets a snippet *build a template*: when its result holds the separator, each piece is a
 value of its own (``",".join(str(2**i) for i in range(4))`` gives four points). Planning
 splits such a snippet per point, in JUBE's order (:mod:`jubex.space.jube_order`). For
-``jubex convert``, whose output format splits no value, jubex works it out while loading,
-when everything it reads is a plain value of the same set: the pieces become values, and
-the parameters it read are zipped with it so that each point keeps the combination JUBE
-would give it. ``tag`` mode is settled by the given tags.
+``jubex convert``, so that the converted file shows the values, jubex works it out while
+loading, when everything it reads is a plain value of the same set: the pieces become
+values, and the parameters it read are zipped with it so that each point keeps the
+combination JUBE would give it (its id may differ: a list is crossed first). ``tag`` mode
+is settled by the given tags.
 """
 
 from __future__ import annotations
