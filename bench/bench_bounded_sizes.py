@@ -1,7 +1,8 @@
 """Inspection of hostile sizes: wall time and peak memory of ``jubex validate``, ``info`` and
 ``run --dry-run`` on a JUBE file of N benchmarks, a literal list and a range of 10^6 values,
-a JUBE parameter of 10^6 comma-separated values, a list just under the limit of 10,000, a
-range starting at 1e-9999999 and 100,000 XML attributes (median of --runs runs each).
+a JUBE parameter of 10^6 comma-separated values, a list just under the limit of 10,000,
+100,000 parameters, ten lists of 9,999 values, a range starting at 1e-9999999 and 100,000
+XML attributes (median of --runs runs each).
 
     python bench/bench_bounded_sizes.py --runs 3 [--timeout 120] [--only list_1e6]
 
@@ -27,6 +28,7 @@ JUBE_BENCHMARK = """  <benchmark name="b{i}" outpath="runs">
   </benchmark>
 """
 RANGE = "{range: {start: 1, stop: 1000000, step: 1}}"
+STEPS = "steps:\n  s:\n    do: echo $p0\n"
 YAML = "name: d\nparameters:\n  p: {values}\nsteps:\n  s:\n    do: echo $p\n"
 
 
@@ -40,6 +42,17 @@ def jube_comma(n: int) -> tuple[str, str]:
     _, text = jube_file(1)
     values = ",".join(map(str, range(n)))
     return "d.xml", text.replace('name="n">1<', f'name="n">{values}<')
+
+
+def many_parameters(n: int) -> str:
+    """A definition of ``n`` one-value parameters."""
+    return "name: d\nparameters:\n" + "".join(f"  p{i}: 1\n" for i in range(n)) + STEPS
+
+
+def many_lists(n: int, length: int) -> str:
+    """A definition of ``n`` parameters, each a list of ``length`` values."""
+    values = list(range(length))
+    return "name: d\nparameters:\n" + "".join(f"  p{i}: {values}\n" for i in range(n)) + STEPS
 
 
 def attributes(n: int) -> tuple[str, str]:
@@ -56,6 +69,8 @@ CASES = {
     "list_1e6": lambda: ("d.yaml", YAML.format(values=list(range(10**6)))),
     "list_9999": lambda: ("d.yaml", YAML.format(values=list(range(9_999)))),
     "jube_comma_1e6": lambda: jube_comma(10**6),
+    "params_1e5": lambda: ("d.yaml", many_parameters(100_000)),
+    "lists_10x9999": lambda: ("d.yaml", many_lists(10, 9_999)),
     "range_1e6": lambda: ("d.yaml", YAML.format(values=RANGE)),
     "tiny_start": lambda: (
         "d.yaml",
