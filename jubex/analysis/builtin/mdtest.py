@@ -48,6 +48,7 @@ _ROW = re.compile(
     rf"\s+({FP})\s+({FP})\s+({FP})\s+({FP})\s*$"
 )
 _ROW_START = re.compile(r"^\s*(?:Directory|File|Tree)\s+(?:creation|stat|read|rename|removal)\b")
+_STONEWALL_START = re.compile(r"^\s*(?:Directory|File) create \(stonewall\)")
 #: mdtest 3.3+: ``File create (stonewall)   :   NA   NA   810555.174   NA``
 _STONEWALL = re.compile(
     rf"^\s*(Directory|File) create \(stonewall\)\s*:?\s+NA\s+NA\s+({FP})\s+NA\s*$"
@@ -175,6 +176,11 @@ def _tables(text: str, record: int, offset: int, out: Collector) -> int:
                 if _ROW_START.match(line):
                     out.problem(
                         f"a SUMMARY row that is not 4 numbers: {line.strip()[:60]!r}",
+                        first + index_,
+                    )
+                elif _STONEWALL_START.match(line):
+                    out.problem(
+                        f"a stonewall row that is not 'NA NA <number> NA': {line.strip()[:60]!r}",
                         first + index_,
                     )
                 continue

@@ -156,3 +156,14 @@ def test_summary_row_cut_mid_number_is_not_ok(outputs):
     result = mdtest.parse(text[: text.index("15128.653") + 4])
     assert not result.ok
     assert result.reason == "output ends in the middle of a SUMMARY row (truncated run?)"
+
+
+@pytest.mark.parametrize("value", ["nan", "-nan", "81055x.174", ""])
+def test_a_broken_stonewall_row_fails_the_run_not_only_its_value(outputs, value):
+    """mdtest's stonewall row holds one number among NAs; a row that is not that shape was
+    skipped before, and the run passed without its stonewall rate and time."""
+    text = (outputs / "mdtest/isc20_hard_write_stonewall.txt").read_text()
+    assert mdtest.parse(text).ok
+    result = mdtest.parse(text.replace("299.992", value))
+    assert not result.ok
+    assert "a stonewall row that is not 'NA NA <number> NA'" in result.reason
