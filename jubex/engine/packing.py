@@ -60,7 +60,9 @@ def loop(members: Sequence[Rendered], width: int = 1) -> str:
     ``width`` lanes side by side, member i in lane i mod ``width``.
 
     A scheduler ending the job (its time limit) signals every process of it: the member
-    running then ends, and no further member starts in the grace time before the kill.
+    running then ends, and no further member starts in the grace time before the kill, also
+    when the member's end (status 143, TERM) is seen before the loop's own signal arrives;
+    a member that exits 143 by itself only sends the rest to a new pack.
     """
     if width <= 1:
         return (
@@ -82,6 +84,8 @@ def _lane(admins: Sequence[Path]) -> str:
         f"for jubex_admin in {dirs}; do\n"
         '  [ -z "$jubex_stop" ] || exit 143\n'
         f'  /bin/sh "$jubex_admin/{BODY}" >"$jubex_admin/job.out" 2>"$jubex_admin/job.err"\n'
+        # a member ended by TERM: the job is ending, though this shell's TERM may come later
+        '  [ $? -ne 143 ] || jubex_stop=1\n'
         "done"
     )
 

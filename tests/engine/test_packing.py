@@ -213,6 +213,24 @@ def test_lanes_run_side_by_side_each_member_once(tmp_path: Path) -> None:
     assert again.returncode == 0 and log.read_text().count("start") == 5
 
 
+def test_a_member_ended_by_term_stops_the_pack_before_its_own_signal_comes(
+    tmp_path: Path,
+) -> None:
+    """Slurm signals the job's processes one by one: the loop may see its member killed by
+    TERM before its own TERM arrives, and must not start the next member in the grace time."""
+    members = [ready(i, tmp_path) for i in (1, 2, 3)]
+    write_wrapper(members[0], "exit 0")
+    write_wrapper(members[1], "kill -TERM $$")
+    write_wrapper(members[2], "echo ran")
+    script = tmp_path / "pack.sh"
+    script.write_text(packing.loop(members))
+    done = subprocess.run(["/bin/sh", str(script)], check=False, timeout=60)
+    assert done.returncode == 143
+    assert (members[0].wp_dir / "exit").read_text() == "0\n"
+    assert (members[1].wp_dir / "claim").exists()
+    assert not (members[2].wp_dir / "claim").exists()
+
+
 def test_a_terminated_pack_of_lanes_starts_no_further_member(tmp_path: Path) -> None:
     """The scheduler signals every process of the job: each lane ends its member and
     starts no other, and the pack says it was terminated."""
