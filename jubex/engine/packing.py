@@ -85,7 +85,7 @@ def _lane(admins: Sequence[Path]) -> str:
         '  [ -z "$jubex_stop" ] || exit 143\n'
         f'  /bin/sh "$jubex_admin/{BODY}" >"$jubex_admin/job.out" 2>"$jubex_admin/job.err"\n'
         # a member ended by TERM: the job is ending, though this shell's TERM may come later
-        '  [ $? -ne 143 ] || jubex_stop=1\n'
+        "  [ $? -ne 143 ] || jubex_stop=1\n"
         "done"
     )
 
