@@ -42,11 +42,15 @@ def units_tested(
     return (base, cand) if all(len(set(m)) == 1 for m in means) else means
 
 
+def by_execution(values: Sequence[float], runs: Sequence[int]) -> list[Sequence[float]]:
+    """The values of each execution, from how many of them each gave, in order (an
+    execution without a value gives none)."""
+    return [values[a:b] for a, b in pairwise(accumulate(runs, initial=0))]
+
+
 def _means(values: list[float], runs: Sequence[int]) -> list[float]:
     """Each execution's mean (an execution without a value has none)."""
-    return [
-        math.fsum(values[a:b]) / (b - a) for a, b in pairwise(accumulate(runs, initial=0)) if b > a
-    ]
+    return [math.fsum(e) / len(e) for e in by_execution(values, runs) if e]
 
 
 def execution_note(count: int) -> list[str]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate, pairwise
 from typing import TypeGuard
 
 from jubex.results.columns import Row
+from jubex.results.experimental_unit import by_execution
 from jubex.results.rows import executions_of
 from jubex.results.spread import Groups, Spread, examine
 from jubex.results.stats import Number, Summary, summarize
@@ -175,8 +175,8 @@ def side_warnings(
     found = []
     if summary.cv is not None and summary.cv > CV_LIMIT:
         found.append(f"noisy {side} (cv {summary.cv:.1%})")
-    starts = list(accumulate(runs, initial=0)) if sum(runs) == len(values) else []
-    executions = [values[a:b] for a, b in pairwise(starts)] or [[v] for v in values]
+    split = by_execution(values, runs) if sum(runs) == len(values) else []
+    executions = split or [[v] for v in values]
     spread = examine(executions, OUTLIER_ALPHA)
     if spread.runs:
         between, within = spread.runs
