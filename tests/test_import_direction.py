@@ -29,6 +29,7 @@ ORDER = (
     "analysis",  # analyse
     "results",  # tabulate
     "resultsdb",  # beside tabulate: the shared results database, read back as runs and rows
+    "dashboard",  # the results database as a static website
     "api",  # the library: the stages composed
     "cli",
     "__main__",

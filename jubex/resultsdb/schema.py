@@ -5,8 +5,10 @@ and with which jubex; ``points`` the parameter values of each point of a run (an
 ``parameters`` the same one value a row, to filter on); ``samples`` one number a row, per
 repetition and metric, with its unit and better direction; ``verdicts`` whether each
 repetition ran and was analysed cleanly; ``flags`` what makes a point's numbers less
-trustworthy. ``specs`` and ``stores`` keep what jubex needs to show a run's tables exactly
-as its run directory did: the resolved run (``run.json``) and the run's own store.
+trustworthy; ``site_annotations`` what a site's people said happened on a date (an
+upgrade), shown beside its histories. ``specs`` and ``stores`` keep what jubex needs to
+show a run's tables exactly as its run directory did: the resolved run (``run.json``) and
+the run's own store.
 
 Changes to these tables are Alembic migrations (``migrations/versions/``): a database
 made by an older jubex is brought up to date when it is opened; a newer one is refused.
@@ -29,7 +31,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic revision of the newest schema this jubex reads and writes
-HEAD = "0001"
+HEAD = "0002"
 
 metadata = MetaData()
 
@@ -136,4 +138,16 @@ flags = Table(
     Column("detail", Text, nullable=False),
     Index("flags_run", "run"),
     sqlite_with_rowid=False,
+)
+
+site_annotations = Table(
+    "site_annotations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site", Text, nullable=False),
+    Column("moment", Float, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("user_name", Text, nullable=False),
+    Column("made", Float, nullable=False),
+    Index("site_annotations_site", "site", "moment"),
 )
