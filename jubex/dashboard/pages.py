@@ -26,6 +26,8 @@ LIMIT = 500
 TREND_RUNS = 5
 
 Page = tuple[str, str]
+#: the links of a listing's row: column index -> page
+Links = dict[int, str]
 
 
 @lru_cache(maxsize=1)
@@ -76,7 +78,7 @@ def _listing(
     title: str,
     columns: Sequence[str],
     rows: Sequence[Sequence[object]],
-    hrefs: Sequence[str | None],
+    hrefs: Sequence[Links],
     *,
     intro: str = "",
     notes: Sequence[str] = (),
@@ -115,7 +117,7 @@ OVERVIEW = ("benchmark", "site", "file system", "metric", "point", "unit", "date
 OVERVIEW_TAIL = ("latest mean", "std", "trend %", "runs", "open regression")
 
 
-def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[str | None]]:
+def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[Links]]:
     """Each benchmark × site × file system × metric × point: its latest figures and trend."""
     columns = [
         "benchmark",
@@ -128,13 +130,13 @@ def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[
         *OVERVIEW_TAIL,
     ]
     rows: list[list[object]] = []
-    hrefs: list[str | None] = []
+    hrefs: list[Links] = []
     for s in site.series:
         latest = [e for e in s.entries if e.mean is not None]
         last = latest[-1]
         before = [e.mean for e in latest[-1 - TREND_RUNS : -1] if e.mean is not None]
         level = summarize(before).mean if before else None
-        trend = (last.mean / level - 1) * 100 if level and last.mean is not None else None
+        trend = round((last.mean / level - 1) * 100, 2) if level and last.mean is not None else None
         regression = s.open_regression()
         rows.append(
             [
@@ -145,7 +147,7 @@ def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[
                 else "",
             ]
         )  # fmt: skip
-        hrefs.append(s.page)
+        hrefs.append({0: s.page})
     return columns, rows, hrefs
 
 
@@ -162,7 +164,7 @@ def overview(site: Dashboard) -> Page:
     )
 
 
-def regression_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[str | None]]:
+def regression_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[Links]]:
     """Every change point, newest first: for the worse, for the better, or either way."""
     columns = [
         "metric",
@@ -189,7 +191,7 @@ def regression_rows(site: Dashboard) -> tuple[list[str], list[list[object]], lis
          e.p_adjusted, e.mark, "open" if opened else ""]
         for _, s, e, run, opened in found
     ]  # fmt: skip
-    return columns, rows, [s.page for _, s, _, _, _ in found]
+    return columns, rows, [{0: s.page, 5: run.page} for _, s, _, run, _ in found]
 
 
 def regressions(site: Dashboard) -> Page:
@@ -217,7 +219,7 @@ def runs_page(site: Dashboard) -> Page:
          len(site.failures.get(r.id, []))]
         for r in ordered
     ]  # fmt: skip
-    return _listing("runs.html", site, "Runs", columns, rows, [r.page for r in ordered])
+    return _listing("runs.html", site, "Runs", columns, rows, [{0: r.page} for r in ordered])
 
 
 def compare_index(site: Dashboard) -> Page:
@@ -229,7 +231,8 @@ def compare_index(site: Dashboard) -> Page:
                      date(candidate.created), c.verdict])  # fmt: skip
     return _listing(
         "compare.html", site, "Comparisons of the two latest runs", columns, rows,
-        [c.page for c in site.compared],
+        [{0: c.page, 2: site.runs[c.baseline].page, 3: site.runs[c.candidate].page}
+         for c in site.compared],
     )  # fmt: skip
 
 
@@ -241,13 +244,13 @@ def history_pages(site: Dashboard, charts: bool) -> Iterator[Page]:
 def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
     columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
     rows: list[list[object]] = []
-    hrefs: list[str | None] = []
+    hrefs: list[Links] = []
     for e in reversed(series.entries):
         run = site.runs[e.run]
         values = " ".join(f"{v:.6g}" for v in e.values)
         rows.append([run.label, date(e.created), len(e.values), e.mean, e.std, e.change,
                      e.p_adjusted, e.mark or "", values])  # fmt: skip
-        hrefs.append(run.page)
+        hrefs.append({0: run.page})
     notes = [
         {"date": date(moment), "text": text, "moment": moment}
         for moment, text in site.annotations.get(series.site, [])

@@ -51,9 +51,10 @@ function jubexListing(form) {
       const tr = document.createElement("tr");
       data.rows[i].forEach((cell, c) => {
         const td = document.createElement("td");
-        if (c === 0 && data.hrefs[i]) {
+        const link = data.hrefs[i][c];
+        if (link) {
           const a = document.createElement("a");
-          a.href = data.root + data.hrefs[i];
+          a.href = data.root + link;
           a.textContent = jubexFormat(cell);
           td.appendChild(a);
         } else {
