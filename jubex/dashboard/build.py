@@ -121,4 +121,6 @@ def _downloads(
     table.writerows(rows)
     writer.put(f"{stem}.csv", text.getvalue())
     records = [dict(zip(columns, map(pages.finite, row), strict=True)) for row in rows]
-    writer.put(f"{stem}.json", json.dumps(records, indent=1, allow_nan=False, default=str))
+    writer.put(
+        f"{stem}.json", json.dumps(records, separators=(",", ":"), allow_nan=False, default=str)
+    )
