@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,21 @@ def test_a_directory_jubex_did_not_write_is_refused(database: str, tmp_path: Pat
     (tmp_path / "mine.txt").write_text("a user's file")
     assert main(["site", "db:", "-o", str(tmp_path), "--database", database]) == 2
     assert (tmp_path / "mine.txt").exists()
+
+
+def test_without_plotly_the_site_says_how_to_get_it(
+    database: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, "plotly", None)  # an import of it fails
+    assert main(["site", "db:", "-o", str(tmp_path / "s"), "--database", database]) == 2
+    err = capsys.readouterr().err
+    assert "need the Python package plotly" in err and "jubex[dashboard]" in err
+    assert not (tmp_path / "s").exists()  # said before any work
+    assert (
+        main(["site", "db:", "-o", str(tmp_path / "s"), "--no-charts", "--database", database]) == 0
+    )
+    assert not (tmp_path / "s/assets/plotly.min.js").exists()
+    assert 'id="chart"' not in next((tmp_path / "s/history").glob("*.html")).read_text()
