@@ -345,6 +345,20 @@ def run(
     return made, drive(made, options or Options())
 
 
+def start(
+    spec: RunSpec, options: Options | None = None, *, max_workpackages: int | None = None
+) -> tuple[Run, int]:
+    """Make a run of a spec and leave its driving to a process of its own, which runs it to
+    the end (``jubex run --no-wait`` on the local platform): the run and that process's id.
+    ``jubex status`` shows how far it is; its output is in ``RUN/driver.log``."""
+    from jubex.engine.driver import Options, detach, new_run
+    from jubex.space.limit import check_work
+
+    check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
+    made = new_run(spec)
+    return made, detach(made, options or Options())
+
+
 @dataclass
 class DryWorkpackage:
     """What a run would make of one workpackage: rendered, with every file effect listed."""
