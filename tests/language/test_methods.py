@@ -41,7 +41,7 @@ def _same(ours: object, theirs: object) -> bool:
     return type(ours) is type(theirs) and ours == theirs
 
 
-@settings(max_examples=300, deadline=1000)
+@settings(max_examples=300, deadline=None)
 @given(receiver=RECEIVERS, name=st.sampled_from(sorted(METHOD_NAMES)), args=ARGUMENTS)
 def test_an_allowed_method_gives_what_python_gives(
     receiver: object, name: str, args: list[object]
