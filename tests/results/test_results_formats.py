@@ -129,9 +129,16 @@ def test_unknown_format_lists_known_ones(result):
 
 
 def test_empty_table_renders_in_every_format():
+    """No rows: the header alone, in each format's own shape."""
     empty = ResultTable("none", [Header("a", "a")], [], [])
-    for fmt in FORMATS:
-        assert isinstance(render(empty, fmt), str)
+    shown = {fmt: render(empty, fmt) for fmt in FORMATS}
+    assert shown["pretty"].splitlines()[:2] == ["none", " a"]
+    assert shown["aligned"] == "a\n-\n"
+    assert list(csv.reader(io.StringIO(shown["csv"]))) == [["a"]]
+    assert json.loads(shown["json"])["table"] == "none" and json.loads(shown["json"])["rows"] == []
+    assert shown["markdown"] == "### none\n\n| a |\n| :--- |\n"
+    assert "\\midrule\n\\bottomrule" in shown["latex"]
+    assert set(shown) == set(FORMATS)
 
 
 def test_pretty_keeps_one_line_per_row_when_it_fits(result):

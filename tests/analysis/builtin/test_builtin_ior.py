@@ -256,7 +256,12 @@ def test_a_test_id_of_thousands_of_digits_is_no_crash(outputs):
     text = (
         (outputs / FPP_4).read_text().replace("TestID              : 0", "TestID : " + "9" * 5000)
     )
-    assert ior.parse(text).ok  # only the number of the test changes
+    result = ior.parse(text)
+    assert result.ok, result.reason
+    by_name = {m.name: m.value for m in result.measurements}
+    whole = {m.name: m.value for m in ior.parse((outputs / FPP_4).read_text()).measurements}
+    assert by_name.keys() == whole.keys()  # only the number of the test changes
+    assert by_name["block_size"] == 16 * 2**20 and by_name["write_max"] == 1030.43
 
 
 CSV = "ior/ior_fpp_csv_t256k_b2m_np2.txt"
