@@ -1,8 +1,8 @@
 """The documented commands are tests: every shell and Python block of README.md and docs/
 runs here as printed, in a scratch copy of the checkout's data, or is marked.
 
-A block is marked by an HTML comment on the line before its fence (docs/running.md,
-"Documented commands"), options separated by ``;``:
+A block is marked by an HTML comment on the line before its fence (docs/design.md,
+"Documented commands are tests"), options separated by ``;``:
 
 - ``syntax=REASON``: needs a cluster, a site or files of the reader's; its ``jubex``
   command lines are parsed, not run
