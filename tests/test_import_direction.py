@@ -29,6 +29,7 @@ ORDER = (
     "analysis",  # analyse
     "results",  # tabulate
     "resultsdb",  # beside tabulate: the shared results database, read back as runs and rows
+    "records",  # results other harnesses measured (ReFrame, records), made runs
     "api",  # the library: the stages composed
     "cli",
     "__main__",

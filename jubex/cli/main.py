@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
     "import": ("import_", "unpack a bundle's runs into the runs directory"),
     "import-jube": ("import_jube", "bring run directories JUBE made in as jubex runs"),
+    "import-reframe": ("import_reframe", "bring a ReFrame run report in as jubex runs"),
+    "import-record": ("import_record", "bring results another harness recorded in as runs"),
     "init": ("init", "write a commented starter definition"),
     "help": ("help_topics", "a short page on a topic: format, expressions, running, ..."),
     "completion": ("completion", "print the shell hook that completes jubex's commands"),
