@@ -84,7 +84,11 @@ def test_a_record_becomes_a_run_holding_exactly_its_values(tmp_path: Path) -> No
     assert sorted(w for w in walls if w is not None) == [2.25, 2.5] and None in walls
     assert {r["array"] for r in rows} == {"$HOME;rm -rf /"}  # a value, never a template
     assert {r["triad_reference"] for r in ok if r["threads"] == 1} == {9000.0}
-    assert all("triad_reference" not in r or r["triad_reference"] is None for r in rows if r["threads"] == 8)
+    assert all(
+        "triad_reference" not in r or r["triad_reference"] is None
+        for r in rows
+        if r["threads"] == 8
+    )
     failed = [r for r in rows if not r["ok"]]
     assert [(r["threads"], r["reason"]) for r in failed] == [(8, "node n3 died")]
     assert statistics.mean(triads) == pytest.approx(9046.916666, rel=1e-9)
@@ -129,7 +133,9 @@ def test_a_value_that_is_not_a_number_is_refused(tmp_path: Path) -> None:
         read_record_file(path)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.data())
 def test_a_damaged_record_is_refused_or_imported_whole(tmp_path_factory, data) -> None:
     """Cut or bit-flipped, a record either reads and imports with the values it holds, or

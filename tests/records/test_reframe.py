@@ -51,7 +51,9 @@ def test_a_failed_reference_keeps_its_values_and_a_failed_sanity_check_is_a_fail
     assert unreachable["references"]["rate"]["value"] == 1e9
     [broken] = records["Broken"]["points"]
     assert [r["ok"] for r in broken["repetitions"]] == [False] * 3
-    assert all(r["reason"].startswith("ReFrame: sanity: sanity error") for r in broken["repetitions"])
+    assert all(
+        r["reason"].startswith("ReFrame: sanity: sanity error") for r in broken["repetitions"]
+    )
     assert all(r["values"] == {"elapsed": None} for r in broken["repetitions"])
 
 
