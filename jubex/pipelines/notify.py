@@ -38,8 +38,8 @@ def gate_text(
     lines = [f"jubex gate {verdict.upper()}: {name}"]
     for row in worse[:NAMED]:
         point = ", ".join(f"{k}={row[k]}" for k in keys if row.get(k) not in (None, ""))
-        change = row.get("change [%]")
-        p_adj = row.get("p adj")
+        change = row.get("change")
+        p_adj = row.get("p_adjusted")
         said = f"{change:+.1f}%" if isinstance(change, (int, float)) else "changed"
         sure = f", p adj {p_adj:.2g}" if isinstance(p_adj, (int, float)) else ""
         unit = f" [{row['unit']}]" if row.get("unit") else ""

@@ -17,9 +17,9 @@ COMPARISON = {
     "keys": ["tasks", "transfer"],
     "rows": [
         {"tasks": 2, "transfer": "1m", "metric": "write_bw", "unit": "MiB/s",
-         "change [%]": -12.34, "p adj": 0.0031, "verdict": "worse"},
+         "change": -12.34, "p_adjusted": 0.0031, "verdict": "worse"},
         {"tasks": 1, "transfer": "1m", "metric": "write_bw", "unit": "MiB/s",
-         "change [%]": -1.0, "p adj": 0.6, "verdict": "same"},
+         "change": -1.0, "p_adjusted": 0.6, "verdict": "same"},
     ],
 }  # fmt: skip
 
