@@ -175,13 +175,13 @@ def mount_of(path: Path, mountinfo: str) -> dict[str, str] | None:
     return best
 
 
-#: what a CI system says of the pipeline that ran jubex: (system, the variable that tells
-#: it is that system, our name -> its variable). Only these names are read: a token or
-#: any other variable of the job is never recorded.
+#: what a CI system says of the pipeline that ran jubex: (system, the variable only that
+#: system sets, our name -> its variable). Only these names are read: a token or any other
+#: variable of the job is never recorded.
 _CI = (
     (
         "gitlab",
-        "GITLAB_CI",
+        "CI_SERVER_URL",
         {
             "pipeline_url": "CI_PIPELINE_URL",
             "job_url": "CI_JOB_URL",
@@ -213,7 +213,7 @@ def ci_facts(environ: Mapping[str, str]) -> dict[str, str]:
     """The pipeline that made the run, where a CI system made it: its URL, commit, branch,
     runner and what triggered it (GitLab CI, GitHub Actions); empty elsewhere."""
     for system, marker, names in _CI:
-        if environ.get(marker) != "true":
+        if not environ.get(marker):
             continue
         facts = {"system": system}
         facts.update(

@@ -160,15 +160,20 @@ def _pages(targets: Sequence[Target], options: Options) -> dict[str, object]:
         "needs": [f"publish:{t.slug}" for t in targets],
         **({"tags": list(options.tags)} if options.tags else {}),
         "rules": [{"if": ON_DEFAULT_BRANCH, "when": "always"}],
-        "script": [_line(["$JUBEX", "site", "db:", "-o", "public"])],
+        "script": [_line(["$JUBEX", "site", "db:", "-o", "public", "--base-url", "$CI_PAGES_URL"])],
         "artifacts": {"paths": ["public"]},
     }
 
 
 def _line(argv: Sequence[str]) -> str:
-    """One shell line: each word quoted, but a leading ``$JUBEX`` and ``$VARIABLE`` words
-    left for the runner's shell to expand."""
+    """One shell line: each word quoted, a ``$VARIABLE`` word in double quotes for the
+    runner's shell to expand as one word, and ``$JUBEX`` (how jubex is called, perhaps
+    ``python -m jubex``) left to split."""
     return " ".join(
-        word if word.startswith("$") and word[1:].replace("_", "").isalnum() else shlex.quote(word)
+        word
+        if word == "$JUBEX"
+        else f'"{word}"'
+        if word.startswith("$") and word[1:].replace("_", "").isalnum()
+        else shlex.quote(word)
         for word in argv
     )
