@@ -22,7 +22,7 @@ from jubex.errors import JubexError, UsageError
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
-    ("jubex ci gitlab ior.yaml -P juwels > .gitlab-ci.yml", "a GitLab pipeline, shell runner"),
+    ("jubex ci gitlab ior.yaml -P juwels -o .gitlab-ci.yml", "a GitLab pipeline, shell runner"),
     ("jubex ci gitlab ior.yaml -P juwels-alloc --runner jacamar", "on a Jacamar CI runner"),
     ("jubex ci github ior.yaml -P local -o .github/workflows/bench.yml", "a GitHub workflow"),
     ("jubex ci gate --baseline db:benchmark=ior,last=1 --candidate runs", "what a gate job runs"),

@@ -18,8 +18,8 @@ from jubex.records.record import (
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
     ("jubex import-record results.json", "a harness's record(s) into ./runs"),
-    ("jubex import-record results.json && jubex publish", "...then into the results database"),
-    ("jubex schema record", "the JSON Schema a record follows"),
+    ("jubex import-record results.json --again", "the same results once more"),
+    ("jubex import-record results.json --outpath imported", "into another runs directory"),
 )
 
 

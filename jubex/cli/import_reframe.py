@@ -11,9 +11,11 @@ from jubex.records.reframe import read_reframe_report
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
-    ("reframe -c checks/ -r --report-file=report.json", "(ReFrame writes its run report)"),
-    ("jubex import-reframe report.json", "one run per test and system into ./runs"),
-    ("jubex import-reframe report.json && jubex publish", "...then into the results database"),
+    (
+        "jubex import-reframe report.json",
+        "(reframe ... --report-file=report.json) one run per test and system into ./runs",
+    ),
+    ("jubex import-reframe report.json --outpath reframe-runs", "into another runs directory"),
 )
 
 
