@@ -75,14 +75,14 @@ VALUES = st.one_of(
 EXECUTIONS = st.lists(st.lists(VALUES, min_size=1, max_size=8), min_size=2, max_size=12)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(EXECUTIONS)
 def test_each_removal_is_the_straightforward_search(executions: list[list[float]]) -> None:
     steps = sum(map(len, executions))
     assert _fast(_flat(executions), steps) == _reference(_flat(executions), steps)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     st.lists(
         st.lists(st.floats(0, 100, allow_nan=False), min_size=3, max_size=6),
