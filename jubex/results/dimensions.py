@@ -11,8 +11,6 @@ note saying so; ``--pool`` pools whatever differs, ``--by KEY`` chooses the keys
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,8 +34,7 @@ class Dimensions:
 def definition_hash(run: Run) -> str:
     """The resolved definition's fingerprint (where its file lies left out): two runs of
     one definition, with the same tags and overrides, share it."""
-    benchmark = dataclasses.replace(run.benchmark, file="")
-    return hashlib.sha256(to_json(benchmark).encode()).hexdigest()[:12]
+    return run.definition_hash
 
 
 def study_of(run: Run) -> str:
