@@ -36,6 +36,7 @@ def compare_runs(
     correction: str = "holm",
     all_metrics: bool = False,
     allow_inconclusive: bool = False,
+    strict: bool = False,
 ) -> Comparison:
     """Compare two analysed runs point by point.
 
@@ -88,7 +89,9 @@ def compare_runs(
         0, f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
     )
     result.notes += summary_notes(metrics, [*rows[0], *rows[1]], summaries_of(runs))
-    return dataclasses.replace(result, units=units, allow_inconclusive=allow_inconclusive)
+    return dataclasses.replace(
+        result, units=units, allow_inconclusive=allow_inconclusive, strict=strict
+    )
 
 
 def completed_directions(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 from jubex.results.stats import Summary, t_quantile
@@ -159,6 +160,43 @@ def detectable(
     # a two-sided level 2q - 1 has its upper critical value at the one-sided quantile q
     t = t_quantile_real(df, 1 - 2 * alpha) + t_quantile_real(df, 2 * power - 1)
     return 100 * t * math.sqrt(sb + sc) / abs(b.mean)
+
+
+#: the most repetitions a side is told it needs; beyond, the answer is "more"
+MOST_REPETITIONS = 10_000
+
+
+def repetitions_needed(
+    baseline: Summary,
+    candidate: Summary,
+    alpha: float,
+    tolerance: float,
+    power: float = 0.8,
+    ranks: bool = False,
+) -> int | None:
+    """The repetitions per side at which the smallest detectable change (:func:`detectable`,
+    each side's spread per value as seen) falls to the tolerance: enough for a loss of the
+    tolerance to be found with probability ``power``. None without a spread, a baseline
+    mean of 0 or a tolerance of 0; ``MOST_REPETITIONS + 1`` when even that many are too few.
+    ``ranks``: Mann–Whitney's U is the test, whose smallest p must also fall below alpha.
+    """
+    b, c = baseline, candidate
+    if b.std is None or c.std is None or not b.mean or c.mean is None or tolerance <= 0:
+        return None
+
+    def decides(n: int) -> bool:
+        if ranks and smallest_rank_p(n, n) >= alpha:
+            return False
+        found = detectable(replace(b, n=n), replace(c, n=n), alpha, power)
+        return found is not None and found <= 100 * tolerance
+
+    low, high = 2, MOST_REPETITIONS + 1
+    if decides(low):
+        return low
+    while high - low > 1:  # detectable() falls as n grows: the first n that decides
+        middle = (low + high) // 2
+        low, high = (low, middle) if decides(middle) else (middle, high)
+    return high
 
 
 def equivalent(
