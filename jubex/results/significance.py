@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Literal
 
 from jubex.results.stats import Summary, t_quantile
@@ -153,13 +152,20 @@ def detectable(
     b, c = baseline, candidate
     if b.std is None or c.std is None or not b.mean or c.mean is None:
         return None
-    sb, sc = b.std**2 / b.n, c.std**2 / c.n
+    return _detectable((b.std**2, b.n), (c.std**2, c.n), abs(b.mean), alpha, power)
+
+
+def _detectable(
+    base: tuple[float, int], cand: tuple[float, int], mean: float, alpha: float, power: float
+) -> float:
+    """:func:`detectable` of the sides' (variance, n) and the baseline's |mean|."""
+    sb, sc = base[0] / base[1], cand[0] / cand[1]
     if sb + sc == 0:
         return 0.0
-    df = (sb + sc) ** 2 / (sb**2 / (b.n - 1) + sc**2 / (c.n - 1))
+    df = (sb + sc) ** 2 / (sb**2 / (base[1] - 1) + sc**2 / (cand[1] - 1))
     # a two-sided level 2q - 1 has its upper critical value at the one-sided quantile q
     t = t_quantile_real(df, 1 - 2 * alpha) + t_quantile_real(df, 2 * power - 1)
-    return 100 * t * math.sqrt(sb + sc) / abs(b.mean)
+    return 100 * t * math.sqrt(sb + sc) / mean
 
 
 #: the most repetitions a side is told it needs; beyond, the answer is "more"
@@ -183,12 +189,12 @@ def repetitions_needed(
     b, c = baseline, candidate
     if b.std is None or c.std is None or not b.mean or c.mean is None or tolerance <= 0:
         return None
+    vb, vc, mean = b.std**2, c.std**2, abs(b.mean)
 
     def decides(n: int) -> bool:
         if ranks and smallest_rank_p(n, n) >= alpha:
             return False
-        found = detectable(replace(b, n=n), replace(c, n=n), alpha, power)
-        return found is not None and found <= 100 * tolerance
+        return _detectable((vb, n), (vc, n), mean, alpha, power) <= 100 * tolerance
 
     low, high = 2, MOST_REPETITIONS + 1
     if decides(low):
