@@ -123,13 +123,15 @@ def test_the_tour_runs_in_a_fresh_clone_as_printed(tmp_path: Path) -> None:
     outputs = {}
     for command in commands:
         done = _jubex(clone, *shlex.split(command)[1:], pythonpath=clone)
-        allowed = (0, 1) if command.startswith("jubex compare") else (0,)  # 1: a real regression
+        # compare: 1 a real regression, 4 a loss the noise of 3 repetitions cannot decide
+        allowed = (0, 1, 4) if command.startswith("jubex compare") else (0,)
         assert done.returncode in allowed, f"{command}\n{done.stdout}\n{done.stderr}"
         outputs[command] = done.stdout
     assert "run runs/000001: 13 done" in outputs["jubex run ior.yaml"]  # the second run
     assert outputs["jubex result -f markdown"].startswith("### bandwidth\n")
     verdict = outputs["jubex compare 0 1 --outpath runs"].splitlines()[-1]
-    assert verdict.startswith(("PASSED: ", "FAILED: ")) and "8 compared" in verdict
+    assert verdict.startswith(("PASSED: ", "FAILED: ", "INCONCLUSIVE: "))
+    assert "8 compared" in verdict
     assert "#SBATCH" in outputs["jubex run ior.yaml -t real -P slurm --dry-run"]
     assert (clone / "bw.svg").read_text().startswith("<?xml")
     assert (clone / "hello.yaml").is_file()
