@@ -159,3 +159,20 @@ def test_a_run_with_another_block_compares_and_plots_point_by_point(tmp_path: Pa
     assert "differ in block: kept apart" in plotted.stderr and "options" not in plotted.stderr
     svg = (tmp_path / "p.svg").read_text()
     assert "<!-- 16m -->" in svg and "<!-- 32m -->" in svg
+
+
+def test_the_kernel_starters_ask_a_batch_system_for_the_cpus_their_kernel_runs(
+    tmp_path: Path,
+) -> None:
+    """jubex-bw -n 2 and jubex-md -N 2 start 2 processes in one task: the job asks for 2
+    CPUs (it asked for 1, and the processes shared it)."""
+    for template in ("ior", "mdtest"):
+        assert jubex(tmp_path, "init", template).returncode == 0
+        done = jubex(tmp_path, "run", f"{template}.yaml", "-P", "slurm", "--dry-run", "-f", "json")
+        assert done.returncode == 0, done.stderr
+        asked = {
+            (wp["parameters"]["tasks"], *re.findall(r"--cpus-per-task=(\d+)", wp["job_script"]))
+            for wp in json.loads(done.stdout)["workpackages"]
+            if wp["step"] == "kernel"
+        }
+        assert asked == {("1", "1"), ("2", "2")}, done.stdout
