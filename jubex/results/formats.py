@@ -258,9 +258,7 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     return "".join(line.rstrip() + "\n" for line in printed)
 
 
-def _fitting_columns(
-    table: ResultTable, grid: Grid, width: int
-) -> tuple[ResultTable, Grid] | None:
+def _fitting_columns(table: ResultTable, grid: Grid, width: int) -> tuple[ResultTable, Grid] | None:
     """The table without its last columns, as many as it must lose to fit ``width``, and a
     note naming them; None when that would leave out half of them (a block per row then
     shows every value). The first column and the remarks are kept."""
