@@ -456,12 +456,14 @@ def compare(
     all_metrics: bool = False,
     analyse: bool = True,
     allow_inconclusive: bool = False,
+    strict: bool = False,
 ) -> Comparison:
     """Is ``candidate`` worse than ``baseline`` beyond the noise and the tolerance?
 
     As ``jubex compare``: both runs are analysed first; keys and metrics left out are taken
     from ``table``, else from the runs. ``Comparison.failed`` is the verdict, ``status``
-    the exit status of ``jubex compare``.
+    the exit status of ``jubex compare`` (4: inconclusive; ``strict`` makes that a failure,
+    ``allow_inconclusive`` a pass).
     """
     (base,), (cand,) = open_runs(baseline), open_runs(candidate)
     if analyse:
@@ -478,4 +480,5 @@ def compare(
         correction=correction,
         all_metrics=all_metrics,
         allow_inconclusive=allow_inconclusive,
+        strict=strict,
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from jubex.definition.frozen import to_json
 from jubex.errors import UsageError, did_you_mean
+from jubex.results.keys import derived_parameters
 from jubex.results.table import Row
 from jubex.store.rundir import Run
 
@@ -121,10 +122,13 @@ def _where(run: Run, key: str) -> str:
 
 
 def _parameters_differing(runs: Sequence[Run], rows: Sequence[Row]) -> list[str]:
-    """Parameters whose values in the rows of one run are not those of another."""
+    """Independent parameters whose values in the rows of one run are not those of another
+    (a derived one, such as an ``options`` text holding ``$block``, only follows them)."""
     names: dict[str, None] = {}
     for run in runs:
         names.update(dict.fromkeys(run.benchmark.parameter_types()))
+    for name in derived_parameters(run.benchmark for run in runs):
+        names.pop(name)
     seen: dict[str, dict[object, set[str]]] = {name: {} for name in names}
     for row in rows:
         for name, per_run in seen.items():
