@@ -76,6 +76,13 @@ READS = {
             "sc21_extended_result_summary.txt",
             "v2024_result.txt",
             "v2024_result_summary.txt",
+            "bash2018_warning_not_official_summary.txt",
+            "prerelease2017_job_out.txt",
+            "prerelease2017_results.txt",
+            "prerelease2017_summary_warnings.txt",
+            "capp2017_submission.txt",
+            "capp2017_kioops_run.txt",
+            "err_capp2017_refused_workdir.txt",
         )
     },
 }
