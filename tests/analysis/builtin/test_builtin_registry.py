@@ -62,6 +62,8 @@ READS = {
     "fio/v2.17_json_two_groups.json": "fio",
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
+    "fio/v3.33_client_two_hosts.json": "fio",
+    "fio/v3.33_json_appended_with_shell_lines.txt": "fio",
     **{
         f"io500/{name}": "io500"
         for name in (

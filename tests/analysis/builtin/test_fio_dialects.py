@@ -86,3 +86,42 @@ def test_json_plus_with_an_fdatasync_section(parse, by_name, units_of):
     assert (job["sync_lat_min"], job["sync_lat_max"]) == ([111.359], [33337.327])
     assert units_of(result)["sync_lat_mean"] == "us"
     assert not [n for n in job if "bins" in n]  # the histogram is not a value
+
+
+def test_client_server_mode_a_record_per_host_and_job_then_all_clients(parse, by_name):
+    result = parse("fio", "fio/v3.33_client_two_hosts.json")
+    assert result.ok, result.reason  # "client_stats", no "jobs": it failed as "no job results"
+    records = [by_name(result, r) for r in range(5)]
+    assert [(r["job"], r.get("host")) for r in records] == [
+        (["seqwrite"], ["127.0.0.1"]),
+        (["seqwrite"], ["localhost"]),
+        (["randread"], ["127.0.0.1"]),
+        (["randread"], ["localhost"]),
+        (["All clients"], None),  # fio's own sum over the hosts
+    ]
+    assert records[0]["write_bw"] == [262144000 / 2**20] and records[0]["write_runtime"] == [0.016]
+    assert records[3]["read_iops"] == [1207.54717] and records[3]["read_io"] == [4194304]
+    everything = records[4]
+    assert everything["read_bw"] == [84733414 / 2**20]  # as fio printed it, not recomputed
+    assert everything["write_io"] == [8388608] and everything["write_iops"] == [8000.0]
+    assert {m.record for m in result.measurements} == set(range(5))  # no computed group record
+
+
+def test_json_documents_appended_with_shell_lines_between_are_all_read(parse, by_name):
+    result = parse("fio", "fio/v3.33_json_appended_with_shell_lines.txt")
+    assert result.ok, result.reason
+    first, first_group, second, second_group = (by_name(result, r) for r in range(4))
+    assert first["job"] == second["job"] == ["seqwrite"]
+    assert first["write_io"] == second["write_io"] == [2097152]
+    assert first["write_runtime"] == [0.012] and second["write_runtime"] == [0.003]
+    assert first_group["group"] == second_group["group"] == [0]
+    assert "job" not in first_group and "job" not in second_group
+
+
+def test_a_second_json_document_cut_short_fails_the_file(outputs):
+    from jubex.analysis.builtin import fio
+
+    text = (outputs / "fio/v3.33_json_appended_with_shell_lines.txt").read_text()
+    result = fio.parse(text[: text.rindex('"jobname"')])
+    assert not result.ok
+    assert "fio JSON document 2 is not valid JSON (truncated run?)" in result.reason
