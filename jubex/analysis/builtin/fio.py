@@ -15,7 +15,7 @@ import math
 import re
 
 from jubex.analysis import units
-from jubex.analysis.builtin import fio_json
+from jubex.analysis.builtin import fio_json, fio_terse
 from jubex.analysis.builtin.common import Collector, failure, number, untag
 from jubex.analysis.builtin.fio_common import CLUES, ERRORS, METRICS, percentile_name
 from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
@@ -66,6 +66,8 @@ def parse(text: str) -> ParseResult:
     text = untag(text)
     if (start := fio_json.next_document(text, 0)) >= 0:
         return fio_json.parse(text, start)
+    if fio_terse.is_terse(text):
+        return fio_terse.parse(text)
     return _parse_normal(text)
 
 

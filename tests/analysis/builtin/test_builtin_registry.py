@@ -63,6 +63,10 @@ READS = {
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
     "fio/v3.33_client_two_hosts.json": "fio",
+    "fio/v3.33_minimal_randrw.txt": "fio",
+    "fio/v3.33_terse_v4_two_jobs.txt": "fio",
+    "fio/v3.33_terse_v5_two_jobs.txt": "fio",
+    "fio/err_v3.33_terse_size_missing.txt": "fio",
     "fio/v3.33_json_appended_with_shell_lines.txt": "fio",
     **{
         f"io500/{name}": "io500"

@@ -125,3 +125,55 @@ def test_a_second_json_document_cut_short_fails_the_file(outputs):
     result = fio.parse(text[: text.rindex('"jobname"')])
     assert not result.ok
     assert "fio JSON document 2 is not valid JSON (truncated run?)" in result.reason
+
+
+def test_terse_version_3_of_minimal_a_randrw_job(parse, by_name, units_of):
+    result = parse("fio", "fio/v3.33_minimal_randrw.txt")
+    got, units = by_name(result), units_of(result)
+    assert result.ok, result.reason
+    assert got["job"] == ["mixed"] and got["group"] == [0] and got["error"] == [0]
+    assert got["read_io"] == [968 * 1024] and units["read_io"] == "B"
+    assert got["read_bw"] == [9307 / 1024] and units["read_bw"] == "MiB/s"
+    assert got["read_iops"] == [2326] and got["read_runtime"] == [0.104]
+    clat = [got[f"read_clat_{s}"] for s in ("min", "max", "mean", "std")]
+    assert clat == [[40], [42469], [419.096806], [2836.307217]] and units["read_clat_mean"] == "us"
+    assert got["read_clat_p99"] == [4112] and got["read_clat_p99_99"] == [42729]
+    assert got["read_lat_mean"] == [419.181847]
+    assert "read_slat_mean" in got  # fio prints it (0 for psync)
+    assert got["write_io"] == [1080 * 1024] and got["write_clat_mean"] == [5.726085]
+    assert {m.record for m in result.measurements} == {0}  # terse output has no group totals
+
+
+@pytest.mark.parametrize(
+    ("relative", "bw_kib", "iops", "ms", "p99"),
+    [
+        ("fio/v3.33_terse_v4_two_jobs.txt", 50567, 790, 81, 17694),
+        ("fio/v3.33_terse_v5_two_jobs.txt", 32768, 512, 125, 11599),
+    ],
+)
+def test_terse_versions_4_and_5_with_trim_and_iops_samples(
+    parse, by_name, relative, bw_kib, iops, ms, p99
+):
+    result = parse("fio", relative)
+    assert result.ok, result.reason
+    write, read = by_name(result, 0), by_name(result, 1)
+    assert write["job"] == ["seqwrite"] and write["write_io"] == [4096 * 1024]
+    assert "read_io" not in write and "trim_io" not in write
+    assert read["job"] == ["randread"] and read["read_bw"] == [bw_kib / 1024]
+    assert (read["read_iops"], read["read_runtime"]) == ([iops], [ms / 1000])
+    assert read["read_clat_p99"] == [p99]
+
+
+def test_terse_output_of_a_job_that_failed(parse):
+    result = parse("fio", "fio/err_v3.33_terse_size_missing.txt")
+    assert not result.ok
+    assert result.reason.startswith("fio: pid=0, err=22/file:filesetup.c:1155")
+
+
+def test_terse_line_cut_short_fails(outputs):
+    from jubex.analysis.builtin import fio
+
+    text = (outputs / "fio/v3.33_terse_v5_two_jobs.txt").read_text()
+    assert "ends inside a terse line" in fio.parse(text[:-40]).reason
+    fewer = text[: text.rindex(";0%=0;")] + "\n"
+    assert "130 fields, not 180 or more" in fio.parse(fewer).reason
