@@ -11,7 +11,8 @@ and task counts, fio's direction, latency, percentile and group lines, IO500's
 any of the units the analysers convert between (x 1, 1000, 1024 and their powers, either
 way). Recall is the share of those numbers found; zeros are left out (a zero is a column of
 an operation that did not run, which the analysers leave out on purpose). The verdict
-column compares the analyser's ok with the file's name (``err_`` files are failed runs).
+column compares the analyser's ok with the file's name (``err_`` files are failed runs,
+``unread_`` files a form not read, which must be judged failed as well).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ _DIALECT_RULES = (  # (analyser, pattern of the relative path, dialect)
     ("mdtest", r"v3\.|isc20", "mdtest 3.x"),
     ("mdtest", r".", "mdtest 4.x"),
     ("fio", r"terse|minimal", "fio 3.x terse"),
+    ("fio", r"unread_.*client", "fio 3.x client/server normal (not read)"),
     ("fio", r"client", "fio 3.x client/server JSON"),
     ("fio", r"appended", "fio 3.x JSON, several documents"),
     ("fio", r"v2.*json", "fio 2.x JSON"),
@@ -150,7 +152,7 @@ def measure(rel: str) -> tuple[int, int, bool]:
     ]
     numbers = printed_numbers(tool, text)
     found = sum(reported(n, values) for n in numbers)
-    return len(numbers), found, result.ok is not Path(rel).name.startswith("err_")
+    return len(numbers), found, result.ok is not Path(rel).name.startswith(("err_", "unread_"))
 
 
 def main() -> None:

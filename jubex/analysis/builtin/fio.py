@@ -104,8 +104,18 @@ class _Normal:
         self.out.add(name, value, record, target, self.line)
 
 
+#: client/server mode's normal output: a ``<host>`` line before each host's block of jobs
+#: and group totals, then ``All clients:`` (its ``BW=205Mi``, without ``/s``)
+_CLIENT_HOST = re.compile(r"^<[^>\s]+> ", re.MULTILINE)
+
+
 def _parse_normal(text: str) -> ParseResult:
     out = Collector(METRICS)
+    if "\nAll clients: (groupid=" in text and _CLIENT_HOST.search(text):
+        return out.result(
+            "fio's normal output of client/server mode (--client) is not read: its hosts' "
+            "jobs and group totals interleave; use --output-format=json, which is"
+        )
     reader = _NormalReader(out)
     for reader.line, line in enumerate(text.splitlines(), start=1):
         reader.read(line)

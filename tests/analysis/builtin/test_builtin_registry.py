@@ -63,6 +63,7 @@ READS = {
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
     "fio/v3.33_client_two_hosts.json": "fio",
+    "fio/unread_v3.33_client_two_hosts_normal.txt": "fio",  # a form not read: judged failed
     "fio/v3.33_minimal_randrw.txt": "fio",
     "fio/v3.33_terse_v4_two_jobs.txt": "fio",
     "fio/v3.33_terse_v5_two_jobs.txt": "fio",
@@ -122,7 +123,7 @@ def test_every_captured_output_is_covered(outputs):
 def test_failed_exactly_for_err_files_and_units_as_declared(parse, relative):
     analyser = builtin.get(READS[relative])
     result = parse(READS[relative], relative)
-    failed_run = relative.rsplit("/", 1)[-1].startswith("err_")
+    failed_run = relative.rsplit("/", 1)[-1].startswith(("err_", "unread_"))
     assert result.ok is not failed_run, result.reason
     assert bool(result.reason) is failed_run
     for m in result.measurements:

@@ -177,3 +177,11 @@ def test_terse_line_cut_short_fails(outputs):
     assert "ends inside a terse line" in fio.parse(text[:-40]).reason
     fewer = text[: text.rindex(";0%=0;")] + "\n"
     assert "130 fields, not 180 or more" in fio.parse(fewer).reason
+
+
+def test_client_mode_normal_output_is_refused_saying_why(parse):
+    result = parse("fio", "fio/unread_v3.33_client_two_hosts_normal.txt")
+    assert not result.ok
+    assert result.reason.startswith("fio's normal output of client/server mode (--client)")
+    assert "use --output-format=json" in result.reason
+    assert not result.measurements  # nothing half-read from interleaved hosts
