@@ -156,7 +156,7 @@ def parse(text: str) -> ParseResult:
         return _parse_result_ini(text)
     if io500_early.is_prerelease(text):
         return io500_early.parse_prerelease(Collector(METRICS), text)
-    if io500_early.is_app(text):
+    if io500_early.is_app(text) and not _VERSION.search(text):
         return io500_early.parse_app(Collector(METRICS), text)
     if _VERIFIED.search(text) and not _SCORE.search(text):
         return _parse_verify(text)

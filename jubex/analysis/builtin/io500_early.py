@@ -78,8 +78,12 @@ def is_prerelease(text: str) -> bool:
     return _PRE_START.search(text) is not None
 
 
+_APP_LINE = re.compile(r"^(?:\[Result\] (?:IOR|mdtest|find)|IO500 starting: )", re.MULTILINE)
+
+
 def is_app(text: str) -> bool:
-    return "[Result] " in text or "IO500 starting:" in text
+    """Whether ``text`` is the first C application's (later versions print ``IO500 version``)."""
+    return _APP_LINE.search(text) is not None
 
 
 def parse_prerelease(out: Collector, text: str) -> ParseResult:
