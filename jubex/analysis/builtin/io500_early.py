@@ -22,7 +22,7 @@ from jubex.analysis.builtin.io500_score import add_computed
 from jubex.analysis.measurement import ParseResult
 
 #: a pre-release phase line; the name may carry ``(serial)`` or ``(parallel)``
-PRE_RESULT = re.compile(
+_PRE_RESULT = re.compile(
     rf"^\d+/([\w-]+)(?: \((?:serial|parallel)\))? (BW|IOPs):\s*({FP})(?: MB/s)? time:\s*({FP})s$",
     re.MULTILINE,
 )
@@ -71,7 +71,7 @@ _APP_SCORED = (
     "mdtest_hard_stat",
     "mdtest_hard_delete",
 )
-APP_ERROR = re.compile(r"^IO500 error: .*$", re.MULTILINE)
+_APP_ERROR = re.compile(r"^IO500 error: .*$", re.MULTILINE)
 
 
 def is_prerelease(text: str) -> bool:
@@ -91,7 +91,7 @@ def parse_prerelease(out: Collector, text: str) -> ParseResult:
     phases: set[str] = set()
     for start in _PRE_START.finditer(text):
         end = text.find("\n", start.start())
-        match = PRE_RESULT.match(text, start.start(), len(text) if end < 0 else end)
+        match = _PRE_RESULT.match(text, start.start(), len(text) if end < 0 else end)
         line = line_at(text, start.start())
         name = _PRE_NAMES.get(match[1]) if match else None
         if match is None or name is None or end < 0:
@@ -129,7 +129,7 @@ def parse_prerelease(out: Collector, text: str) -> ParseResult:
 
 def parse_app(out: Collector, text: str) -> ParseResult:
     """The first C application's output: the results under ``=== IO-500 submission ===``."""
-    error = APP_ERROR.search(text)
+    error = _APP_ERROR.search(text)
     block = _APP_START.search(text)
     if error is not None:
         return out.result(error[0].strip())
