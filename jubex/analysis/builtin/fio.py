@@ -105,13 +105,14 @@ class _Normal:
 
 
 #: client/server mode's normal output: a ``<host>`` line before each host's block of jobs
-#: and group totals, then ``All clients:`` (its ``BW=205Mi``, without ``/s``)
+#: and group totals, then ``All clients:`` (its ``BW=205Mi``, without ``/s``); fio prints
+#: ``<host>`` at the start of a line only in that mode
 _CLIENT_HOST = re.compile(r"^<[^>\s]+> ", re.MULTILINE)
 
 
 def _parse_normal(text: str) -> ParseResult:
     out = Collector(METRICS)
-    if "\nAll clients: (groupid=" in text and _CLIENT_HOST.search(text):
+    if _CLIENT_HOST.search(text):  # cut before its "All clients", too
         return out.result(
             "fio's normal output of client/server mode (--client) is not read: its hosts' "
             "jobs and group totals interleave; use --output-format=json, which is"

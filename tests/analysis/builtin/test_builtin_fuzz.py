@@ -142,6 +142,8 @@ DIALECTS = [
     ("fio", "fio/v3.33_json_appended_with_shell_lines.txt"),
     ("fio", "fio/v3.33_minimal_randrw.txt"),
     ("fio", "fio/v3.33_terse_v5_two_jobs.txt"),
+    ("ior", "ior/v3.3.0_json_fpp_i2_np2.txt"),
+    ("ior", "ior/v4.0.0_json_fpp_i2_np2.txt"),
 ]
 
 

@@ -19,6 +19,10 @@ READS = {
     "ior/posix_ssf_t4k_b1m_np4.txt": "ior",
     "ior/v3.3.0_posix_fpp_t1m_b16m_np2.txt": "ior",
     "ior/seed_v3.0.0_rank_tagged_excerpt.txt": "ior",
+    "ior/v3.3.0_json_fpp_i2_np2.txt": "ior",
+    "ior/unread_v3.3.0_csv_no_results.txt": "ior",  # IOR 3.3's CSV has no results to read
+    "ior/v4.0.0_json_fpp_i2_np2.txt": "ior",
+    "ior/v4.0.0_csv_fpp_i3_np2.txt": "ior",
     "ior/clio_i5/ssf_run1.txt": "ior",
     "ior/clio_i5/ssf_run2.txt": "ior",
     "ior/clio_i5/ssf_run3.txt": "ior",

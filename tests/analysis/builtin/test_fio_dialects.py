@@ -185,3 +185,11 @@ def test_client_mode_normal_output_is_refused_saying_why(parse):
     assert result.reason.startswith("fio's normal output of client/server mode (--client)")
     assert "use --output-format=json" in result.reason
     assert not result.measurements  # nothing half-read from interleaved hosts
+
+
+def test_client_mode_normal_output_cut_before_all_clients_is_refused_too(outputs):
+    from jubex.analysis.builtin import fio
+
+    text = (outputs / "fio/unread_v3.33_client_two_hosts_normal.txt").read_text()
+    result = fio.parse(text[: text.index("All clients:")])  # two hosts' blocks, interleaved
+    assert not result.ok and "client/server mode" in result.reason
