@@ -23,6 +23,8 @@ READS = {
     "ior/unread_v3.3.0_csv_no_results.txt": "ior",  # IOR 3.3's CSV has no results to read
     "ior/v4.0.0_json_fpp_i2_np2.txt": "ior",
     "ior/v4.0.0_csv_fpp_i3_np2.txt": "ior",
+    "ior/err_v4.0.0_killed_after_2_of_50.txt": "ior",
+    "mdtest/err_v4.0.0_killed_before_summary.txt": "mdtest",
     "ior/clio_i5/ssf_run1.txt": "ior",
     "ior/clio_i5/ssf_run2.txt": "ior",
     "ior/clio_i5/ssf_run3.txt": "ior",

@@ -1,4 +1,5 @@
-"""IOR's JSON and CSV summaries of versions 3.3 and 4.0 (real runs: tests/data/outputs/SOURCES.md).
+"""IOR's JSON and CSV summaries of versions 3.3 and 4.0, and IOR and mdtest 4.0 runs killed
+midway (real runs: tests/data/outputs/SOURCES.md).
 
 IOR 3.3's JSON nests each iteration's rows in a list and adds a ``remove`` row; 4.0's is
 flat. IOR 3.3's CSV summary holds no result at all, so it is refused, saying why.
@@ -46,3 +47,15 @@ def test_ior_3_3_csv_holds_no_results_and_is_refused_saying_so(parse):
     result = parse("ior", "ior/unread_v3.3.0_csv_no_results.txt")
     assert not result.ok and not result.measurements
     assert result.reason.startswith("IOR 3.3's CSV summary (-O summaryFormat=CSV) holds no results")
+
+
+def test_ior_killed_after_two_of_fifty_iterations_fails_keeping_them(parse, by_name):
+    result = parse("ior", "ior/err_v4.0.0_killed_after_2_of_50.txt")
+    assert not result.ok
+    assert "2 of 50 write iterations reported (truncated run?)" in result.reason
+    assert by_name(result)["write_bw"] == [87.06, 207.90]  # what it printed before
+
+
+def test_mdtest_killed_before_its_summary_fails(parse):
+    result = parse("mdtest", "mdtest/err_v4.0.0_killed_before_summary.txt")
+    assert not result.ok and "no SUMMARY table" in result.reason
