@@ -87,8 +87,9 @@ def _direction(fields: list[str], d: str, record: int, out: Collector, line: int
             out.number(f"{d}_{kind}_{stat}", value, record, line=line)
     for cell in fields[12:32]:
         found = _PERCENTILE.fullmatch(cell)
-        if found is None:
+        point = None if found is None else number(found[1])
+        if found is None or point is None or not 0 <= point <= 100:
             out.problem(f"a percentile field fio does not print so: {cell[:30]!r}", line)
-        elif number(found[1]) != 0:  # "0%=0": a slot of the 20 fio did not use
+        elif point != 0:  # "0%=0": a slot of the 20 fio did not use
             name = f"{d}_clat_p{percentile_name(found[1])}"
             out.number(name, found[2], record, unit="us", line=line)

@@ -168,3 +168,9 @@ def test_terse_percentile_outside_fios_list_is_named_in_us():
     assert [(m.value, m.unit) for m in result.measurements if m.name == "read_clat_p10_00008"] == [
         (42, "us")
     ]
+
+
+def test_terse_percentile_point_beyond_100_fails():
+    text = (OUTPUTS / "fio/v3.33_minimal_randrw.txt").read_text()
+    result = parse("fio", text.replace(";1.000000%=41;", ";" + "9" * 400 + "%=41;", 1))
+    assert not result.ok and "a percentile field fio does not print so" in result.reason
