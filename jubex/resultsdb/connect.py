@@ -11,6 +11,7 @@ are never blocked by them. The schema is brought up to date (Alembic) on first u
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -96,6 +97,23 @@ def read_config(path: Path) -> dict[str, object]:
     return data
 
 
+#: a URL's user-info password (``user:SECRET@``)
+_USERINFO = re.compile(r"(://[^/@:\s]*:)[^@/\s]*@")
+#: a keyword that holds a secret, in a URL's query or a libpq connection string
+_SECRET_KEY = re.compile(
+    r"((?:^|[?&;\s])[\w.-]*(?:pass|secret|token|key|cred|auth)[\w.-]*\s*=\s*)[^&;\s]*",
+    re.IGNORECASE,
+)
+
+
+def masked_url(text: str) -> str:
+    """``text`` (a URL, a path, or a message quoting one) with every secret in it replaced by
+    ``***``: the user-info password and each query parameter or connection keyword that
+    names a password, secret, token, key or credential. Every message that shows a database
+    URL passes through here, whatever the back end."""
+    return _SECRET_KEY.sub(r"\1***", _USERINFO.sub(r"\1***@", text))
+
+
 def url_of(text: str) -> URL:
     """A URL or a file path as SQLAlchemy's URL: a path (or ``sqlite:///PATH``) is SQLite,
     ``postgresql://...`` is PostgreSQL through psycopg 3."""
@@ -103,14 +121,18 @@ def url_of(text: str) -> URL:
         return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
     try:
         url = make_url(text)
-    except sa.exc.ArgumentError:
-        raise UsageError(f"'{text}' is no database URL or path") from None
+    except (sa.exc.ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
+        raise UsageError(
+            f"'{masked_url(text)}' is no database URL or path"
+            + (f": {masked_url(str(exc))}" if isinstance(exc, ValueError) else ""),
+            hint="a URL is postgresql://USER@HOST:PORT/DATABASE (the port a number)",
+        ) from None
     if url.get_backend_name() == "postgresql":
         return url.set(drivername="postgresql+psycopg")
     if url.get_backend_name() != "sqlite":
         raise UsageError(
-            f"results database '{url.render_as_string()}': jubex keeps results in SQLite or "
-            "PostgreSQL",
+            f"results database '{masked_url(url.render_as_string())}': jubex keeps results in "
+            "SQLite or PostgreSQL",
             hint="give a file path, sqlite:///PATH or postgresql://HOST/DATABASE",
         )
     return url
@@ -121,8 +143,8 @@ class Database:
 
     def __init__(self, where: str | None = None) -> None:
         self.url = url_of(configured(where))
-        #: how messages name it: without a password
-        self.name = self.url.render_as_string(hide_password=True)
+        #: how messages name it: without a password or any other secret
+        self.name = masked_url(self.url.render_as_string(hide_password=True))
         self.sqlite = self.url.get_backend_name() == "sqlite"
         self.reader = self._engine(immediate=False)
         self.writer = self._engine(immediate=True) if self.sqlite else self.reader
@@ -229,7 +251,9 @@ def _migrate(connection: Connection, name: str) -> None:
 
 
 def _reason(exc: sa.exc.DBAPIError) -> str:
-    return str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    """The driver's first line, any secret it quotes masked (libpq may echo its DSN)."""
+    text = str(exc.orig).strip() if exc.orig else str(exc)
+    return masked_url((text.splitlines() or [""])[0])
 
 
 def _hint(exc: sa.exc.DBAPIError) -> str:

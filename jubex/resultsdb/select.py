@@ -45,6 +45,8 @@ FIELDS = {
     "key": schema.runs.c.run_key,
 }
 WINDOW = ("since", "until", "last")
+#: the most runs ``last=`` counts: more than a database holds, within SQL's 64-bit integers
+LAST_MAX = 2**62
 
 
 def is_selector(text: str) -> bool:
@@ -78,17 +80,25 @@ def parse(text: str) -> Selector:
             )
         target = window if name in WINDOW else fields if name in FIELDS else parameters
         target[name] = value
-    last = window.get("last")
-    if last is not None and (not last.isdigit() or int(last) < 1):
-        raise UsageError(f"'{text}': last={last}: expected a number of runs of at least 1")
     return Selector(
         text,
         fields,
         parameters,
         _moment(text, window.get("since")),
         _moment(text, window.get("until")),
-        int(last) if last else None,
+        _last(text, window.get("last")),
     )
+
+
+def _last(text: str, value: str | None) -> int | None:
+    """``last=N`` as a count; one larger than any database holds counts every run (a number
+    of any length is read without converting all its digits)."""
+    if value is None:
+        return None
+    digits = value.lstrip("0")
+    if not (value.isascii() and value.isdigit()) or not digits:
+        raise UsageError(f"'{text}': last={value[:40]}: expected a number of runs of at least 1")
+    return LAST_MAX if len(digits) > 18 else min(int(digits), LAST_MAX)
 
 
 def _moment(text: str, value: str | None) -> float | None:
@@ -111,7 +121,10 @@ def run_query(selector: Selector) -> sa.Select:
     query = sa.select(runs)
     for name, value in selector.fields.items():
         column = FIELDS[name]
-        query = query.where(column.startswith(value) if name == "key" else column == value)
+        # a key is a prefix, matched literally: % and _ are no LIKE wildcards in it
+        query = query.where(
+            column.startswith(value, autoescape=True) if name == "key" else column == value
+        )
     if selector.since is not None:
         query = query.where(runs.c.created >= selector.since)
     if selector.until is not None:
