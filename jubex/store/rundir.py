@@ -178,8 +178,9 @@ def open_run(run_dir: Path) -> Run:
             spec = from_json(RunSpec, (run_dir / SPEC).read_text())
         else:
             spec = _earlier_spec(run_dir, store.meta())
-    except (OSError, ValueError, TypeError) as exc:
-        raise JubexError(f"the run {run_dir} is damaged: {exc}") from None
+    except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+        store.close()
+        raise UsageError(f"the run {run_dir} is damaged: {str(exc)[:200]}") from None
     store.decode.types.update(spec.benchmark.parameter_types())
     return Run(run_dir, store, spec)
 
