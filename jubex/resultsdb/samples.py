@@ -17,8 +17,9 @@ import sqlalchemy as sa
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
 from jubex.results.columns import Header
-from jubex.results.compare_runs import default_keys, default_metrics
+from jubex.results.compare_runs import default_metrics
 from jubex.results.history import RunRows, history
+from jubex.results.keys import default_keys
 from jubex.results.table import ResultTable
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
@@ -194,7 +195,7 @@ def database_history(
     rows = [entry.rows for entry in entries]
     tables = list(found.latest_spec.benchmark.tables.values())
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    keys = list(keys) or default_keys(rows, parameters, None)
+    keys = list(keys) or default_keys(rows, parameters, [found.latest_spec.benchmark])
     return history(
         entries,
         keys=keys,
