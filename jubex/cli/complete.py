@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 Completer = Callable[..., list[str]]
+#: the values of one parameter offered at most
+MAX_VALUES = 100
 
 
 def _quiet(produce: Callable[[argparse.Namespace], Iterable[str]]) -> Completer:
@@ -48,10 +50,32 @@ def _definition(args: argparse.Namespace) -> Any:
     return benchmark
 
 
-@_quiet
-def parameters(args: argparse.Namespace) -> Iterable[str]:
-    """``NAME=`` for each parameter of the definition on the line (for ``-p``)."""
-    return (f"{name}=" for name in _definition(args).parameter_types())
+def parameters(
+    prefix: str = "", parsed_args: argparse.Namespace | None = None, **_: Any
+) -> list[str]:
+    """``NAME=`` for each parameter of the definition on the line (for ``-p``); once the
+    word holds ``NAME=``, that parameter's values as written (``NAME=VALUE``). A completion
+    is never the word itself: bash, which breaks words at ``=``, would get an empty one."""
+    offered = _parameter_words(prefix)(parsed_args)
+    return [word for word in offered if word != prefix]
+
+
+def _parameter_words(prefix: str) -> Completer:
+    name, typed, _ = prefix.partition("=")  # typed: "=" once NAME= is on the line
+
+    @_quiet
+    def words(args: argparse.Namespace) -> Iterable[str]:
+        benchmark = _definition(args)
+        if not typed:
+            return (f"{found}=" for found in benchmark.parameter_types())
+        return (
+            f"{name}={value}"
+            for group in benchmark.parametersets.values()
+            if name in group.parameters and group.parameters[name].mode == "text"
+            for value in list(group.parameters[name].written)[:MAX_VALUES]
+        )
+
+    return words
 
 
 @_quiet

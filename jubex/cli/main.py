@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
-from jubex.errors import JubexError
+from jubex.errors import JubexError, UsageError
 from jubex.language import inspection, python
 from jubex.version import __version__
 
@@ -55,6 +55,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: the commands that only look at a definition (run: with --dry-run), and so run none of
 #: its code unless allowed (:mod:`jubex.language.inspection`)
 LOOKING = ("validate", "info", "convert", "run", "ci")
+#: the commands that read a definition and never run its code, whatever allows it
+#: (import-jube imports the values JUBE recorded)
+NEVER_RUNNING = ("import-jube",)
 
 
 def build_parser(only: str | None = None) -> Parser:
@@ -114,6 +117,16 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _is_text(arg: str) -> bool:
+    """Whether a command-line argument is text: bytes that are not UTF-8 reach Python as lone
+    surrogates, which no file jubex writes can hold."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
@@ -122,6 +135,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # only the command on the line is imported: a Tab press costs one module, not all
         typed = os.environ.get("COMP_LINE", "").split()[1:]
         argcomplete.autocomplete(build_parser(_command_of(typed) or ""))
+    undecodable = next((arg for arg in argv if not _is_text(arg)), None)
+    if undecodable is not None:  # before anything is made: a run could not record it
+        print(
+            UsageError(
+                f"the argument {undecodable.encode('utf-8', 'surrogateescape')!r} is not UTF-8 "
+                "text: jubex keeps what its command line says in UTF-8 files",
+                hint="give the value in UTF-8",
+            ),
+            file=sys.stderr,
+        )
+        return 2
     command = _command_of(argv)
     parser = build_parser(command or "")
     args, unknown = parser.parse_known_args(argv)
@@ -133,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     python.set_allowed(False if getattr(args, "no_python", False) else None)
     looking = command in LOOKING and (command != "run" or getattr(args, "dry_run", False))
     inspection.set_inspecting(looking, getattr(args, "allow_code", False))
+    if command in NEVER_RUNNING:
+        inspection.set_inspecting(True, never_runs=True)
     try:
         return int(args.handler(args) or 0)
     except JubexError as exc:

@@ -8,7 +8,7 @@ import shutil
 from jubex.cli.common import add_run_selector, selected_run
 from jubex.engine.driver import run_lock
 from jubex.errors import UsageError
-from jubex.store.rundir import wp_dir_of
+from jubex.store.rundir import owned_wp_dirs
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -51,9 +51,10 @@ def handle(args: argparse.Namespace) -> int:
         unknown = set(args.workpackage) - set(rows)
         if unknown:
             raise UsageError(f"run {where} has no workpackage {sorted(unknown)}")
+        dirs = owned_wp_dirs(run, list(rows.values()))
         run.store.delete_workpackages(list(rows))
-        for wp in rows.values():
-            shutil.rmtree(wp_dir_of(run.dir, wp), ignore_errors=True)
+        for wp_dir in dirs.values():
+            shutil.rmtree(wp_dir, ignore_errors=True)
         print(f"removed {len(rows)} workpackage(s) from {where}")
     return 0
 

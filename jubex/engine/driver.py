@@ -24,7 +24,7 @@ from jubex.schedulers.registry import scheduler_for
 from jubex.space.plan import Workpackage, plan
 from jubex.space.spec import RunSpec
 from jubex.store.jobs import job_records, save_job_records
-from jubex.store.rundir import LOCK, Run, create_run, wp_dir_of
+from jubex.store.rundir import LOCK, Run, create_run, owned_wp_dirs
 from jubex.store.store import CANCELLED, FAILED, FINAL_STATES, PLANNED, SKIPPED
 from jubex.workdir.prepare import set_aside
 from jubex.workdir.render import constants_for
@@ -238,8 +238,7 @@ def cancel(run: Run) -> int:
 def _reset_failed(run: Run) -> None:
     """Failed, cancelled and skipped workpackages go back to planned; the rest stays."""
     again = run.store.workpackages(states=[FAILED, CANCELLED, SKIPPED])
-    for wp in again:
-        wp_dir = wp_dir_of(run.dir, wp)
+    for wp_dir in owned_wp_dirs(run, again).values():
         reset(admin_dir(wp_dir))
         set_aside(wp_dir)
     run.store.set_states((wp.id, PLANNED, None, None, "retry") for wp in again)

@@ -28,13 +28,21 @@ class NotEvaluated(str):
 NOT_EVALUATED = NotEvaluated("<not evaluated>")
 
 _inspecting = False
+_never_runs = False
 
 
-def set_inspecting(only_looking: bool, allow_code: bool = False) -> None:
+def set_inspecting(only_looking: bool, allow_code: bool = False, never_runs: bool = False) -> None:
     """Whether the command only looks (and so runs no code), unless the user allows it
-    (``allow_code``: the command line's ``--allow-code``; else the environment, the config)."""
-    global _inspecting
-    _inspecting = only_looking and not (allow_code or code_allowed())
+    (``allow_code``: the command line's ``--allow-code``; else the environment, the config);
+    a command that ``never_runs`` code looks whatever allows it."""
+    global _inspecting, _never_runs
+    _never_runs = never_runs
+    _inspecting = never_runs or (only_looking and not (allow_code or code_allowed()))
+
+
+def never_runs() -> bool:
+    """Whether the command runs no code at all (nothing lets it)."""
+    return _never_runs
 
 
 def inspecting() -> bool:

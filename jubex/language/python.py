@@ -43,7 +43,7 @@ from pathlib import Path
 
 from jubex.errors import ExpressionError, Loc
 from jubex.language.config import setting, user_config_file
-from jubex.language.inspection import NOT_EVALUATED, inspecting
+from jubex.language.inspection import NOT_EVALUATED, inspecting, never_runs
 from jubex.language.values import Float, Int
 
 #: seconds one evaluation may take, unless JUBEX_PYTHON_TIMEOUT says otherwise
@@ -319,7 +319,11 @@ def announce(text: str, loc: Loc | None, what: str) -> None:
     if inspecting():
         print(
             f"{where}note: {what}: the python snippet is outside jubex's safe language and is "
-            "not evaluated (--allow-code evaluates it; `jubex run` does)",
+            + (
+                "not evaluated (this command runs no code of a definition)"
+                if never_runs()
+                else "not evaluated (--allow-code evaluates it; `jubex run` does)"
+            ),
             file=sys.stderr,
         )
         return

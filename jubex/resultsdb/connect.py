@@ -11,6 +11,9 @@ are never blocked by them. The schema is brought up to date (Alembic) on first u
 from __future__ import annotations
 
 import os
+import re
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -30,6 +33,8 @@ PUBLISH_ENV = "JUBEX_PUBLISH"
 CONFIG_KEY = "results_database"
 #: seconds a writer waits for SQLite's write lock before giving up
 SQLITE_WAIT = 600
+#: seconds the check of a SQLite file's schema may take (a hostile file cannot hold it longer)
+SQLITE_CHECK_LIMIT = 30.0
 #: the lock PostgreSQL writers take while one of them migrates the schema
 _MIGRATION_LOCK = 7_283_046
 
@@ -96,6 +101,23 @@ def read_config(path: Path) -> dict[str, object]:
     return data
 
 
+#: a URL's user-info password (``user:SECRET@``)
+_USERINFO = re.compile(r"(://[^/@:\s]*:)[^@/\s]*@")
+#: a keyword that holds a secret, in a URL's query or a libpq connection string
+_SECRET_KEY = re.compile(
+    r"((?:^|[?&;\s])[\w.-]*(?:pass|secret|token|key|cred|auth)[\w.-]*\s*=\s*)[^&;\s]*",
+    re.IGNORECASE,
+)
+
+
+def masked_url(text: str) -> str:
+    """``text`` (a URL, a path, or a message quoting one) with every secret in it replaced by
+    ``***``: the user-info password and each query parameter or connection keyword that
+    names a password, secret, token, key or credential. Every message that shows a database
+    URL passes through here, whatever the back end."""
+    return _SECRET_KEY.sub(r"\1***", _USERINFO.sub(r"\1***@", text))
+
+
 def url_of(text: str) -> URL:
     """A URL or a file path as SQLAlchemy's URL: a path (or ``sqlite:///PATH``) is SQLite,
     ``postgresql://...`` is PostgreSQL through psycopg 3."""
@@ -103,14 +125,18 @@ def url_of(text: str) -> URL:
         return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
     try:
         url = make_url(text)
-    except sa.exc.ArgumentError:
-        raise UsageError(f"'{text}' is no database URL or path") from None
+    except (sa.exc.ArgumentError, ValueError) as exc:  # ValueError: a port that is no number
+        raise UsageError(
+            f"'{masked_url(text)}' is no database URL or path"
+            + (f": {masked_url(str(exc))}" if isinstance(exc, ValueError) else ""),
+            hint="a URL is postgresql://USER@HOST:PORT/DATABASE (the port a number)",
+        ) from None
     if url.get_backend_name() == "postgresql":
         return url.set(drivername="postgresql+psycopg")
     if url.get_backend_name() != "sqlite":
         raise UsageError(
-            f"results database '{url.render_as_string()}': jubex keeps results in SQLite or "
-            "PostgreSQL",
+            f"results database '{masked_url(url.render_as_string())}': jubex keeps results in "
+            "SQLite or PostgreSQL",
             hint="give a file path, sqlite:///PATH or postgresql://HOST/DATABASE",
         )
     return url
@@ -121,8 +147,8 @@ class Database:
 
     def __init__(self, where: str | None = None) -> None:
         self.url = url_of(configured(where))
-        #: how messages name it: without a password
-        self.name = self.url.render_as_string(hide_password=True)
+        #: how messages name it: without a password or any other secret
+        self.name = masked_url(self.url.render_as_string(hide_password=True))
         self.sqlite = self.url.get_backend_name() == "sqlite"
         self.reader = self._engine(immediate=False)
         self.writer = self._engine(immediate=True) if self.sqlite else self.reader
@@ -147,6 +173,7 @@ class Database:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA trusted_schema=OFF")  # no SQL function of a schema's own
             cursor.close()
 
         @sa.event.listens_for(engine, "begin")
@@ -170,9 +197,12 @@ class Database:
             yield connection
 
     def ensure_schema(self) -> None:
-        """Make or migrate the tables when the database is not at this jubex's schema."""
+        """Make or migrate the tables when the database is not at this jubex's schema (a
+        SQLite file is first checked, read only, for what jubex never makes)."""
         if self._checked:
             return
+        if self.sqlite:
+            refuse_foreign_objects(Path(self.url.database or ""), self.name)
         with self._translated("read"), self.reader.connect() as connection:
             current = _revision(connection)
         if current != HEAD:
@@ -190,14 +220,62 @@ class Database:
         try:
             yield
         except sa.exc.DBAPIError as exc:
-            raise JubexError(
-                f"cannot {what} the results database {self.name}: {_reason(exc)}",
-                hint=_hint(exc),
-            ) from None
+            message = f"cannot {what} the results database {self.name}: {_reason(exc)}"
+            if self.sqlite and _damaged(exc):
+                raise UsageError(
+                    message,
+                    hint="the file is damaged or was not made by jubex: give a results "
+                    "database jubex made (docs/database.md)",
+                ) from None
+            raise JubexError(message, hint=_hint(exc)) from None
 
     def close(self) -> None:
         self.reader.dispose()
         self.writer.dispose()
+
+
+def refuse_foreign_objects(path: Path, name: str) -> None:
+    """Refuse a SQLite file that holds what jubex never makes: a trigger (it would run on a
+    write, and could delete a run), a view (a recursive one never ends), a computed column.
+    The file is opened read only, its schema distrusted, and the check is bounded in time,
+    so that a file someone else made can do nothing before it is refused."""
+    if not path.is_file():
+        return
+    deadline = time.monotonic() + SQLITE_CHECK_LIMIT
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise JubexError(f"cannot read the results database {name}: {exc}") from None
+    try:
+        db.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        db.execute("PRAGMA trusted_schema=OFF")
+        db.execute("PRAGMA query_only=ON")
+        objects = db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+        found = next(((k, n, q) for k, n, q in objects if k not in ("table", "index")), None)
+        found = found or next(
+            (
+                ("computed column", f"{table}.{column[1]}", "")
+                for kind, table, _ in objects
+                if kind == "table"
+                for column in db.execute("SELECT * FROM pragma_table_xinfo(?)", (table,))
+                if column[6] in (2, 3)  # hidden: generated columns
+            ),
+            None,
+        )
+    except sqlite3.Error as exc:
+        raise UsageError(
+            f"the results database {name} cannot be read as one jubex made ({exc})",
+            hint="give a results database jubex made (docs/database.md)",
+        ) from None
+    finally:
+        db.close()
+    if found is not None:
+        kind, what, sql = found
+        raise UsageError(
+            f"the results database {name} holds the {kind} '{str(what)[:60]}' "
+            f"({str(sql or '')[:80]}), which jubex never makes: it is not opened",
+            hint="a results database holds only the tables jubex makes (docs/database.md)",
+        )
 
 
 def _revision(connection: Connection) -> str | None:
@@ -221,15 +299,31 @@ def _migrate(connection: Connection, name: str) -> None:
         return
     known = {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
     if current is not None and current not in known:
-        raise JubexError(
-            f"the results database {name} was made by a newer jubex (schema {current})",
+        raise UsageError(
+            f"the results database {name} was made by a newer jubex (schema {str(current)[:40]})",
             hint="upgrade jubex to use it",
         )
     command.upgrade(config, "head")
 
 
 def _reason(exc: sa.exc.DBAPIError) -> str:
-    return str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    """The driver's first line, any secret it quotes masked (libpq may echo its DSN)."""
+    text = str(exc.orig).strip() if exc.orig else str(exc)
+    return masked_url((text.splitlines() or [""])[0])
+
+
+#: SQLite's words for a file that is not (or no longer) a database jubex made
+_DAMAGED = re.compile(
+    r"no such (table|column)|has no column|malformed|not a database|datatype mismatch|"
+    r"constraint failed|no such index|unrecognized token|corrupt|already exists|could not decode",
+    re.IGNORECASE,
+)
+
+
+def _damaged(exc: sa.exc.DBAPIError) -> bool:
+    """Whether SQLite's error says the file is damaged (bad input), not that it is locked,
+    missing or on a failing disk (the machine's trouble)."""
+    return isinstance(exc, sa.exc.IntegrityError) or bool(_DAMAGED.search(str(exc.orig)))
 
 
 def _hint(exc: sa.exc.DBAPIError) -> str:

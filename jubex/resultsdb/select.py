@@ -24,15 +24,18 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from jubex.engine.provenance import PROVENANCE
-from jubex.errors import UsageError
+from jubex.errors import JubexError, UsageError
 from jubex.language.values import size_spellings
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
 from jubex.space.spec import RunSpec
+from jubex.store.imported import UntrustedStore, copy_store
 from jubex.store.rundir import SPEC, STORE, Run, open_run
 from jubex.store.store import Store
 
 PREFIX = "db:"
+#: bytes a published run's store may unpack to (far above what a run's store holds)
+MAX_STORE = 4 << 30
 #: selector keys that are fields of ``runs`` (the rest are parameters)
 FIELDS = {
     "benchmark": schema.runs.c.benchmark,
@@ -46,6 +49,8 @@ FIELDS = {
     "key": schema.runs.c.run_key,
 }
 WINDOW = ("since", "until", "last")
+#: the most runs ``last=`` counts: more than a database holds, within SQL's 64-bit integers
+LAST_MAX = 2**62
 
 
 def is_selector(text: str) -> bool:
@@ -79,17 +84,25 @@ def parse(text: str) -> Selector:
             )
         target = window if name in WINDOW else fields if name in FIELDS else parameters
         target[name] = value
-    last = window.get("last")
-    if last is not None and (not last.isdigit() or int(last) < 1):
-        raise UsageError(f"'{text}': last={last}: expected a number of runs of at least 1")
     return Selector(
         text,
         fields,
         parameters,
         _moment(text, window.get("since")),
         _moment(text, window.get("until")),
-        int(last) if last else None,
+        _last(text, window.get("last")),
     )
+
+
+def _last(text: str, value: str | None) -> int | None:
+    """``last=N`` as a count; one larger than any database holds counts every run (a number
+    of any length is read without converting all its digits)."""
+    if value is None:
+        return None
+    digits = value.lstrip("0")
+    if not (value.isascii() and value.isdigit()) or not digits:
+        raise UsageError(f"'{text}': last={value[:40]}: expected a number of runs of at least 1")
+    return LAST_MAX if len(digits) > 18 else min(int(digits), LAST_MAX)
 
 
 def _moment(text: str, value: str | None) -> float | None:
@@ -112,7 +125,10 @@ def run_query(selector: Selector) -> sa.Select:
     query = sa.select(runs)
     for name, value in selector.fields.items():
         column = FIELDS[name]
-        query = query.where(column.startswith(value) if name == "key" else column == value)
+        # a key is a prefix, matched literally: % and _ are no LIKE wildcards in it
+        query = query.where(
+            column.startswith(value, autoescape=True) if name == "key" else column == value
+        )
     if selector.since is not None:
         query = query.where(runs.c.created >= selector.since)
     if selector.until is not None:
@@ -144,6 +160,8 @@ def has_parameter(point: sa.ColumnElement, name: str, value: str) -> sa.ColumnEl
 def selected(connection: Connection, selector: Selector, database: Database) -> list[sa.Row]:
     """The runs a selector names; none is an error saying what the database holds."""
     found = list(connection.execute(run_query(selector)))
+    for row in found:
+        _check_types(row)
     if not found:
         count = connection.execute(sa.select(sa.func.count()).select_from(schema.runs)).scalar()
         known = connection.execute(sa.select(schema.runs.c.benchmark).distinct().limit(10))
@@ -151,10 +169,22 @@ def selected(connection: Connection, selector: Selector, database: Database) -> 
             f"'{selector.text}' selects no run of the results database {database.name} "
             f"({count} run(s) published)",
             hint="benchmarks published: "
-            + (", ".join(r[0] for r in known) or "none")
+            + (", ".join(str(r[0])[:40] for r in known) or "none")
             + f"; keys: {', '.join([*FIELDS, *WINDOW])}, or a parameter NAME=VALUE",
         )
     return found
+
+
+def _check_types(row: sa.Row) -> None:
+    """Each field of a selected run of the type jubex writes (SQLite keeps any value in any
+    column: a file someone else made may hold bytes where jubex keeps text)."""
+    for column in schema.runs.columns:
+        value = getattr(row, column.name, None)
+        wanted = column.type.python_type if value is not None else type(None)
+        if wanted is float and isinstance(value, int):
+            continue
+        if not isinstance(value, wanted) or (value is None and not column.nullable):
+            raise _unopened(row, f"holds {type(value).__name__} in its field '{column.name}'")
 
 
 def open_selected(text: str, database: Database | None = None) -> list[Run]:
@@ -176,7 +206,14 @@ def _cache() -> Path:
 def _opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> Run:
     """A published run as a run directory in the cache (unpacked the first time); runs of
     one spec share it, read once (reading a spec costs more than the rest of opening)."""
-    where = _cache() / row.run_key[:16] / (row.site or "site") / row.run_id
+    parts = (str(row.run_key)[:16], row.site or "site", str(row.run_id))
+    if not all(_plain_part(part) for part in parts):
+        raise UsageError(
+            f"the published run {str(row.run_id)[:40]!r} of site {str(row.site)[:40]!r} names "
+            "no place in the cache (a name with '/', '..' or a control character): it was "
+            "not published by jubex and is not opened"
+        )
+    where = _cache().joinpath(*parts)
     if not (where / STORE).exists():
         _unpack(connection, row, where)
     if row.spec_hash not in specs:
@@ -188,17 +225,25 @@ def _opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> R
 
 def _unpack(connection: Connection, row: sa.Row, where: Path) -> None:
     """Write the run's store (as published: marked imported, nothing to write to it),
-    run.json and provenance.json; then move the whole in place."""
+    run.json and provenance.json; then move the whole in place. What the database holds
+    is checked as a bundle's files are: a run it lacks or damaged is refused."""
     body = connection.execute(
         sa.select(schema.stores.c.body).where(schema.stores.c.run == row.id)
-    ).scalar_one()
+    ).scalar_one_or_none()
     spec = connection.execute(
         sa.select(schema.specs.c.body).where(schema.specs.c.hash == row.spec_hash)
-    ).scalar_one()
+    ).scalar_one_or_none()
+    if not isinstance(body, bytes) or not isinstance(spec, str):
+        raise _unopened(row, "lacks its store or its resolved run")
     where.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix=f".{where.name}-", dir=where.parent))
     try:
-        (folder / STORE).write_bytes(zlib.decompress(body))
+        _decompressed(body, folder / f"{STORE}.sent", row)
+        try:  # the store is someone else's file, as a bundle's is: jubex's tables copied
+            copy_store(folder / f"{STORE}.sent", folder / STORE)
+        except UntrustedStore as exc:
+            raise _unopened(row, f"has a store that {exc.message}") from None
+        (folder / f"{STORE}.sent").unlink()
         (folder / SPEC).write_text(spec)
         (folder / PROVENANCE).write_text(json.dumps(json.loads(row.provenance), indent=1))
         os.replace(folder, where)
@@ -206,6 +251,49 @@ def _unpack(connection: Connection, row: sa.Row, where: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
         if not (where / STORE).exists():
             raise
+    except (JubexError, zlib.error, ValueError, TypeError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(exc, JubexError):
+            raise
+        raise _unopened(row, f"is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+def _unopened(row: sa.Row, why: str) -> UsageError:
+    return UsageError(
+        f"the published run {str(row.run_id)[:40]!r} of the results database {why}: it is not "
+        "opened",
+        hint="publish the run again from its run directory",
+    )
+
+
+def _plain_part(name: str) -> bool:
+    """One path part below the cache: no separator, not ``.``/``..``, printable, short."""
+    return (
+        name not in ("", ".", "..")
+        and "/" not in name
+        and name.isprintable()
+        and len(name.encode()) <= 200
+    )
+
+
+def _decompressed(body: bytes, target: Path, row: sa.Row) -> None:
+    """Write a published store, decompressed in pieces, refusing one past MAX_STORE bytes
+    (a small compressed body may unpack to gigabytes)."""
+    unpack = zlib.decompressobj()
+    written = 0
+    with target.open("wb") as out:
+        data = body
+        while data and written <= MAX_STORE:
+            piece = unpack.decompress(data, 1 << 20)
+            written += len(piece)
+            out.write(piece)
+            data = unpack.unconsumed_tail
+        out.write(unpack.flush())
+        if written > MAX_STORE:
+            raise UsageError(
+                f"the published run {str(row.run_id)[:40]!r} unpacks to more than "
+                f"{MAX_STORE:,} bytes: it is not opened"
+            )
 
 
 def selected_runs(specs: Sequence[str], database: Database | None = None) -> list[Run]:

@@ -6,7 +6,8 @@ only read, and only its plain tables of jubex's names: each column by name, each
 checked for the type jubex's schema gives it, every query under a time limit (SQLite's
 progress handler). What the run keeps is a new file jubex made, holding
 rows of its own tables and nothing else. A workpackage's directory must be one plain name
-inside the run (a store naming ``/home/x`` or ``../x`` is refused), and the store is then
+inside the run, not the run's own (``source``) nor another workpackage's (a store naming
+``/home/x``, ``../x`` or ``source`` is refused), and the store is then
 read once as every command reads it, so that a damaged one is refused here and not by
 each command later.
 """
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from jubex.errors import JubexError
+from jubex.store.rundir import RUN_OWN
 from jubex.store.store import SCHEMA_VERSION, Store
 
 #: seconds the whole copy may take (a hostile store cannot hold an import for longer)
@@ -121,6 +123,7 @@ def _rows(
     if hidden:
         raise UntrustedStore(f"computes the column '{hidden[0]}' of its table '{table}'")
     names = ", ".join(f'"{name}"' for name, _, _ in columns)
+    owners: dict[object, object] = {}  # each workpackage directory's workpackage
     for row in db.execute(f"SELECT {names} FROM {table}"):
         for value, (name, kind, required) in zip(row, columns, strict=True):
             if value is None and not required:
@@ -134,6 +137,16 @@ def _rows(
             raise UntrustedStore(
                 f"places workpackage {row[0]} in '{str(row[5])[:80]}', which is not one "
                 "name inside its run"
+            )
+        if table == "workpackage" and row[5] in RUN_OWN:
+            raise UntrustedStore(
+                f"places workpackage {row[0]} in '{row[5]}', which is the run's own, not a "
+                "workpackage's"
+            )
+        if table == "workpackage" and owners.setdefault(row[5], row[0]) != row[0]:
+            raise UntrustedStore(
+                f"places workpackage {row[0]} in '{str(row[5])[:80]}', the directory of "
+                f"workpackage {owners[row[5]]}"
             )
         yield row
 

@@ -16,6 +16,7 @@ line and what was expected. Nothing here runs code or writes.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,6 +90,10 @@ def read_jube_run(path: Path) -> JubeRun:
     if not path.is_dir():
         raise JubeRunError(f"'{path}' is not a directory: give a JUBE run's directory")
     for name in (CONFIGURATION, WORKPACKAGES):
+        if os.path.lexists(path / name) and not (path / name).is_file():
+            raise JubeRunError(
+                f"'{path / name}' is not a regular file (a JUBE run keeps its {name} as one)",
+            )
         if not (path / name).is_file():
             raise JubeRunError(
                 f"'{path}' holds no {name}, which every run directory JUBE makes holds",
@@ -128,19 +133,30 @@ def read_root(path: Path) -> etree._Element:
     if path.is_symlink() or not path.is_file():
         raise JubeRunError(f"'{path}' is not a plain file")
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE:
-            raise JubeRunError(
-                f"'{path}' has {size:,} bytes, more than the {MAX_FILE:,} read of one file "
-                "of a JUBE run (10,000 workpackages take about 8 MB)"
-            )
-        data = path.read_bytes()
+        data = _read_regular(path)
     except OSError as exc:
         raise JubeRunError(f"cannot read '{path}': {exc.strerror}") from None
     try:
         return parse_xml(data, str(path))
     except DefinitionError as exc:
         raise JubeRunError(exc.message, exc.loc) from None
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of a regular file of at most :data:`MAX_FILE`, opened without blocking and
+    without following a link, and checked again once open (it may have been swapped for a
+    FIFO or a device since it was looked at)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise JubeRunError(f"'{path}' is not a regular file")
+        if status.st_size > MAX_FILE:
+            raise JubeRunError(
+                f"'{path}' has {status.st_size:,} bytes, more than the {MAX_FILE:,} read of one "
+                "file of a JUBE run (10,000 workpackages take about 8 MB)"
+            )
+        return file.read(MAX_FILE + 1)
 
 
 def _expected(element: etree._Element, path: Path, what: str) -> JubeRunError:
@@ -153,11 +169,22 @@ def _number(element: etree._Element, attribute: str, path: Path, default: int | 
     text = element.get(attribute)
     if text is None and default is not None:
         return default
-    if text is None or not text.strip().isdigit() or int(text) >= MAX_ID:
+    number = whole_number(text)
+    if number is None:
         raise _expected(
             element, path, f"the attribute {attribute} as a whole number below {MAX_ID:,}"
         )
-    return int(text)
+    return number
+
+
+def whole_number(text: str | None) -> int | None:
+    """``text`` as a whole number below :data:`MAX_ID`, else None: ASCII digits only, and no
+    more of them than that takes (a number of 5,000 digits is not converted at all)."""
+    digits = (text or "").strip()
+    if not (digits.isascii() and digits.isdigit()) or len(digits.lstrip("0")) > len(str(MAX_ID)):
+        return None
+    number = int(digits)
+    return number if number < MAX_ID else None
 
 
 def plain_name(name: str) -> bool:
@@ -214,12 +241,12 @@ def _workpackage(element: etree._Element, path: Path, run: Path) -> JubeWorkpack
         params[pname] = ((chosen.text if chosen is not None else None) or "").strip()
         types[pname] = parameter.get("type") or "string"
     parents = element.findtext("parents") or ""
-    try:
-        parent_ids = tuple(int(p) for p in parents.split(",") if p.strip())
-    except ValueError:
+    read = [whole_number(p) for p in parents.split(",") if p.strip()]
+    parent_ids = tuple(p for p in read if p is not None)
+    if len(parent_ids) < len(read):
         raise _expected(
             element, path, f"<parents> as ids separated by commas, not {parents[:80]!r}"
-        ) from None
+        )
     dir_name, state, reason = _state(run, wp_id, name)
     return JubeWorkpackage(
         id=wp_id,

@@ -43,10 +43,11 @@ from jubex.store.jube_dir import (
     read_jube_run,
     read_root,
     table_files,
+    whole_number,
 )
 from jubex.store.jube_origin import JubeOrigin, read_origin
 from jubex.store.measurement import Measurement
-from jubex.store.rundir import JUBE_ROWS, STORE, Run, create_run, list_runs, user_name
+from jubex.store.rundir import JUBE_ROWS, RUN_OWN, STORE, Run, create_run, list_runs, user_name
 from jubex.store.store import DONE as DONE_STATE
 from jubex.store.store import FAILED, PLANNED, SUBMITTED, Store
 
@@ -88,10 +89,11 @@ def jube_run_dirs(path: Path, ids: Sequence[str]) -> list[Path]:
     by_id = {int(p.name): p for p in found}
     chosen = []
     for given in ids:
-        if not given.isdigit() or int(given) not in by_id:
+        number = whole_number(given)
+        if number is None or number not in by_id:
             known = ", ".join(str(i) for i in sorted(by_id))
-            raise JubeRunError(f"'{path}' holds no run of id '{given}' (it holds {known})")
-        chosen.append(by_id[int(given)])
+            raise JubeRunError(f"'{path}' holds no run of id '{given[:40]}' (it holds {known})")
+        chosen.append(by_id[number])
     return chosen
 
 
@@ -273,7 +275,7 @@ def _workpackages(source: JubeRun, benchmark: Benchmark) -> list[Workpackage]:
                 "does not define",
                 _loc(source),
             )
-        if not plain_name(wp.dir_name):
+        if not plain_name(wp.dir_name) or wp.dir_name in RUN_OWN:
             raise JubeRunError(f"workpackage {wp.id}'s directory is not one plain name")
         _check_values(wp, types, source)
         wps.append(

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import NoReturn
 
 from jubex.definition.frozen import from_data, from_json, to_data, to_json
 from jubex.definition.model import Benchmark
@@ -35,6 +36,11 @@ STORE, SPEC, LOCK = "jubex.sqlite", "run.json", "jubex.lock"
 HASH = "definition_hash"
 #: what runs of earlier versions kept instead of run.json
 DEFINITION, PLATFORM = "definition.json", "platform.json"
+#: what of a run directory is jubex's own, never a workpackage's directory
+RUN_OWN = frozenset(
+    {STORE, f"{STORE}-wal", f"{STORE}-shm", LOCK, SPEC, DEFINITION, PLATFORM}
+    | {"provenance.json", "report.html", "source", "result", "plots"}
+)
 #: the store meta key of a run imported from JUBE naming the workpackages JUBE's analysers
 #: gave rows for (``reduced``: JUBE's choice for a group of iterations; ``kept``: each)
 JUBE_ROWS = "jube_rows"
@@ -198,8 +204,9 @@ def open_run(run_dir: Path) -> Run:
             stored = data.get(HASH)
         else:
             spec = _earlier_spec(run_dir, store.meta())
-    except (OSError, ValueError, TypeError, AttributeError) as exc:
-        raise JubexError(f"the run {run_dir} is damaged: {exc}") from None
+    except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+        store.close()
+        raise UsageError(f"the run {run_dir} is damaged: {str(exc)[:200]}") from None
     store.decode.types.update(spec.benchmark.parameter_types())
     return Run(run_dir, store, spec, stored if isinstance(stored, str) else None)
 
@@ -364,8 +371,53 @@ def wp_dir_of(run_dir: Path, wp: Workpackage) -> Path:
     climb out with ``..``, as in JUBE; an imported store may not, see ``imported``)."""
     name = wp.dir_name
     if not name or name in (".", "..") or name.startswith("/") or "\0" in name:
-        raise JubexError(
+        raise UsageError(
             f"the run store {run_dir / STORE} places workpackage {wp.id} in '{name[:80]}', "
             "which is not a directory name inside the run"
         )
     return run_dir / name
+
+
+def owned_wp_dirs(run: Run, wps: list[Workpackage]) -> dict[int, Path]:
+    """The directory of each of ``wps`` that jubex may delete or write, checked first for all:
+    resolved (links followed), strictly inside the run, none of the run's own files or
+    folders (``source/``, the store, ...) and no other workpackage's directory, nor above or
+    below one. A store that names any other place (an edited or a hostile one) is refused,
+    and nothing is touched."""
+    top = run.dir.resolve()
+    mine = {wp.id for wp in wps}
+    others: dict[Path, int] = {}  # each other workpackage's directory
+    above: dict[Path, int] = {}  # the folders above one, inside the run
+    for wp in run.store.workpackages():
+        if wp.id not in mine:
+            path = _resolved(run.dir, wp)
+            others.setdefault(path, wp.id)
+            for folder in path.parents:
+                if folder == top or not folder.is_relative_to(top):
+                    break
+                above.setdefault(folder, wp.id)
+    found: dict[int, Path] = {}
+    for wp in wps:
+        where = _resolved(run.dir, wp)
+        inside = where.relative_to(top).parts if where.is_relative_to(top) else ()
+        if not inside or inside[0] in RUN_OWN:
+            _not_owned(run, wp, where, "not a workpackage's directory inside the run")
+        below = [where, *(p for p in where.parents if p.is_relative_to(top) and p != top)]
+        clash = above.get(where, next((others[p] for p in below if p in others), None))
+        if clash is not None:
+            _not_owned(run, wp, where, f"workpackage {clash}'s directory, or above or below it")
+        found[wp.id] = where
+    return found
+
+
+def _not_owned(run: Run, wp: Workpackage, where: Path, why: str) -> NoReturn:
+    raise UsageError(
+        f"the run store {run.dir / STORE} places workpackage {wp.id} in "
+        f"'{wp.dir_name[:80]}' ({str(where)[:200]}), which is {why}; nothing was removed or "
+        "written",
+        hint="the store was edited or made elsewhere: remove the run as a whole",
+    )
+
+
+def _resolved(run_dir: Path, wp: Workpackage) -> Path:
+    return wp_dir_of(run_dir, wp).resolve()

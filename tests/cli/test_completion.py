@@ -66,7 +66,11 @@ def _env(folder: Path, **extra: str) -> dict[str, str]:
     }
 
 
-def _offered(here: Path, line: str, shell: str = "bash") -> list[str]:
+#: bash's default COMP_WORDBREAKS, which its hook passes on: '=' and ':' break words
+BASH_BREAKS = " \t\n\"'><=;|&(:"
+
+
+def _offered(here: Path, line: str, shell: str = "bash", **extra: str) -> list[str]:
     """What jubex answers a shell's hook for ``line``, the cursor at its end."""
     out = here / "offered.txt"
     subprocess.run(
@@ -74,13 +78,16 @@ def _offered(here: Path, line: str, shell: str = "bash") -> list[str]:
         cwd=here,
         env=_env(
             here,
-            _ARGCOMPLETE="1",
-            _ARGCOMPLETE_SHELL=shell,
-            _ARGCOMPLETE_IFS="\n",
-            _ARGCOMPLETE_SUPPRESS_SPACE="1",
-            COMP_LINE=line,
-            COMP_POINT=str(len(line)),
-            _ARGCOMPLETE_STDOUT_FILENAME=str(out),
+            **{
+                "_ARGCOMPLETE": "1",
+                "_ARGCOMPLETE_SHELL": shell,
+                "_ARGCOMPLETE_IFS": "\n",
+                "_ARGCOMPLETE_SUPPRESS_SPACE": "1",
+                "COMP_LINE": line,
+                "COMP_POINT": str(len(line)),
+                "_ARGCOMPLETE_STDOUT_FILENAME": str(out),
+                **extra,
+            },
         ),
         capture_output=True,
         text=True,
@@ -111,6 +118,20 @@ def _offered(here: Path, line: str, shell: str = "bash") -> list[str]:
 )
 def test_values_are_completed(here: Path, line: str, wanted: list[str]) -> None:
     assert _offered(here, line) == wanted
+
+
+@pytest.mark.parametrize("space", ["1", ""], ids=["no-space", "space"])
+def test_a_parameters_values_are_offered_after_name_under_bashs_word_breaks(
+    here: Path, space: str
+) -> None:
+    """Under bash's default word breaks the word after '=' is completed: the values as
+    written (the completion library failed on the empty completion it was handed)."""
+    breaks = {"_ARGCOMPLETE_COMP_WORDBREAKS": BASH_BREAKS, "_ARGCOMPLETE_SUPPRESS_SPACE": space}
+    assert [w.strip() for w in _offered(here, "jubex run tiny.yaml -p transfer=", **breaks)] == [
+        "64k"
+    ]
+    assert _offered(here, "jubex run tiny.yaml -p tasks=", **breaks) == ["1", "2"]
+    assert _offered(here, "jubex run tiny.yaml -p tasks=1", **breaks) == []
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])

@@ -201,7 +201,7 @@ def test_remove_never_deletes_a_directory_a_store_names_outside(tmp_path: Path) 
     db.commit()
     db.close()
     done = jubex(tmp_path, "remove", "runs/000000", "-w", "0", "-y", check=False)
-    assert done.returncode == 1 and "not a directory name inside the run" in done.stderr
+    assert done.returncode == 2 and "not a directory name inside the run" in done.stderr
     assert victim.is_dir()
 
 

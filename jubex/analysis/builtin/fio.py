@@ -216,6 +216,13 @@ def _groups_incomplete(out: Collector, last_job: int, groups: list[str]) -> str:
         elif m.name.endswith("_io"):
             group = group_of.get(m.record) if m.record <= last_job else ("total", m.record)
             ran.setdefault(group, set()).add(m.name.partition("_")[0])
+    headed = {number(group) for group in groups}
+    unheaded = sorted(str(g) for g in ran if not isinstance(g, tuple) and g not in headed)
+    if unheaded:  # fio heads every group's totals after all jobs: a cut output lacks the last
+        return (
+            f"output ends before 'Run status group {unheaded[0]}', the totals of jobs it "
+            "printed (truncated run?)"
+        )
     for index, group in enumerate(groups):
         number_ = number(group)
         totals = ran.get(("total", last_job + 1 + index), set())

@@ -3,6 +3,7 @@ nodes from ``pbsnodes -a``."""
 
 from __future__ import annotations
 
+from jubex.platform.detect.check import small_int
 from jubex.platform.detect.model import Detected, DetectedPartition, Value, uniform
 
 COMMANDS = (["qstat", "-Q", "-f"], ["qstat", "-B", "-f"], ["pbsnodes", "-a"])
@@ -65,4 +66,4 @@ def detect(queues_text: str, server_text: str, nodes_text: str) -> Detected:
 
 
 def _int(text: str | None) -> int:
-    return int(text) if text and text.isdecimal() else 0
+    return small_int(text) or 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from jubex.platform.detect.check import small_int
 from jubex.platform.detect.model import Detected, DetectedPartition, Value, uniform
 
 COMMANDS = (["scontrol", "show", "partition", "-o"], ["scontrol", "show", "node", "-o"])
@@ -26,8 +27,8 @@ def gpus(gres: str) -> int:
     total = 0
     for item in re.sub(r"\([^)]*\)", "", gres).split(","):
         parts = item.split(":")
-        if parts[0] == "gpu" and parts[-1].isdecimal():
-            total += int(parts[-1])
+        if parts[0] == "gpu":
+            total += small_int(parts[-1]) or 0
     return total
 
 
@@ -35,22 +36,23 @@ def detect(partitions_text: str, nodes_text: str) -> Detected:
     """The partitions, their limits and their nodes' cores, GPUs and memory."""
     nodes = records(nodes_text)
     found = Detected("slurm", sources=[" ".join(c) for c in COMMANDS])
+    by_partition: dict[str, list[dict[str, str]]] = {}  # one pass: nodes × partitions is huge
+    for node in nodes:
+        for member_of in set(node.get("Partitions", "").split(",")):
+            by_partition.setdefault(member_of, []).append(node)
     for fields in records(partitions_text):
         name = fields.get("PartitionName", "")
-        members = [n for n in nodes if name in n.get("Partitions", "").split(",")]
+        members = by_partition.get(name, [])
         partition = DetectedPartition(name)
         partition.set("default", True if fields.get("Default") == "YES" else None)
-        max_nodes = fields.get("MaxNodes", "")
-        partition.set("max_nodes", int(max_nodes) if max_nodes.isdecimal() else None)
-        min_nodes = fields.get("MinNodes", "")
-        partition.set(
-            "min_nodes", int(min_nodes) if min_nodes.isdecimal() and int(min_nodes) > 1 else None
-        )
+        partition.set("max_nodes", small_int(fields.get("MaxNodes")))
+        min_nodes = small_int(fields.get("MinNodes"))
+        partition.set("min_nodes", min_nodes if min_nodes and min_nodes > 1 else None)
         max_time = fields.get("MaxTime", "")
         partition.set("max_time", None if max_time.upper() in UNLIMITED else max_time)
         _node_values(partition, members)
-        total = fields.get("TotalNodes", "")
-        partition.set("description", f"{total} nodes" if total.isdecimal() else None)
+        total = small_int(fields.get("TotalNodes"))
+        partition.set("description", f"{total} nodes" if total is not None else None)
         found.partitions.append(partition)
     _hardware(found, nodes)
     return found
@@ -58,16 +60,15 @@ def detect(partitions_text: str, nodes_text: str) -> Detected:
 
 def _cores(node: dict[str, str]) -> int:
     """Physical cores: sockets × cores per socket (CPUTot counts hardware threads)."""
-    sockets, per_socket = node.get("Sockets", ""), node.get("CoresPerSocket", "")
-    if sockets.isdecimal() and per_socket.isdecimal():
-        return int(sockets) * int(per_socket)
+    sockets, per_socket = small_int(node.get("Sockets")), small_int(node.get("CoresPerSocket"))
+    if sockets is not None and per_socket is not None:
+        return sockets * per_socket
     return _count(node, "CPUTot")
 
 
 def _count(node: dict[str, str], key: str) -> int:
     """A node's count, 0 where scontrol printed none or no number."""
-    text = node.get(key, "")
-    return int(text) if text.isdecimal() else 0
+    return small_int(node.get(key)) or 0
 
 
 def _node_values(partition: DetectedPartition, members: list[dict[str, str]]) -> None:

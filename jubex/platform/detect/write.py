@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+from jubex.platform.detect.check import checked
 from jubex.platform.detect.model import Detected, Value
 
 #: the generic platform a detected one extends, by scheduler
@@ -12,13 +13,16 @@ PARENTS = {"slurm": "slurm", "sge": "sge", "pbs": "pbs"}
 
 
 def platform_text(found: Detected, name: str, host: str) -> str:
-    """The platform file's text: a header naming its sources, then the detected keys."""
+    """The platform file's text: a header naming its sources and what was left out, then
+    the detected keys (only what :func:`check.checked` keeps)."""
     day = time.strftime("%Y-%m-%d")
+    notes = checked(found)
     lines = [
         f"# Written by `jubex platform detect` on {host}, {day}, from: {'; '.join(found.sources)}.",
         "# Values marked GUESSED were not read from the system: check each. Add what no",
         "# scheduler knows: launcher, modules, account, the file systems' published peak",
         "# bandwidth and which one benchmarks should write to (see platforms/README.md).",
+        *(f"# Note: {note}." for note in notes),
         f"name: {_scalar(name)}",
         f"extends: {PARENTS[found.scheduler]}",
         "description: " + _scalar(_description(found, host)),
