@@ -1,6 +1,7 @@
 """A generated pipeline, run for real by gitlab-ci-local on the local platform: three
-nights of a study published to the real PostgreSQL, gated against the night before; the
-third is slower and fails its gate, with a JUnit report and a message to a webhook."""
+nights of a study published to the real PostgreSQL, gated against the night before and
+shown on the dashboard; the third is slower and fails its gate, with a JUnit report, a
+message to a webhook and the regression on the dashboard."""
 
 from __future__ import annotations
 
@@ -114,7 +115,7 @@ def test_three_nights_publish_and_the_slow_one_fails_its_gate(
     (project / "nightly.yaml").write_text(STUDY)
     written = subprocess.run(
         [sys.executable, "-m", "jubex", "ci", "gitlab", "nightly.yaml", "-P", "local",
-         "--no-pages", "-o", ".gitlab-ci.yml"],
+         "-o", ".gitlab-ci.yml"],
         cwd=project, env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -132,6 +133,9 @@ def test_three_nights_publish_and_the_slow_one_fails_its_gate(
     third = _night(project, tool, database, hook, "2")
     assert " FAIL  gate:nightly-local" in third, third[-3000:]
     assert " PASS  publish:nightly-local" in third  # a regression still reaches history
+    assert " PASS  pages" in third
+    regressions = (project / "public" / "regressions.html").read_text()
+    assert "nightly" in regressions and "bw" in regressions
     report = JUnitXml.fromfile(str(project / "gate-nightly-local.xml"))
     cases = [case for suite in report for case in suite]
     assert len(cases) == 2 and all(not case.is_passed for case in cases)
