@@ -21,7 +21,7 @@ from jubex.cli.common import (
 from jubex.cli.compare import add_noise_options
 from jubex.results.formats import render
 from jubex.results.history import history_of_runs
-from jubex.store.rundir import STORE, Run, list_runs, open_run, resolve_run
+from jubex.store.rundir import STORE, Run, each_once, list_runs, open_run, resolve_run
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -99,6 +99,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         runs = database_runs(selectors, args.database)
         runs += runs_of(others, args.outpath) if others else []
+        runs = each_once(runs)
         say_read(runs)
         analyse_runs(runs)
         table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)

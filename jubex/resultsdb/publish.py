@@ -33,13 +33,12 @@ from jubex.results.spread import examine
 from jubex.results.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
-from jubex.store.rundir import Run
+from jubex.store.rundir import Run, identity_of
 
 
 def run_key(meta: Mapping[str, str]) -> str:
     """A run's identity: the same wherever its directory or a copy of it is published."""
-    parts = [meta.get(k, "") for k in ("uid", "created", "host", "name")]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return identity_of(meta)
 
 
 @dataclass
