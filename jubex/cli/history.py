@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P[,P...]",
         help="parameters that identify a point (default: the parameters that vary)",
     )
+    add_list_option(
+        parser,
+        "--by",
+        metavar="P[,P...]",
+        help="parameters that changed between runs to make axes of the points on purpose "
+        "(default: a run whose setting changed starts a new series, named in the output)",
+    )
     parser.add_argument(
         "--all", dest="all_metrics", action="store_true", help="follow every measured value"
     )
@@ -84,7 +91,12 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
 def handle(args: argparse.Namespace) -> int:
     selectors = [source for source in args.sources if is_selector(source)]
     others = [source for source in args.sources if not is_selector(source)]
-    noise = {"tolerance": args.tolerance, "alpha": args.alpha, "all_metrics": args.all_metrics}
+    noise = {
+        "tolerance": args.tolerance,
+        "alpha": args.alpha,
+        "all_metrics": args.all_metrics,
+        "by": args.by or (),
+    }
     if len(selectors) == 1 and not others:  # from the samples alone: no run opened
         from jubex.resultsdb.connect import Database
         from jubex.resultsdb.samples import database_history

@@ -41,6 +41,8 @@ class Sample:
     label: str
     created: float
     site: str
+    platform: str
+    definition: str
     user: str
     step: str
     parameters: dict[str, str]
@@ -91,6 +93,8 @@ def read_samples(
             labels[row.run],
             row.created,
             row.site,
+            row.platform,
+            row.definition_hash,
             row.user_name,
             row.step,
             json.loads(row.parameters),
@@ -119,6 +123,8 @@ class _Row(NamedTuple):
     run: int
     created: float
     site: str
+    platform: str
+    definition_hash: str
     user_name: str
     point: int
     step: str
@@ -164,6 +170,8 @@ def _reread(
                     row.id,
                     row.created,
                     row.site,
+                    row.platform,
+                    row.definition_hash,
                     row.user_name,
                     point_id,
                     point.step,
@@ -189,6 +197,8 @@ def _samples_query(selector: Selector, metrics: Sequence[str]) -> sa.Select:
             runs.c.id.label("run"),
             runs.c.created,
             runs.c.site,
+            runs.c.platform,
+            runs.c.definition_hash,
             runs.c.user_name,
             points.c.id.label("point"),
             points.c.step,
@@ -275,6 +285,7 @@ def database_history(
     tolerance: float = 0.05,
     alpha: float = 0.05,
     all_metrics: bool = False,
+    by: Sequence[str] = (),
     database: Database | None = None,
 ) -> ResultTable:
     """``jubex history db:...``: the history of the selected runs from their samples."""
@@ -288,7 +299,13 @@ def database_history(
         _, points = by_run.setdefault(sample.run, (sample, {}))
         row = points.setdefault(
             (sample.point, sample.repetition),
-            {**typed(sample.parameters), "jube_step_name": sample.step, "samples": {}},
+            {
+                **typed(sample.parameters),
+                "jube_step_name": sample.step,
+                "platform": sample.platform,
+                "site": sample.site,
+                "samples": {},
+            },
         )
         row.setdefault(sample.metric, sample.value)  # a row's value is its first sample
         row["samples"].setdefault(sample.metric, []).append(sample.value)  # type: ignore[attr-defined]
@@ -296,7 +313,8 @@ def database_history(
         units.setdefault(sample.metric, sample.unit)
         directions.setdefault(sample.metric, sample.higher_is_better)
     entries = [
-        RunRows(first.label, first.created, list(rows.values())) for first, rows in by_run.values()
+        RunRows(first.label, first.created, list(rows.values()), first.definition)
+        for first, rows in by_run.values()
     ]
     rows = [entry.rows for entry in entries]
     tables = list(found.latest_spec.benchmark.tables.values())
@@ -310,6 +328,8 @@ def database_history(
         units=units,
         tolerance=tolerance,
         alpha=alpha,
+        parameters=parameters,
+        by=by,
     )
     table.notes[:0] = found.notes
     return table
