@@ -110,10 +110,10 @@ def pooled_rows(keys: Sequence[str], rows: Sequence[Row], shown: int = 4) -> str
         value = tuple(str(row.get(key)) for key in keys)
         by_value.setdefault(value, {})[str(row.get("run"))] = None
     by_runs: dict[tuple[str, ...], list[str]] = {}
-    for value, labels in by_value.items():
-        if len(labels) > 1:
+    for value, found in by_value.items():
+        if len(found) > 1:
             where = ", ".join(f"{key} {v}" for key, v in zip(keys, value, strict=True))
-            by_runs.setdefault(tuple(labels), []).append(where)
+            by_runs.setdefault(tuple(found), []).append(where)
     parts = []
     for labels, wheres in by_runs.items():
         more = f" and {len(wheres) - shown} more" if len(wheres) > shown else ""

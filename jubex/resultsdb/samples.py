@@ -62,6 +62,8 @@ class Samples:
     items: list[Sample]
     latest_spec: RunSpec
     notes: list[str] = field(default_factory=list)
+    #: the parameter values of every point of each run, whether it holds the metrics or not
+    points: dict[int, list[dict[str, str]]] = field(default_factory=dict)
 
 
 def read_samples(
@@ -80,6 +82,7 @@ def read_samples(
             sa.select(schema.specs.c.body).where(schema.specs.c.hash == runs[-1].spec_hash)
         ).scalar_one()
         found: list[sa.Row | _Row] = list(connection.execute(_samples_query(selector, metrics)))
+        every_point = connection.execute(_points_query(selector, [run.id for run in runs])).all()
         partial = [run for run in runs if not run.every_sample]
         if partial:
             found = [row for row in found if row.run not in {run.id for run in partial}]
@@ -114,7 +117,10 @@ def read_samples(
             "published before the database kept every sample (it holds the first iteration "
             "of each execution of them): their samples were read from their stored runs"
         )
-    return Samples(items, from_json(RunSpec, spec), notes)
+    points: dict[int, list[dict[str, str]]] = {}
+    for run, parameters in every_point:
+        points.setdefault(run, []).append(json.loads(parameters))
+    return Samples(items, from_json(RunSpec, spec), notes, points)
 
 
 class _Row(NamedTuple):
@@ -164,7 +170,7 @@ def _reread(
             point_id = ids.get((row.id, point.key))
             if point_id is None:
                 continue
-            parameters = json.dumps(point.parameters, sort_keys=True)
+            parameters = json.dumps(point.parameters)
             found += [
                 _Row(
                     row.id,
@@ -187,6 +193,16 @@ def _reread(
                 if not wanted or sample.metric in wanted
             ]
     return found
+
+
+def _points_query(selector: Selector, runs: Sequence[int]) -> sa.Select:
+    """The run and parameters of every point of the runs that the selector's parameters
+    narrow to."""
+    points = schema.points
+    query = sa.select(points.c.run, points.c.parameters).where(points.c.run.in_(runs))
+    for name, value in selector.parameters.items():
+        query = query.where(has_parameter(points.c.id, name, value))
+    return query.order_by(points.c.id)
 
 
 def _samples_query(selector: Selector, metrics: Sequence[str]) -> sa.Select:
@@ -319,7 +335,11 @@ def database_history(
     rows = [entry.rows for entry in entries]
     tables = list(found.latest_spec.benchmark.tables.values())
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    keys = list(keys) or default_keys(rows, parameters, None)
+    # the keys vary between points of a run: of all its points, not only those holding the
+    # metrics followed (a run directory's rows hold them all)
+    every = [[typed(p) for p in found.points.get(run, [])] for run in by_run]
+    parameters.update(name for points in found.points.values() for p in points for name in p)
+    keys = list(keys) or default_keys(every, parameters, None)
     table = history(
         entries,
         keys=keys,
