@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection
 from jubex.definition.frozen import to_json
 from jubex.engine import provenance
 from jubex.results.compare_runs import completed_directions
+from jubex.results.concurrency import SPANS, spans_of
 from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA, two_groups_text
 from jubex.results.rows import META, samples_of
 from jubex.results.spread import examine
@@ -79,8 +80,10 @@ def metrics_of(row: Mapping[str, object], parameters: Mapping[str, str]) -> dict
 
 def store_bytes(run: Run, origin: str) -> bytes:
     """The run's store, compacted (``VACUUM INTO``) and compressed, made ready to be read
-    where it is unpacked without writing to it: in WAL mode as every store, and saying
-    where it came from (``imported_from``: such a run is never analysed again)."""
+    where it is unpacked without writing to it: in WAL mode as every store, saying where
+    it came from (``imported_from``: such a run is never analysed again) and when each
+    workpackage ran (which its directory's files said: which ran beside others)."""
+    spans = spans_of(run, run.store.workpackages())
     with tempfile.TemporaryDirectory(prefix="jubex-publish-") as folder:
         copy = Path(folder) / "store.sqlite"
         run.store.db.execute("VACUUM INTO ?", (str(copy),))
@@ -89,6 +92,10 @@ def store_bytes(run: Run, origin: str) -> bytes:
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('imported_from', ?)",
                 (f"a results database (published from {origin})",),
+            )
+            db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                (SPANS, json.dumps({str(k): list(v) for k, v in spans.items()})),
             )
         return zlib.compress(copy.read_bytes(), 6)
 

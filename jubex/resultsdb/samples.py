@@ -63,7 +63,7 @@ class Samples:
     latest_spec: RunSpec
     notes: list[str] = field(default_factory=list)
     #: the parameter values of every point of each run, whether it holds the metrics or not
-    points: dict[int, list[dict[str, str]]] = field(default_factory=dict)
+    points: dict[int, list[tuple[int, str, dict[str, str]]]] = field(default_factory=dict)
 
 
 def read_samples(
@@ -117,9 +117,11 @@ def read_samples(
             "published before the database kept every sample (it holds the first iteration "
             "of each execution of them): their samples were read from their stored runs"
         )
-    points: dict[int, list[dict[str, str]]] = {}
-    for run, parameters in every_point:
-        points.setdefault(run, []).append(json.loads(parameters))
+    points: dict[int, list[tuple[int, str, dict[str, str]]]] = {}
+    for point in every_point:
+        points.setdefault(point.run, []).append(
+            (point.id, point.step, json.loads(point.parameters))
+        )
     return Samples(items, from_json(RunSpec, spec), notes, points)
 
 
@@ -196,10 +198,11 @@ def _reread(
 
 
 def _points_query(selector: Selector, runs: Sequence[int]) -> sa.Select:
-    """The run and parameters of every point of the runs that the selector's parameters
-    narrow to."""
+    """Every point of the runs, as the selector's parameters narrow them."""
     points = schema.points
-    query = sa.select(points.c.run, points.c.parameters).where(points.c.run.in_(runs))
+    query = sa.select(points.c.id, points.c.run, points.c.step, points.c.parameters).where(
+        points.c.run.in_(runs)
+    )
     for name, value in selector.parameters.items():
         query = query.where(has_parameter(points.c.id, name, value))
     return query.order_by(points.c.id)
@@ -328,6 +331,19 @@ def database_history(
         parameters.update(sample.parameters)
         units.setdefault(sample.metric, sample.unit)
         directions.setdefault(sample.metric, sample.higher_is_better)
+    # a point without samples of the metrics is a row too, as in a run directory's rows: the
+    # keys are the parameters that vary between all points of a run
+    for run, (first, points) in by_run.items():
+        held = {point for point, _ in points}
+        for point, step, values in found.points.get(run, []):
+            if point not in held:
+                points[point, -1] = {
+                    **typed(values),
+                    "jube_step_name": step,
+                    "platform": first.platform,
+                    "site": first.site,
+                }
+            parameters.update(values)
     entries = [
         RunRows(first.label, first.created, list(rows.values()), first.definition)
         for first, rows in by_run.values()
@@ -335,11 +351,7 @@ def database_history(
     rows = [entry.rows for entry in entries]
     tables = list(found.latest_spec.benchmark.tables.values())
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    # the keys vary between points of a run: of all its points, not only those holding the
-    # metrics followed (a run directory's rows hold them all)
-    every = [[typed(p) for p in found.points.get(run, [])] for run in by_run]
-    parameters.update(name for points in found.points.values() for p in points for name in p)
-    keys = list(keys) or default_keys(every, parameters, None)
+    keys = list(keys) or default_keys(rows, parameters, None)
     table = history(
         entries,
         keys=keys,
