@@ -29,7 +29,9 @@ ORDER = (
     "analysis",  # analyse
     "results",  # tabulate
     "resultsdb",  # beside tabulate: the shared results database, read back as runs and rows
+    "records",  # results other harnesses measured (ReFrame, records), made runs
     "api",  # the library: the stages composed
+    "pipelines",  # continuous benchmarking: CI pipelines, their gate, telling the team
     "cli",
     "__main__",
     "__init__",

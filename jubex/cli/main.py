@@ -41,6 +41,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
     "import": ("import_", "unpack a bundle's runs into the runs directory"),
     "import-jube": ("import_jube", "bring run directories JUBE made in as jubex runs"),
+    "import-reframe": ("import_reframe", "bring a ReFrame run report in as jubex runs"),
+    "import-record": ("import_record", "bring results another harness recorded in as runs"),
+    "ci": ("ci", "continuous benchmarking: write CI pipelines; the gate their jobs run"),
     "init": ("init", "write a commented starter definition"),
     "help": ("help_topics", "a short page on a topic: format, expressions, running, ..."),
     "completion": ("completion", "print the shell hook that completes jubex's commands"),
@@ -49,7 +52,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 #: the commands that only look at a definition (run: with --dry-run), and so run none of
 #: its code unless allowed (:mod:`jubex.language.inspection`)
-LOOKING = ("validate", "info", "convert", "run")
+LOOKING = ("validate", "info", "convert", "run", "ci")
 
 
 def build_parser(only: str | None = None) -> Parser:

@@ -69,6 +69,13 @@ def provenance_lines(facts: Mapping[str, object], meta: Mapping[str, str]) -> li
     modules = facts.get("modules")
     if isinstance(modules, list) and modules:
         lines.append(f"modules: {' '.join(str(m) for m in modules)}")
+    pipeline = _mapping(facts.get("ci"))
+    if pipeline:
+        said = ", ".join(
+            f"{key} {pipeline[key]}" for key in ("branch", "commit", "runner") if pipeline.get(key)
+        )
+        where = str(pipeline.get("pipeline_url") or pipeline.get("project") or "")
+        lines.append(f"ci: {pipeline.get('system')} pipeline {where} ({said})".replace(" ()", ""))
     return lines
 
 

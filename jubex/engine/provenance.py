@@ -43,6 +43,9 @@ def collect(spec: RunSpec, run_dir: Path) -> dict[str, object]:
     modules = loaded_modules(os.environ)
     if modules:
         facts["modules"] = modules
+    pipeline = ci_facts(os.environ)
+    if pipeline:
+        facts["ci"] = pipeline
     return facts
 
 
@@ -170,6 +173,60 @@ def mount_of(path: Path, mountinfo: str) -> dict[str, str] | None:
         if inside and (best is None or len(point) >= len(best["mount"])):
             best = {"mount": point, "type": rest[0], "source": _unescape(rest[1])}
     return best
+
+
+#: what a CI system says of the pipeline that ran jubex: (system, the variable only that
+#: system sets, our name -> its variable). Only these names are read: a token or any other
+#: variable of the job is never recorded.
+_CI = (
+    (
+        "gitlab",
+        "CI_SERVER_URL",
+        {
+            "pipeline_url": "CI_PIPELINE_URL",
+            "job_url": "CI_JOB_URL",
+            "project": "CI_PROJECT_PATH",
+            "commit": "CI_COMMIT_SHA",
+            "branch": "CI_COMMIT_REF_NAME",
+            "trigger": "CI_PIPELINE_SOURCE",
+            "runner": "CI_RUNNER_DESCRIPTION",
+            "runner_id": "CI_RUNNER_ID",
+        },
+    ),
+    (
+        "github",
+        "GITHUB_ACTIONS",
+        {
+            "project": "GITHUB_REPOSITORY",
+            "commit": "GITHUB_SHA",
+            "branch": "GITHUB_REF_NAME",
+            "trigger": "GITHUB_EVENT_NAME",
+            "runner": "RUNNER_NAME",
+        },
+    ),
+)
+#: the longest value of a CI fact kept
+CI_VALUE = 500
+
+
+def ci_facts(environ: Mapping[str, str]) -> dict[str, str]:
+    """The pipeline that made the run, where a CI system made it: its URL, commit, branch,
+    runner and what triggered it (GitLab CI, GitHub Actions); empty elsewhere."""
+    for system, marker, names in _CI:
+        if not environ.get(marker):
+            continue
+        facts = {"system": system}
+        facts.update(
+            {key: environ[var][:CI_VALUE] for key, var in names.items() if environ.get(var)}
+        )
+        if system == "github" and environ.get("GITHUB_RUN_ID"):
+            server = environ.get("GITHUB_SERVER_URL", "https://github.com")
+            facts["pipeline_url"] = (
+                f"{server}/{environ.get('GITHUB_REPOSITORY', '')}/actions/runs/"
+                f"{environ['GITHUB_RUN_ID']}"
+            )[:CI_VALUE]
+        return facts
+    return {}
 
 
 def loaded_modules(environ: Mapping[str, str]) -> list[str]:

@@ -133,3 +133,28 @@ def test_a_run_records_and_info_shows_its_provenance(tmp_path: Path) -> None:
     assert header.split() == ["id", "step", "iteration", "state", "job", "nodes", "elapsed", "x"]
     as_json = json.loads(jubex("info", "runs/000000", "-f", "json"))
     assert as_json["provenance"]["modules"] == ["gcc/13", "ior/4"]
+
+
+def test_a_run_made_in_ci_records_its_pipeline_and_nothing_else_of_the_job() -> None:
+    from jubex.engine.provenance import ci_facts
+
+    gitlab = {
+        "CI_SERVER_URL": "https://gitlab.example.org",
+        "CI_PIPELINE_URL": "https://gitlab.example.org/c/b/-/pipelines/7",
+        "CI_COMMIT_SHA": "a" * 40,
+        "CI_COMMIT_REF_NAME": "main",
+        "CI_RUNNER_DESCRIPTION": "juwels-login",
+        "CI_JOB_TOKEN": "glcbt-secret",
+        "JUBEX_RESULTS_DB": "postgresql://u:pw@db/bench",
+    }
+    facts = ci_facts(gitlab)
+    assert facts == {
+        "system": "gitlab",
+        "pipeline_url": "https://gitlab.example.org/c/b/-/pipelines/7",
+        "commit": "a" * 40,
+        "branch": "main",
+        "runner": "juwels-login",
+    }
+    github = {"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": "c/b", "GITHUB_RUN_ID": "9"}
+    assert ci_facts(github)["pipeline_url"] == "https://github.com/c/b/actions/runs/9"
+    assert ci_facts({"CI": "true"}) == {}
