@@ -127,7 +127,7 @@ def test_query_prints_a_metrics_samples_over_time_as_csv(database, made, capsys)
     capsys.readouterr()
     main(["query", "bw", "db:benchmark=dbstudy,point=a", "--database", database, "-f", "csv"])
     lines = data_lines(capsys.readouterr().out)
-    assert lines[0] == "created,run,site,user,step,level,point,repetition,iteration,bw [MiB/s]"
+    assert lines[0] == "created,run,site,user,step,point,level,repetition,iteration,bw [MiB/s]"
     assert [line.split(",")[1] for line in lines[1:]] == ["000000"] * 5 + ["000001"] * 5
     values = [float(line.split(",")[-1]) for line in lines[1:]]
     assert values == [level * (1 + i / 100) for level in (1000, 500) for i in range(5)]
