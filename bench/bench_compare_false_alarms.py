@@ -10,6 +10,9 @@ it (one-sided test per metric, corrected over all metrics, tolerance 5 %):
 * **power**: the candidate's first metric is 10 % lower; in how many trials is that metric
   found ``worse``?
 
+Each question is also asked as a CI gate reads it: the exit status of ``jubex compare``
+(0 passed, 1 failed, 4 inconclusive), counted per status.
+
 The noise is drawn two ways: normal with a standard deviation of 5 % (the strict reading
 of "5 % noise"), and uniform within ±5 % (a standard deviation of 2.9 %).
 
@@ -105,8 +108,8 @@ def _compare(
 
 def trial(
     rng: random.Random, n: int, noise: Noise, drop: float, test: str, correction: str
-) -> tuple[bool, bool]:
-    """(a regression was reported, the dropped metric was found worse)."""
+) -> tuple[bool, bool, int]:
+    """(a regression was reported, the dropped metric was found worse, the exit status)."""
     result = _compare(
         result_set(rng, n, noise, 0.0),
         result_set(rng, n, noise, drop),
@@ -114,7 +117,13 @@ def trial(
         correction,
     )
     worse = {item.metric for item in result.items if item.verdict == "worse"}
-    return bool(worse - {METRICS[0]}) or (drop == 0 and bool(worse)), METRICS[0] in worse
+    alarm = bool(worse - {METRICS[0]}) or (drop == 0 and bool(worse))
+    return alarm, METRICS[0] in worse, result.status
+
+
+def exits(statuses: list[int]) -> str:
+    """How many trials exited 0, 1 and 4, as ``0/1/4``."""
+    return "/".join(str(statuses.count(code)) for code in (0, 1, 4))
 
 
 def main() -> None:
@@ -138,20 +147,19 @@ def main() -> None:
         return
     print(f"{args.trials} trials each; 30 metrics, tolerance 5 %, alpha 0.05")
     print(
-        f"{'noise':<14} {'n':>3} {'test':<12} {'correction':<10} {'false alarms':>12} {'found':>6}"
+        f"{'noise':<14} {'n':>3} {'test':<12} {'correction':<10} {'false alarms':>12} "
+        f"{'found':>6} {'A/A exits 0/1/4':>16} {'drop exits 0/1/4':>17}"
     )
     for name, noise in NOISES.items():
         for n in args.n:
             for test, correction in configs:
                 rng = random.Random(args.seed)
-                alarms = sum(
-                    trial(rng, n, noise, 0.0, test, correction)[0] for _ in range(args.trials)
-                )
-                found = sum(
-                    trial(rng, n, noise, 0.10, test, correction)[1] for _ in range(args.trials)
-                )
+                same = [trial(rng, n, noise, 0.0, test, correction) for _ in range(args.trials)]
+                drop = [trial(rng, n, noise, 0.10, test, correction) for _ in range(args.trials)]
+                alarms, found = sum(t[0] for t in same), sum(t[1] for t in drop)
                 print(
-                    f"{name:<14} {n:>3} {test:<12} {correction:<10} {alarms:>12} {found:>6}",
+                    f"{name:<14} {n:>3} {test:<12} {correction:<10} {alarms:>12} {found:>6} "
+                    f"{exits([t[2] for t in same]):>16} {exits([t[2] for t in drop]):>17}",
                     flush=True,
                 )
 

@@ -345,6 +345,20 @@ def run(
     return made, drive(made, options or Options())
 
 
+def start(
+    spec: RunSpec, options: Options | None = None, *, max_workpackages: int | None = None
+) -> tuple[Run, int]:
+    """Make a run of a spec and leave its driving to a process of its own, which runs it to
+    the end (``jubex run --no-wait`` on the local platform): the run and that process's id.
+    ``jubex status`` shows how far it is; its output is in ``RUN/driver.log``."""
+    from jubex.engine.driver import Options, detach, new_run
+    from jubex.space.limit import check_work
+
+    check_work(spec.benchmark, limit=max_workpackages, overrides=spec.overrides, tags=spec.tags)
+    made = new_run(spec)
+    return made, detach(made, options or Options())
+
+
 @dataclass
 class DryWorkpackage:
     """What a run would make of one workpackage: rendered, with every file effect listed."""
@@ -442,12 +456,14 @@ def compare(
     all_metrics: bool = False,
     analyse: bool = True,
     allow_inconclusive: bool = False,
+    strict: bool = False,
 ) -> Comparison:
     """Is ``candidate`` worse than ``baseline`` beyond the noise and the tolerance?
 
     As ``jubex compare``: both runs are analysed first; keys and metrics left out are taken
     from ``table``, else from the runs. ``Comparison.failed`` is the verdict, ``status``
-    the exit status of ``jubex compare``.
+    the exit status of ``jubex compare`` (4: inconclusive; ``strict`` makes that a failure,
+    ``allow_inconclusive`` a pass).
     """
     (base,), (cand,) = open_runs(baseline), open_runs(candidate)
     if analyse:
@@ -464,4 +480,5 @@ def compare(
         correction=correction,
         all_metrics=all_metrics,
         allow_inconclusive=allow_inconclusive,
+        strict=strict,
     )

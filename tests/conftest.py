@@ -3,9 +3,13 @@ the real Grid Engine of ``ci/start-local-sge.sh`` and the real PostgreSQL server
 ``ci/start-local-postgres.sh``.
 
 Tests that need Slurm are marked ``@pytest.mark.slurm`` and use the ``slurm`` fixture. Where
-the Slurm packages are missing they are skipped with the reason — except under CI (the
-``CI`` environment variable set), where the start script installs the packages and any
-failure fails the tests instead of hiding them.
+a tool or service a test needs is missing, the test is skipped with the reason (:func:`missing`)
+— except under CI (the ``CI`` environment variable set to anything; ``.ci/run`` sets it),
+where ``.ci/run`` installs every one: there a skip of any kind is a failure
+(:func:`pytest_runtest_makereport`), so that CI never passes with tests it did not run.
+
+Under CI hypothesis runs without deadlines (the profile ``ci``): on a shared, busy machine a
+slow example is no bug, and timings belong to bench/.
 """
 
 from __future__ import annotations
@@ -16,14 +20,45 @@ import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 START = REPO / "ci" / "start-local-slurm.sh"
 STOP = REPO / "ci" / "stop-local-slurm.sh"
 START_SGE = REPO / "ci" / "start-local-sge.sh"
 START_POSTGRES = REPO / "ci" / "start-local-postgres.sh"
+
+
+settings.register_profile("ci", deadline=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
+
+
+def under_ci() -> bool:
+    return bool(os.environ.get("CI"))
+
+
+def missing(what: str) -> NoReturn:
+    """A tool or service the test needs is missing: skipped with the reason, or under CI,
+    where .ci/run installs it, a failure."""
+    if under_ci():
+        pytest.fail(f"{what} (under CI, where .ci/run installs it: a failure, not a skip)")
+    pytest.skip(what)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under CI every skip fails: each is a tool, service or file CI should have had (a
+    ``skipif`` mark, ``importorskip`` and ``pytest.skip`` alike, checked here once)."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.skipped and under_ci() and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, which runs every test: {reason}"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -64,9 +99,9 @@ def _cluster_up(conf: Path) -> bool:
 @pytest.fixture(scope="session")
 def slurm() -> Iterator[SlurmCluster]:
     """The test cluster, started by this session unless it is already running."""
-    ci = bool(os.environ.get("CI"))
+    ci = under_ci()
     if shutil.which("slurmctld") is None and not ci:
-        pytest.skip(
+        missing(
             "the Slurm packages are not installed here; run `bash ci/start-local-slurm.sh` "
             "once (it installs them with apt-get) to run the Slurm tests"
         )
@@ -86,8 +121,7 @@ def slurm() -> Iterator[SlurmCluster]:
             env=env,
         )
         if result.returncode != 0:
-            message = f"ci/start-local-slurm.sh failed:\n{result.stderr[-3000:]}"
-            pytest.fail(message) if ci else pytest.skip(message)
+            missing(f"ci/start-local-slurm.sh failed:\n{result.stderr[-3000:]}")
     started = not running
     previous = os.environ.get("SLURM_CONF")
     os.environ["SLURM_CONF"] = str(conf)
@@ -111,15 +145,13 @@ def sge() -> Iterator[Path]:
 
     Skipped with the reason where it cannot start (no apt-get, no network) - except under
     CI, where a Grid Engine that does not start fails the tests instead of hiding them."""
-    ci = bool(os.environ.get("CI"))
-    if shutil.which("apt-get") is None and not ci:
-        pytest.skip("no apt-get here to fetch Debian's gridengine packages")
+    if shutil.which("apt-get") is None and not under_ci():
+        missing("no apt-get here to fetch Debian's gridengine packages")
     result = subprocess.run(
         ["bash", str(START_SGE)], capture_output=True, text=True, timeout=600, check=False
     )
     if result.returncode != 0:
-        message = f"ci/start-local-sge.sh failed:\n{result.stderr[-3000:]}"
-        pytest.fail(message) if ci else pytest.skip(message)
+        missing(f"ci/start-local-sge.sh failed:\n{result.stderr[-3000:]}")
     names = dict(
         line.removeprefix("export ").split("=", 1)
         for line in result.stdout.splitlines()
@@ -147,26 +179,21 @@ def postgres() -> str:
     found = os.environ.get("JUBEX_TEST_POSTGRES")
     if found:
         return found
-    ci = bool(os.environ.get("CI"))
     result = subprocess.run(
         ["bash", str(START_POSTGRES)], capture_output=True, text=True, timeout=600, check=False
     )
     if result.returncode != 0:
-        message = f"ci/start-local-postgres.sh failed:\n{result.stderr[-3000:]}"
-        pytest.fail(message) if ci else pytest.skip(message)
+        missing(f"ci/start-local-postgres.sh failed:\n{result.stderr[-3000:]}")
     return result.stdout.strip().rpartition("=")[2]
 
 
 @pytest.fixture(scope="session")
 def browse() -> Callable[..., str]:
     """Headless Chromium on a page (offline, no script): what it prints, the DOM as
-    rendered with ``--dump-dom``. Skipped where Chromium is missing, except under CI
-    (``CI=true``), where ``.ci/run`` installs it and its absence is a failure."""
+    rendered with ``--dump-dom``. Skipped where Chromium is missing, except under CI."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("chromium is missing under CI: .ci/run installs Debian's chromium package")
-        pytest.skip("chromium is not installed (apt-get install chromium); CI runs this test")
+        missing("chromium is not installed (apt-get install chromium)")
     browser = found
 
     def run(page: Path, *args: str) -> str:

@@ -32,7 +32,12 @@ INCONCLUSIVE = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub = parser.add_subparsers(
+        dest="action",
+        metavar="ACTION",
+        required=True,
+        help="gitlab, github: write a pipeline; gate: what its gate jobs run",
+    )
     for system in ("gitlab", "github"):
         what = "GitLab CI pipeline" if system == "gitlab" else "GitHub Actions workflow"
         write = sub.add_parser(system, help=f"write a {what}")

@@ -2,7 +2,9 @@
 
 The exit status is the verdict, so that the command gates continuous integration as it
 stands: 0 passed, 1 a metric is worse beyond the noise and the tolerance, 2 wrong usage or
-data that cannot be compared (a value the candidate lacks, a value that is no number).
+data that cannot be compared (a value the candidate lacks, a value that is no number), 4
+inconclusive: no regression found, but the noise could hide a loss beyond the tolerance
+(``--strict`` makes it 1, ``--allow-inconclusive`` 0).
 """
 
 from __future__ import annotations
@@ -10,7 +12,14 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import compare
-from jubex.cli.common import add_database_option, add_format, add_list_option, one_run, say_read
+from jubex.cli.common import (
+    add_database_option,
+    add_format,
+    add_list_option,
+    one_run,
+    say_read,
+    write_output,
+)
 from jubex.results.formats import render
 from jubex.results.gate import to_json, to_junit
 from jubex.results.significance import CORRECTIONS, TESTS
@@ -52,7 +61,11 @@ def add_noise_options(parser: argparse.ArgumentParser, *, tolerance: str, alpha:
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
-    ("jubex compare 0 1", "run 1 against run 0; exit 1: a regression beyond the noise"),
+    (
+        "jubex compare 0 1",
+        "run 1 against run 0; exit 1: a regression beyond the noise, 4: inconclusive",
+    ),
+    ("jubex compare 0 1 --strict", "an acceptance test: inconclusive fails too"),
     ("jubex compare 0 1 -m write_bw -f junit", "one metric, as JUnit XML for CI"),
 )
 
@@ -107,14 +120,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="parameters that identify a point (default: the table's group_by, else the "
         "parameters that vary)",
     )
-    parser.add_argument(
+    judged = parser.add_mutually_exclusive_group()
+    judged.add_argument(
         "--allow-inconclusive",
         action="store_true",
-        help="pass a metric the test cannot judge (neither a change nor equivalence shown) "
-        "even when its observed loss is beyond the tolerance",
+        help="pass (exit 0) a metric the test cannot judge (neither a change nor "
+        "equivalence shown) even when its observed loss is beyond the tolerance",
+    )
+    judged.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 1) on such a metric, as an acceptance test must; by default the "
+        "comparison is inconclusive (exit 4)",
     )
     parser.add_argument("-T", "--table", help="take keys and metrics from this result table")
     add_format(parser, ("pretty", "json", "junit"), "pretty")
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write the comparison as JUnit XML to FILE, for CI's test report",
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -131,6 +156,7 @@ def handle(args: argparse.Namespace) -> int:
         correction=args.correction,
         all_metrics=args.all_metrics,
         allow_inconclusive=args.allow_inconclusive,
+        strict=args.strict,
     )
     if args.format == "json":
         text = to_json(result)
@@ -139,4 +165,6 @@ def handle(args: argparse.Namespace) -> int:
     else:
         text = render(result.to_table(), "pretty")
     print(text, end="" if text.endswith("\n") else "\n")
+    if args.junit:
+        write_output(to_junit(result), args.junit)
     return result.status

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 
 from jubex.api import drive
-from jubex.cli.common import add_run_selector, selected_run
+from jubex.cli.common import add_run_selector, selected_run, shown
 from jubex.cli.run import add_driving_options, finish, options_from
+from jubex.engine.driver import DRIVER_LOG, detach
+from jubex.schedulers.registry import scheduler_for
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -23,5 +25,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     run = selected_run(args)
+    if args.no_wait and scheduler_for(run.spec.platform).local:
+        pid = detach(run, options_from(args), retry_failed=args.retry_failed)
+        print(
+            f"run {shown(run.dir)}: driven by process {pid} in the background (its output: "
+            f"{shown(run.dir / DRIVER_LOG)}); jubex status {shown(run.dir)} shows how far it is"
+        )
+        return 0
     counts = drive(run, options_from(args), retry_failed=args.retry_failed)
     return finish(run, counts, args)

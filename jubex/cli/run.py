@@ -9,6 +9,7 @@ from pathlib import Path
 
 from jubex.api import analyse_runs, resolve
 from jubex.api import run as api_run
+from jubex.api import start as api_start
 from jubex.cli.common import (
     REPORT_FORMATS,
     add_definition_options,
@@ -18,10 +19,11 @@ from jubex.cli.common import (
     shown,
 )
 from jubex.cli.dryrun import SHOWN, SHOWN_BENCHMARKS, show_dry_run
-from jubex.engine.driver import Options
+from jubex.engine.driver import DRIVER_LOG, Options
 from jubex.engine.failures import failure_causes, id_list
 from jubex.errors import JubexError, UsageError
 from jubex.results.deliver import report
+from jubex.schedulers.registry import scheduler_for
 from jubex.space.spec import RunSpec
 from jubex.store.rundir import Run
 from jubex.store.store import FAILED
@@ -39,7 +41,11 @@ def positive(text: str) -> int:
 
 def add_driving_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", "--jobs", type=positive, help="workpackages at once (local: cores)")
-    parser.add_argument("--no-wait", action="store_true", help="submit and return at once")
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="submit and return at once (local platform: a process of its own drives the run)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     parser.add_argument("--fail-fast", action="store_true", help="stop at the first failure")
     parser.add_argument("--no-result", action="store_true", help="do not print result tables")
@@ -210,6 +216,13 @@ def _resolved(args: argparse.Namespace, benchmark: str | None) -> RunSpec:
 def _run_one(spec: RunSpec, args: argparse.Namespace, earlier: int) -> int:
     """Run one benchmark, saying its warnings first."""
     _say_warnings(spec)
+    if args.no_wait and scheduler_for(spec.platform).local:
+        run, pid = api_start(spec, options_from(args), max_workpackages=args.max_workpackages)
+        print(
+            f"run {shown(run.dir)}: driven by process {pid} in the background (its output: "
+            f"{shown(run.dir / DRIVER_LOG)}); jubex status {shown(run.dir)} shows how far it is"
+        )
+        return 0
     run, counts = api_run(spec, options_from(args), max_workpackages=args.max_workpackages)
     return finish(run, counts, args)
 

@@ -89,6 +89,7 @@ def write_array(
         depends_on=members[0].depends,
         array_size=len(members),
         time_limit_s=members[0].time_limit_s,
+        exclusive=any(member.resources.get("exclusive") for member in members),
     )
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +31,11 @@ from jubex.workdir.render import constants_for
 from jubex.workdir.script import admin_dir, reset
 
 PLAN_BATCH = 5000
+#: what the driver of a detached run prints, and its process id, in the run directory
+DRIVER_LOG = "driver.log"
+DRIVER_PID = "driver.pid"
+#: seconds a cancel waits for a detached driver to let go of the run after its TERM
+DRIVER_STOP_WAIT = 60
 #: job ids per accounting call
 ACCOUNTING_BATCH = 500
 
@@ -72,6 +80,51 @@ def new_run(spec: RunSpec) -> Run:
     facts["targets"] = provenance.target_facts(spec, run.dir, points)
     provenance.write(run.dir, facts)
     return run
+
+
+def detach(run: Run, options: Options, *, retry_failed: bool = False) -> int:
+    """Drive a planned run in a process of its own that outlives the caller: ``--no-wait``
+    where no scheduler holds the jobs (the local platform), so the call returns at once as
+    on a batch platform. The process is ``jubex continue RUN`` in a session of its own (a
+    closed terminal does not stop it), printing into ``RUN/driver.log``; its id is returned."""
+    argv = [sys.executable, "-m", "jubex", "continue", str(run.dir.resolve()), "-q"]
+    argv += ["-j", str(options.jobs)] if options.jobs else []
+    argv += ["--fail-fast"] if options.fail_fast else []
+    argv += ["--retry-failed"] if retry_failed else []
+    with open(run.dir / DRIVER_LOG, "ab") as log:
+        process = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=run.dir,
+            start_new_session=True,
+        )
+    (run.dir / DRIVER_PID).write_text(f"{process.pid}\n")
+    return process.pid
+
+
+def _stop_detached(run: Run) -> None:
+    """Stop the detached driver of a run (``--no-wait`` on the local platform) that still
+    holds it, so that a cancel can take the run: TERM, as Ctrl-C stops a driver, then wait
+    for the lock. Only a live process whose command line names the run is signalled."""
+    lock = FileLock(str(run.dir / LOCK), timeout=0)
+    try:
+        lock.acquire()
+        lock.release()
+        return  # nobody drives it
+    except Timeout:
+        pass
+    try:
+        pid = int((run.dir / DRIVER_PID).read_text())
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError):
+        return
+    if str(run.dir.resolve()).encode() not in command:
+        return
+    os.kill(pid, signal.SIGTERM)
+    with suppress(Timeout), FileLock(str(run.dir / LOCK), timeout=DRIVER_STOP_WAIT):
+        pass  # let go of; else run_lock says who holds it
 
 
 def _plan_into(run: Run) -> None:
@@ -176,6 +229,7 @@ def _refuse_imported(run: Run, what: str) -> None:
 
 def cancel(run: Run) -> int:
     _refuse_imported(run, "cancelled")
+    _stop_detached(run)
     with run_lock(run.dir):
         engine = Engine(run, scheduler_for(run.platform), Policy(), Progress("", "quiet"))
         return engine.cancel()

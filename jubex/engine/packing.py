@@ -156,6 +156,7 @@ def write_pack(
         stderr=stderr,
         depends_on=members[0].depends,
         time_limit_s=float(time) if isinstance(time, (int, float)) else None,
+        exclusive=any(member.resources.get("exclusive") for member in members),
     )
 
 

@@ -301,4 +301,5 @@ class Workpackages:
             stderr=admin / "job.err",
             depends_on=rendered.depends,
             time_limit_s=rendered.time_limit_s,
+            exclusive=bool(rendered.resources.get("exclusive")),
         )

@@ -294,6 +294,24 @@ def misspelt_size(text: str) -> str | None:
     return f"{number}{letter}iB" if unit[1:2].lower() == "i" else None
 
 
+def size_spellings(text: str) -> list[str]:
+    """Every whole-number text that means the same size as ``text`` (``1MiB``: ``1m``,
+    ``1M``, ``1024KiB``, ``1048576``, ...), so that what compares texts finds a size however
+    it was written, as expressions compare sizes; ``[text]`` for a text that is no size
+    with a unit."""
+    try:
+        size = _size(text, None, plain=False)
+    except DefinitionError:
+        return [text]
+    if size is None or size.style == "":
+        return [text]
+    nbytes = int(size)
+    found = {text, str(nbytes)}
+    found.update(f"{nbytes // factor}{unit}" for unit, (factor, _) in _UNITS.items()
+                 if nbytes % factor == 0)  # fmt: skip
+    return sorted(found)
+
+
 def parse_value(text: str, type: str = "auto", loc: Loc | None = None) -> object:
     """The typed value of a parameter text; its ``str()`` is always ``text`` itself."""
     plain = text.isdecimal() and text.isascii() and len(text) < 19

@@ -30,6 +30,7 @@ from jubex.results.flags import side_warnings
 from jubex.results.rows import executions_of, samples_of
 from jubex.results.significance import (
     CORRECTIONS,
+    MOST_REPETITIONS,
     TESTS,
     Alternative,
     adjust,
@@ -37,6 +38,7 @@ from jubex.results.significance import (
     equivalent,
     p_value,
     ratio_interval,
+    repetitions_needed,
     smallest_rank_p,
 )
 from jubex.results.stats import Summary, summarize
@@ -72,7 +74,9 @@ class PointComparison:
     cannot be told. ``direction_from`` says where ``higher_is_better`` came from
     (``declared``, ``unit``, or empty when unknown). ``detectable`` is the smallest change
     (in percent) the test would have found at these sizes and this noise, with 80 % power
-    at the level the correction asks of the first test.
+    at the level the correction asks of the first test; ``needed``, for an inconclusive
+    metric, the repetitions per side (executions, where their means are tested) at which a
+    loss of the tolerance would be: the number that decides it.
     """
 
     point: tuple[object, ...]
@@ -91,6 +95,7 @@ class PointComparison:
     higher_is_better: bool | None = None
     direction_from: str = ""
     detectable: float | None = None
+    needed: int | None = None
 
     @property
     def loss(self) -> float:
@@ -112,8 +117,9 @@ class Comparison:
     """All point comparisons, worst first; ``status`` is what ``jubex compare`` exits with.
 
     ``units`` are the metrics' units, shown by ``to_table`` (a comparison of runs has them).
-    ``allow_inconclusive``: an inconclusive metric whose observed change goes beyond the
-    tolerance does not fail the gate.
+    An inconclusive metric whose observed change goes beyond the tolerance makes the
+    comparison inconclusive (exit status 4), not failed: noise alone gives such changes at
+    few repetitions. ``strict`` turns that into a failure, ``allow_inconclusive`` into a pass.
     """
 
     keys: tuple[str, ...]
@@ -125,17 +131,24 @@ class Comparison:
     test: str = "welch"
     correction: str = "holm"
     allow_inconclusive: bool = False
+    strict: bool = False
 
     @property
     def failed(self) -> bool:
-        """Some metric is worse beyond the noise and beyond the tolerance, or (unless
-        allowed) inconclusive with an observed loss beyond the tolerance."""
-        return any(item.verdict == "worse" for item in self.items) or bool(self.unresolved)
+        """Some metric is worse beyond the noise and beyond the tolerance, or (``strict``)
+        inconclusive with an observed loss beyond the tolerance."""
+        regressed = any(item.verdict == "worse" for item in self.items)
+        return regressed or (self.strict and bool(self.unresolved))
+
+    @property
+    def inconclusive(self) -> bool:
+        """No regression, but some metric could hide a loss beyond the tolerance."""
+        return not self.failed and bool(self.unresolved)
 
     @property
     def unresolved(self) -> list[PointComparison]:
-        """Inconclusive comparisons that fail the gate: observed losses beyond the tolerance
-        that the noise hides (none when they are allowed)."""
+        """Inconclusive comparisons that keep the gate from passing: observed losses beyond
+        the tolerance that the noise hides (none when they are allowed)."""
         if self.allow_inconclusive:
             return []
         return [item for item in self.items if item.unresolved(self.tolerance)]
@@ -153,10 +166,13 @@ class Comparison:
 
     @property
     def status(self) -> int:
-        """0 passed, 1 a regression, 2 nothing compared or a comparison that could not be made."""
+        """0 passed, 1 a regression, 2 nothing compared or a comparison that could not be
+        made, 4 inconclusive (no regression, but a loss beyond the tolerance not ruled out)."""
         if self.failed:
             return 1
-        return 2 if self.unusable or not self.items else 0
+        if self.unusable or not self.items:
+            return 2
+        return 4 if self.unresolved else 0
 
     def counts(self) -> dict[str, int]:
         """How many comparisons got each verdict (verdicts that occur only)."""
@@ -179,10 +195,13 @@ class Comparison:
             n = self.counts().get("worse", 0)
             head = f"FAILED: {n} regression(s) beyond the noise and the tolerance"
             if self.unresolved:
-                head += (
-                    f", {len(self.unresolved)} inconclusive with a loss beyond the tolerance"
-                    " (more repetitions can tell; --allow-inconclusive accepts them)"
-                )
+                head += f", {len(self.unresolved)} inconclusive with a loss beyond the tolerance"
+                head += " (--strict)" if self.strict else f" ({self.decide()})"
+        elif self.status == 4:
+            head = (
+                f"INCONCLUSIVE: no regression found, but {len(self.unresolved)} metric(s) "
+                f"could hide a loss beyond the tolerance ({self.decide()})"
+            )
         elif self.status == 2:
             head = (
                 f"ERROR: {len(self.unusable)} comparison(s) could not be made"
@@ -192,6 +211,18 @@ class Comparison:
         else:
             head = "PASSED: no regression beyond the noise and the tolerance"
         return f"{head} ({total} compared: {counts or 'none'}; {self.method()})"
+
+    def decide(self) -> str:
+        """What would decide the unresolved metrics: the repetitions a side needs."""
+        needed = [item.needed for item in self.unresolved]
+        known = [n for n in needed if n is not None]
+        if not known or None in needed:
+            more = "more repetitions can tell"
+        elif max(known) > MOST_REPETITIONS:
+            more = f"more than {MOST_REPETITIONS:,} repetitions a side would decide them"
+        else:
+            more = f"{max(known)} repetitions a side would decide them"
+        return f"{more}; --strict fails, --allow-inconclusive passes them"
 
     def to_table(self, units: Mapping[str, str] | None = None) -> ResultTable:
         """The comparison as a result table, for any of the formats of ``render``."""
@@ -213,6 +244,7 @@ class Comparison:
             Header("p_value", "p", format=".3g"),
             Header("p_adjusted", "p adj", format=".3g"),
             Header("detectable", "detectable", unit="%", format=".1f"),
+            Header("needed", "n needed"),
             Header("verdict", "verdict"),
             Header("note", "note"),
         ]
@@ -231,12 +263,18 @@ class Comparison:
                 item.p_value,
                 item.p_adjusted,
                 item.detectable,
+                _needed_text(item.needed),
                 item.verdict,
                 item.note,
             ]
             for item in self.items
         ]
         return ResultTable("comparison", headers, rows, [*self.notes, self.verdict_line()])
+
+
+def _needed_text(needed: int | None) -> object:
+    """The repetitions an inconclusive metric needs, or "more than" the most told."""
+    return f">{MOST_REPETITIONS}" if needed and needed > MOST_REPETITIONS else needed
 
 
 def _direction_text(item: PointComparison) -> str:
@@ -347,7 +385,7 @@ def compare(
     tested = sum(p.p_worse is not None or p.p_two is not None for p in pending)
     level = alpha / max(1, tested)  # what Holm's correction asks of the first of them
     done += [
-        _judge(p, tolerance, alpha, level, _direction_from(p, inferred, directions))
+        _judge(p, tolerance, (alpha, level), _direction_from(p, inferred, directions), test)
         for p in pending
     ]
     done.sort(key=lambda item: (VERDICTS.index(item.verdict), -item.loss))
@@ -486,10 +524,12 @@ def _rank_limit(points: Sequence[_Point], alpha: float) -> list[str]:
 
 
 def _judge(
-    p: _Point, tolerance: float, alpha: float, level: float, direction_from: str
+    p: _Point, tolerance: float, levels: tuple[float, float], direction_from: str, test: str
 ) -> PointComparison:
-    """The verdict of one tested point (its p-values corrected already); ``level``: the
-    one-sided level the smallest detectable change is worked out at."""
+    """The verdict of one tested point (its p-values corrected already); ``levels``: alpha
+    and the one-sided level the smallest detectable change is worked out at."""
+    alpha, level = levels
+    level = level if p.direction is not None else level / 2
     b, c = summarize(p.base_units), summarize(p.cand_units)
     assert b.mean is not None and c.mean is not None  # both sides have values
     ratio = c.mean / b.mean if b.mean else None
@@ -534,8 +574,18 @@ def _judge(
         adjusted,
         p.direction,
         direction_from,
-        detectable(b, c, level if p.direction is not None else level / 2),
+        detectable(b, c, level),
+        _needed(verdict, (b, c), tolerance, level, test),
     )
+
+
+def _needed(
+    verdict: str, sides: tuple[Summary, Summary], tolerance: float, level: float, test: str
+) -> int | None:
+    """For an inconclusive metric, the repetitions per side that would decide it."""
+    if verdict != "inconclusive":
+        return None
+    return repetitions_needed(*sides, level, tolerance, ranks=test == "mannwhitney")
 
 
 def _of_values(values: list[float], tested: Summary, p: _Point) -> Summary:

@@ -1,9 +1,10 @@
 """Comparison of two runs: their repetitions, and the points and metrics chosen for them.
 
-What ``jubex compare`` does when it is not told: the points are the parameters that vary
-within a run, the metrics the headline values of the definition's tables, the better
-direction what the analysers declare or else what the unit says. Every iteration is a
-sample of its own, even where an analyser merges the iterations of a point for its tables.
+What ``jubex compare`` does when it is not told: the points are the independent parameters
+that vary within a run (:mod:`jubex.results.keys`), the metrics the headline values of the
+definition's tables, the better direction what the analysers declare or else what the unit
+says. Every iteration is a sample of its own, even where an analyser merges the iterations
+of a point for its tables.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from jubex.definition.model import STATISTICS as REDUCTIONS
 from jubex.definition.model import Table
 from jubex.errors import UsageError
 from jubex.results.compare import Comparison, compare
+from jubex.results.keys import default_keys, sides_differ
 from jubex.results.rows import META
 from jubex.results.summaries import summaries_of, summary_notes
 from jubex.results.table import Row
@@ -36,11 +38,12 @@ def compare_runs(
     correction: str = "holm",
     all_metrics: bool = False,
     allow_inconclusive: bool = False,
+    strict: bool = False,
 ) -> Comparison:
     """Compare two analysed runs point by point.
 
     Without ``keys`` and ``metrics`` they come from ``table`` (its group_by and measured
-    value columns), else from the runs (:func:`default_keys`, :func:`default_metrics`;
+    value columns), else from the runs (``keys.default_keys``, :func:`default_metrics`;
     ``all_metrics``: every measured number). Only the steps that measure them take part.
     A run compared with itself is refused: its samples would pass any gate.
     """
@@ -69,7 +72,9 @@ def compare_runs(
     steps = _steps_with(rows, metrics)
     if steps:  # else compare() names the metric that no row has
         rows = [[row for row in side if row["jube_step_name"] in steps] for side in rows]
-    keys = list(keys) or default_keys(rows, parameters, chosen)
+    benchmarks = [run.benchmark for run in runs]
+    keys = list(keys) or default_keys(rows, parameters, benchmarks, chosen)
+    differ = sides_differ(rows, parameters, benchmarks)
     result = applicable(
         compare(
             rows[0],
@@ -87,10 +92,14 @@ def compare_runs(
         )
     )
     result.notes.insert(
-        0, f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
+        0,
+        f"baseline {baseline.dir}, candidate {candidate.dir}; points by {', '.join(keys) or '—'}"
+        + (f"; what differs: {'; '.join(differ)}" if differ else ""),
     )
     result.notes += summary_notes(metrics, [*rows[0], *rows[1]], summaries_of(runs))
-    return dataclasses.replace(result, units=units, allow_inconclusive=allow_inconclusive)
+    return dataclasses.replace(
+        result, units=units, allow_inconclusive=allow_inconclusive, strict=strict
+    )
 
 
 def completed_directions(
@@ -132,24 +141,6 @@ def default_metrics(
             hint="name the values with --metric, or compare every measured value with --all",
         )
     return list(dict.fromkeys(metrics))
-
-
-def default_keys(
-    rows: Sequence[Sequence[Row]], parameters: set[str], table: Table | None
-) -> list[str]:
-    """A table's group_by, or the parameters that vary within either run.
-
-    A parameter that differs only *between* the runs (the setting under test) is no key:
-    it would put every point of one run apart from every point of the other.
-    """
-    if table is not None and table.group_by:
-        return list(table.group_by)
-    keys: dict[str, None] = {}
-    for side in rows:
-        for name in dict.fromkeys(k for row in side for k in row if k in parameters):
-            if len({str(row.get(name)) for row in side}) > 1:
-                keys[name] = None
-    return list(keys)
 
 
 def applicable(result: Comparison) -> Comparison:

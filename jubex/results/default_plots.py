@@ -35,8 +35,8 @@ def default_plots(benchmark: Benchmark, rows: Sequence[Row]) -> dict[str, Plot]:
         if x is None:
             continue
         for measured in dict.fromkeys(_measured(table, patterns)):
-            if not _numbers(measured, rows):
-                continue
+            if measured in parameters or not _numbers(measured, rows):
+                continue  # a parameter an analyser reads back (IOR's tasks) is an axis
             name = f"{table.name}_{measured}"
             found[name] = Plot(
                 name, x=x, y=measured, group=group, title=f"{table.name}: {measured}"

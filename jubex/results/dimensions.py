@@ -11,13 +11,12 @@ note saying so; ``--pool`` pools whatever differs, ``--by KEY`` chooses the keys
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jubex.definition.frozen import to_json
 from jubex.errors import UsageError, did_you_mean
+from jubex.results.keys import derived_parameters
 from jubex.results.table import Row
 from jubex.store.rundir import Run
 
@@ -36,8 +35,7 @@ class Dimensions:
 def definition_hash(run: Run) -> str:
     """The resolved definition's fingerprint (where its file lies left out): two runs of
     one definition, with the same tags and overrides, share it."""
-    benchmark = dataclasses.replace(run.benchmark, file="")
-    return hashlib.sha256(to_json(benchmark).encode()).hexdigest()[:12]
+    return run.definition_hash
 
 
 def study_of(run: Run) -> str:
@@ -149,10 +147,13 @@ def _where(run: Run, key: str) -> str:
 
 
 def _parameters_differing(runs: Sequence[Run], rows: Sequence[Row]) -> list[str]:
-    """Parameters whose values in the rows of one run are not those of another."""
+    """Independent parameters whose values in the rows of one run are not those of another
+    (a derived one, such as an ``options`` text holding ``$block``, only follows them)."""
     names: dict[str, None] = {}
     for run in runs:
         names.update(dict.fromkeys(run.benchmark.parameter_types()))
+    for name in derived_parameters(run.benchmark for run in runs):
+        names.pop(name)
     seen: dict[str, dict[object, set[str]]] = {name: {} for name in names}
     for row in rows:
         for name, per_run in seen.items():

@@ -226,7 +226,12 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
         head, body, right = grid
         natural = _natural_width(grid)
     if width and natural > width:
-        return _blocks(table, grid, width)
+        fitted = _fitting_columns(table, grid, width)
+        if fitted is None:
+            return _blocks(table, grid, width)
+        table, grid = fitted
+        head, body, right = grid
+        natural = _natural_width(grid)
     from rich import box  # rich only for this style: the others start without it
     from rich.console import Console
     from rich.table import Table as RichTable
@@ -252,6 +257,34 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     # notes below the table, unwrapped: as a caption rich would wrap them to a narrow table
     printed = [*buffer.getvalue().splitlines(), *_notes(table)]
     return "".join(line.rstrip() + "\n" for line in printed)
+
+
+def _fitting_columns(table: ResultTable, grid: Grid, width: int) -> tuple[ResultTable, Grid] | None:
+    """The table without its last columns, as many as it must lose to fit ``width``, and a
+    note naming them; None when that would leave out half of them (a block per row then
+    shows every value). The first column and the remarks are kept."""
+    head = grid[0]
+    keep = list(range(len(head)))
+    dropped: list[int] = []
+    for index in reversed(range(1, len(head))):
+        if _natural_width(_columns(grid, keep)) <= width:
+            break
+        if head[index] not in FOOTNOTED and head[index] != "verdict":
+            keep.remove(index)
+            dropped.append(index)
+    if _natural_width(_columns(grid, keep)) > width or 2 * len(dropped) >= len(head):
+        return None
+    names = ", ".join(head[i] for i in reversed(dropped))
+    note = (
+        f"{len(dropped)} column(s) left out to fit {width} columns: {names} "
+        "(all of them: a wider terminal, or -f aligned, csv, json)"
+    )
+    return replace(table, notes=[note, *table.notes]), _columns(grid, keep)
+
+
+def _columns(grid: Grid, keep: list[int]) -> Grid:
+    head, body, right = grid
+    return [head[i] for i in keep], [[r[i] for i in keep] for r in body], [right[i] for i in keep]
 
 
 def _natural_width(grid: Grid) -> int:

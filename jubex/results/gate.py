@@ -2,7 +2,9 @@
 
 JUnit XML is what CI systems (GitLab, Jenkins, GitHub's test reporters) show as test
 results: every point and metric is a test case; a regression is a failure, a comparison
-that could not be made an error, a point only the candidate has a skipped case.
+that could not be made an error, a point only the candidate has a skipped case, and so is
+a metric the noise leaves undecided with a loss beyond the tolerance (a failure under
+``strict``): a CI page then shows it apart from both a pass and a regression.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from jubex.results.compare import Comparison, PointComparison
 from jubex.results.formats import render
 
 #: the outcome of each exit status, as JSON names it
-OUTCOMES = {0: "passed", 1: "failed", 2: "error"}
+OUTCOMES = {0: "passed", 1: "failed", 2: "error", 4: "inconclusive"}
 
 
 def to_json(comparison: Comparison) -> str:
@@ -69,8 +71,10 @@ def _case(comparison: Comparison, item: PointComparison) -> ET.Element:
     detail = _detail(comparison, item)
     if item.verdict == "worse":
         ET.SubElement(case, "failure", {"type": "regression", "message": detail})
-    elif item in comparison.unresolved:
+    elif item in comparison.unresolved and comparison.strict:
         ET.SubElement(case, "failure", {"type": "inconclusive", "message": detail})
+    elif item in comparison.unresolved:
+        ET.SubElement(case, "skipped", {"message": f"undecided: {detail}"})
     elif item in comparison.unusable:
         ET.SubElement(case, "error", {"type": item.verdict, "message": detail})
     elif item.verdict == "missing":
@@ -91,6 +95,8 @@ def _detail(comparison: Comparison, item: PointComparison) -> str:
         parts.append(f"p adj {item.p_adjusted:.3g}")
     if item.verdict == "inconclusive" and item.detectable is not None:
         parts.append(f"smallest detectable change {item.detectable:.1f}%")
+    if item.needed is not None:
+        parts.append(f"{item.needed} repetitions a side would decide the tolerance")
     if item.note:
         parts.append(item.note)
     return "; ".join(parts)

@@ -25,7 +25,8 @@ from jubex.engine import provenance
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header, Row
 from jubex.results.compare import group_points, numbers_of
-from jubex.results.compare_runs import completed_directions, default_keys, default_metrics
+from jubex.results.compare_runs import completed_directions, default_metrics
+from jubex.results.keys import default_keys
 from jubex.results.significance import adjust, p_value
 from jubex.results.stats import Summary, summarize
 from jubex.results.table import ResultTable
@@ -246,7 +247,7 @@ def history_of_runs(
     parameters = {name for run in runs for name in run.benchmark.parameter_types()}
     tables = list(runs[-1].benchmark.tables.values())
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    keys = list(keys) or default_keys(rows, parameters, None)
+    keys = list(keys) or default_keys(rows, parameters, [run.benchmark for run in runs])
     entries = [
         RunRows(str(run.id), float(run.meta.get("created") or 0), side, _definition(run))
         for run, side in zip(runs, rows, strict=True)

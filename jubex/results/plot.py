@@ -91,11 +91,15 @@ def svg(figure: Figure, salt: str) -> str:
     return _METADATA.sub("", text[text.index("<svg") :])
 
 
+class EmptyPlot(UsageError):
+    """A plot without data: drawn, it would look like a result."""
+
+
 def refuse_if_empty(plot: Plot, data: PlotData) -> None:
     """Stop before an empty figure is written: it would look like a result."""
     if data.empty:
         why = "; ".join(data.notes) or f"no row has a value of {plot.y}"
-        raise UsageError(
+        raise EmptyPlot(
             f"plot '{plot.name}' has no data to draw, and nothing is written: {why}",
             hint="check --filter, -y and --include-failed",
         )

@@ -17,6 +17,7 @@ from jubex.definition.model import Column, Plot, Table
 from jubex.errors import UsageError, did_you_mean
 from jubex.language.values import Size
 from jubex.results.dimensions import WHERE, Dimensions, dimensions, run_labels
+from jubex.results.keys import derived_parameters
 from jubex.results.rows import META
 from jubex.results.table import ResultTable, Row, build_table, filtered
 from jubex.results.tabulate import directions_of, rows_for, rows_of, units_of
@@ -220,10 +221,12 @@ def _log2(xs: Sequence[object]) -> bool:
 
 
 def _pooled(plot: Plot, rows: Sequence[Row], runs: Sequence[Run]) -> list[str]:
-    """Parameters on no axis that take several values within one point: each such point
-    mixes them (a parameter that varies with the axes, as a zipped one, mixes nothing)."""
+    """Independent parameters on no axis that take several values within one point: each
+    such point mixes them (a parameter that varies with the axes, as a zipped one, mixes
+    nothing; a derived one is named by the parameters it follows)."""
     shown = [plot.x, *plot.group, *([plot.rows] if plot.rows else [])]
-    names = [n for n in (*sorted(_parameters(runs)), *WHERE) if n not in shown]
+    derived = derived_parameters(run.benchmark for run in runs)  # they follow the others
+    names = [n for n in (*sorted(_parameters(runs) - derived), *WHERE) if n not in shown]
     notes = []
     for name in names:
         within: dict[tuple[str, ...], set[str]] = {}

@@ -159,18 +159,24 @@ def _figures(
     """The definition's plots, else the default ones (:mod:`jubex.results.default_plots`),
     their SVG ids salted apart from every other figure's; one that draws a single study (a
     heatmap) over runs that differ is a note instead (the side-by-side section draws it per
-    group)."""
+    group), and so is one without data: an empty frame would read as a result."""
     if not plots:
         return
-    from jubex.results.plot import draw_declared, svg
+    from jubex.results.plot import EmptyPlot, draw_declared, svg
     from jubex.results.plotdata import RunsDiffer
 
     for number, name in enumerate(plots):
         try:
             ((plot, figure, notes),) = draw_declared(
-                runs, [name], include_failed=include_failed, rows=rows, by=by, plots=plots
+                runs,
+                [name],
+                include_failed=include_failed,
+                rows=rows,
+                by=by,
+                plots=plots,
+                refuse_empty=True,
             )
-        except RunsDiffer as exc:
+        except (RunsDiffer, EmptyPlot) as exc:
             yield Figure(name, "", [exc.message])
             continue
         yield Figure(plot.title or plot.name, svg(figure, f"{salt}{number}"), notes)

@@ -6,6 +6,7 @@ provenance.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -59,9 +60,36 @@ def comparisons(runs: Sequence[Run]) -> list[Verdict]:
             except JubexError as exc:
                 found.append(Verdict(title, f"not compared: {exc.message}", 2, None))
                 continue
-            table = compared.to_table()
+            table = at_a_glance(compared.to_table(), len(compared.keys))
             found.append(Verdict(title, compared.verdict_line(), compared.status, table))
     return found
+
+
+#: the columns of a comparison a report shows, the verdict first: the rest (the interval
+#: of the ratio, the raw p, the spreads) is in ``jubex compare``'s table
+GLANCE = (
+    "metric",
+    "verdict",
+    "change",
+    "baseline_mean",
+    "candidate_mean",
+    "unit",
+    "p_adjusted",
+    "detectable",
+    "needed",
+    "note",
+)
+
+
+def at_a_glance(table: ResultTable, keys: int) -> ResultTable:
+    """A comparison's table as a page shows it: its keys, then :data:`GLANCE`, so that the
+    verdict is on the first screen and the table fits a window."""
+    at = list(range(keys)) + [table.columns.index(name) for name in GLANCE]
+    return dataclasses.replace(
+        table,
+        headers=[table.headers[i] for i in at],
+        rows=[[row[i] for i in at] for row in table.rows],
+    )
 
 
 def sides(

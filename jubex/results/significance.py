@@ -152,13 +152,57 @@ def detectable(
     b, c = baseline, candidate
     if b.std is None or c.std is None or not b.mean or c.mean is None:
         return None
-    sb, sc = b.std**2 / b.n, c.std**2 / c.n
+    return _detectable((b.std**2, b.n), (c.std**2, c.n), abs(b.mean), alpha, power)
+
+
+def _detectable(
+    base: tuple[float, int], cand: tuple[float, int], mean: float, alpha: float, power: float
+) -> float:
+    """:func:`detectable` of the sides' (variance, n) and the baseline's |mean|."""
+    sb, sc = base[0] / base[1], cand[0] / cand[1]
     if sb + sc == 0:
         return 0.0
-    df = (sb + sc) ** 2 / (sb**2 / (b.n - 1) + sc**2 / (c.n - 1))
+    df = (sb + sc) ** 2 / (sb**2 / (base[1] - 1) + sc**2 / (cand[1] - 1))
     # a two-sided level 2q - 1 has its upper critical value at the one-sided quantile q
     t = t_quantile_real(df, 1 - 2 * alpha) + t_quantile_real(df, 2 * power - 1)
-    return 100 * t * math.sqrt(sb + sc) / abs(b.mean)
+    return 100 * t * math.sqrt(sb + sc) / mean
+
+
+#: the most repetitions a side is told it needs; beyond, the answer is "more"
+MOST_REPETITIONS = 10_000
+
+
+def repetitions_needed(
+    baseline: Summary,
+    candidate: Summary,
+    alpha: float,
+    tolerance: float,
+    power: float = 0.8,
+    ranks: bool = False,
+) -> int | None:
+    """The repetitions per side at which the smallest detectable change (:func:`detectable`,
+    each side's spread per value as seen) falls to the tolerance: enough for a loss of the
+    tolerance to be found with probability ``power``. None without a spread, a baseline
+    mean of 0 or a tolerance of 0; ``MOST_REPETITIONS + 1`` when even that many are too few.
+    ``ranks``: Mann–Whitney's U is the test, whose smallest p must also fall below alpha.
+    """
+    b, c = baseline, candidate
+    if b.std is None or c.std is None or not b.mean or c.mean is None or tolerance <= 0:
+        return None
+    vb, vc, mean = b.std**2, c.std**2, abs(b.mean)
+
+    def decides(n: int) -> bool:
+        if ranks and smallest_rank_p(n, n) >= alpha:
+            return False
+        return _detectable((vb, n), (vc, n), mean, alpha, power) <= 100 * tolerance
+
+    low, high = 2, MOST_REPETITIONS + 1
+    if decides(low):
+        return low
+    while high - low > 1:  # detectable() falls as n grows: the first n that decides
+        middle = (low + high) // 2
+        low, high = (low, middle) if decides(middle) else (middle, high)
+    return high
 
 
 def equivalent(

@@ -33,14 +33,12 @@ from functools import lru_cache
 from itertools import pairwise
 from statistics import median
 
+from jubex.results.farthest import Search
 from jubex.results.stats import OUTLIER_MIN_N, OUTLIER_TIE_DISTANCE, Number, outliers, t_quantile
 
 #: the share of a sample that may be called outliers (at least :data:`FEWEST` values)
 FEW = 0.1
 FEWEST = 2
-#: the fewest degrees of freedom the spread a value is measured against may have: with one
-#: or two, two values that nearly tie make any third look far
-MIN_DF = 3
 #: samples drawn to find the critical value of the two-group split, per size
 DRAWS = 4000
 #: the largest size the two-group split is calibrated at (a larger sample uses its value,
@@ -115,26 +113,30 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
     largest is tested at ``alpha`` with Bonferroni's correction over the values, the
     farthest first, removing each before the next (an execution left with two values still
     lends its spread), until more than :func:`few` are found: beyond that the sample is no
-    population with strays, whatever the later steps find.
+    population with strays, whatever the later steps find. The search is
+    :class:`~jubex.results.farthest.Search`'s: each removal costs the size of its execution
+    and a logarithm, not a pass over every value.
     """
-    active = [
-        [(start + k, v) for k, v in enumerate(e)]
-        for start, e in zip(_starts(executions), executions, strict=True)
-        if len(e) >= 3
-    ]
-    size = sum(map(len, active))
+    starts = _starts(executions)
+    search = Search(
+        [
+            [(start + k, v) for k, v in enumerate(e)]
+            for start, e in zip(starts, executions, strict=True)
+            if len(e) >= 3
+        ]
+    )
+    size = search.size
     removed: list[int] = []
     found = 0
     for step in range(few(size) + 1 if size >= OUTLIER_MIN_N else 0):
-        far = _farthest(active)
+        far = search.farthest()
         if far is None:
             break
-        score, df, execution, k = far
-        count = sum(len(e) for e in active if len(e) >= 3)
-        if score > t_quantile(df, 1 - alpha / count):
+        score, df, position = far
+        if score > t_quantile(df, 1 - alpha / search.tested):
             found = step + 1
-        removed.append(execution.pop(k)[0])
-        active = [e for e in active if len(e) >= 2]
+        search.remove(position)
+        removed.append(position)
     return sorted(removed[:found])
 
 
@@ -144,35 +146,6 @@ def _starts(executions: Sequence[Sequence[Number]]) -> list[int]:
     for execution in executions[:-1]:
         starts.append(starts[-1] + len(execution))
     return starts
-
-
-def _farthest(
-    active: list[list[tuple[int, Number]]],
-) -> tuple[float, int, list[tuple[int, Number]], int] | None:
-    """The largest externally studentized residual, its degrees of freedom, execution and
-    place; None when the values left have no spread to measure against (ties, a value
-    among equal others is far only beyond a quarter of its size, as in ``outliers``)."""
-    means = [math.fsum(v for _, v in e) / len(e) for e in active]
-    errors = math.fsum((v - m) ** 2 for e, m in zip(active, means, strict=True) for _, v in e)
-    df = sum(map(len, active)) - len(active) - 1
-    if df < MIN_DF:
-        return None
-    best: tuple[float, int, list[tuple[int, Number]], int] | None = None
-    for execution, mean in zip(active, means, strict=True):
-        if len(execution) < 3:
-            continue  # its spread counts; of two values, neither is farther
-        keep = 1 - 1 / len(execution)
-        for k, (_, v) in enumerate(execution):
-            e = v - mean
-            rest = (errors - e * e / keep) / df
-            scale = 1e-12 * max(abs(v), abs(mean))
-            if rest <= scale * scale:
-                score = math.inf if abs(e) / keep > OUTLIER_TIE_DISTANCE * abs(v) else 0.0
-            else:
-                score = abs(e) / math.sqrt(rest * keep)
-            if best is None or score > best[0]:
-                best = (score, df, execution, k)
-    return best
 
 
 def runs_differ(executions: Sequence[Sequence[Number]], alpha: float) -> tuple[float, float] | None:

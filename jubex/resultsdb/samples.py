@@ -20,8 +20,9 @@ from sqlalchemy.engine import Connection
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
 from jubex.results.columns import Header
-from jubex.results.compare_runs import completed_directions, default_keys, default_metrics
+from jubex.results.compare_runs import completed_directions, default_metrics
 from jubex.results.history import RunRows, history
+from jubex.results.keys import default_keys
 from jubex.results.table import ResultTable
 from jubex.results.tabulate import directions_of, units_of
 from jubex.resultsdb import schema
@@ -351,7 +352,7 @@ def database_history(
     rows = [entry.rows for entry in entries]
     tables = list(found.latest_spec.benchmark.tables.values())
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    keys = list(keys) or default_keys(rows, parameters, None)
+    keys = list(keys) or default_keys(rows, parameters, [found.latest_spec.benchmark])
     table = history(
         entries,
         keys=keys,

@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection
 
 from jubex.engine.provenance import PROVENANCE
 from jubex.errors import UsageError
+from jubex.language.values import size_spellings
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
 from jubex.space.spec import RunSpec
@@ -129,11 +130,13 @@ def run_query(selector: Selector) -> sa.Select:
 
 
 def has_parameter(point: sa.ColumnElement, name: str, value: str) -> sa.ColumnElement:
+    """Whether the point has the parameter value; a size in any spelling of it (``1MiB``
+    selects what was written ``1m``), as expressions and filters compare sizes."""
     parameters = schema.parameters
     return (
         sa.select(parameters.c.point)
         .where(parameters.c.point == point, parameters.c.name == name)
-        .where(parameters.c.value == value)
+        .where(parameters.c.value.in_(size_spellings(value)))
         .exists()
     )
 

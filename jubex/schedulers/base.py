@@ -45,6 +45,8 @@ class JobSpec:
     depends_on: tuple[str, ...] = ()
     array_size: int = 0
     time_limit_s: float | None = None
+    #: whole nodes, shared with no other job (a step's ``exclusive: true``)
+    exclusive: bool = False
 
 
 @dataclass(frozen=True)

@@ -101,6 +101,8 @@ def submit_arguments(job: JobSpec) -> list[str]:
     argv += [f"--dependency=afterok:{job_id}" for job_id in job.depends_on]
     if job.time_limit_s:
         argv.append(f"--time-limit={max(1, math.ceil(job.time_limit_s / 60))}m")
+    if job.exclusive:
+        argv.append("--exclusive")
     for key, value in job.directives.items():
         argv.append(f"--{key}={value}" if value else f"--{key}")
     return argv

@@ -125,6 +125,8 @@ def submit_arguments(job: JobSpec) -> list[str]:
         argv += ["-w", " && ".join(f"done({job_id})" for job_id in job.depends_on)]
     if job.time_limit_s:
         argv += ["-W", str(max(1, math.ceil(job.time_limit_s / 60)))]  # minutes
+    if job.exclusive:
+        argv.append("-x")
     for key, value in job.directives.items():
         argv += [f"-{key}", value] if value else [f"-{key}"]
     return argv

@@ -177,6 +177,8 @@ def submit_arguments(job: JobSpec, flavour: str) -> list[str]:
             "-l",
             f"walltime={seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}",
         ]
+    if job.exclusive:  # whole nodes: PBS Pro's placement, Torque's node-exclusive flag
+        argv += ["-l", "place=scatter:excl"] if flavour == "pro" else ["-n"]
     for key, value in job.directives.items():
         argv += ["-l", f"{key}={value}" if value else key]
     return argv

@@ -103,6 +103,8 @@ class SlurmScheduler(Scheduler):
             ]
         if job.time_limit_s:
             argv.append(f"--time={max(1, math.ceil(job.time_limit_s / 60))}")
+        if job.exclusive:
+            argv.append("--exclusive")
         argv += [
             f"--{key}={value}" if value else f"--{key}" for key, value in job.directives.items()
         ]

@@ -18,9 +18,10 @@ import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
-from jubex.definition.frozen import from_json, to_json
+from jubex.definition.frozen import from_data, from_json, to_data, to_json
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
@@ -30,6 +31,8 @@ from jubex.store.store import Store
 from jubex.version import __version__
 
 STORE, SPEC, LOCK = "jubex.sqlite", "run.json", "jubex.lock"
+#: the key of run.json that keeps the definition's fingerprint
+HASH = "definition_hash"
 #: what runs of earlier versions kept instead of run.json
 DEFINITION, PLATFORM = "definition.json", "platform.json"
 #: the store meta key of a run imported from JUBE naming the workpackages JUBE's analysers
@@ -39,11 +42,19 @@ JUBE_ROWS = "jube_rows"
 
 @dataclass
 class Run:
-    """A run directory: its store and the resolved run it was made from."""
+    """A run directory: its store and the resolved run it was made from (``stored_hash``:
+    its definition's fingerprint as ``run.json`` keeps it, if it does)."""
 
     dir: Path
     store: Store
     spec: RunSpec
+    stored_hash: str | None = None
+
+    @cached_property
+    def definition_hash(self) -> str:
+        """The resolved definition's fingerprint (:func:`definition_hash`), worked out once
+        for a run older than its record in ``run.json``."""
+        return self.stored_hash or definition_hash(self.spec.benchmark)
 
     @property
     def id(self) -> str:
@@ -124,6 +135,13 @@ def next_run_dir(outpath: Path, earlier: int = 0) -> Path:
     return outpath / f"{max(ids, default=-1) + 1 + earlier:06d}"
 
 
+def definition_hash(benchmark: Benchmark) -> str:
+    """The resolved definition's fingerprint (where its file lies left out): two runs of
+    one definition, with the same tags and overrides, share it."""
+    benchmark = dataclasses.replace(benchmark, file="")
+    return hashlib.sha256(to_json(benchmark).encode()).hexdigest()[:12]
+
+
 def create_run(spec: RunSpec) -> Run:
     """Make a new run directory with the next free id below the spec's outpath."""
     outpath = Path(spec.outpath)
@@ -138,7 +156,11 @@ def create_run(spec: RunSpec) -> Run:
                 break
             except FileExistsError:
                 next_id += 1
-        (run_dir / SPEC).write_text(to_json(spec))
+        fingerprint = definition_hash(spec.benchmark)
+        # beside the spec's fields (a reader of the spec skips it): opening a run should
+        # not turn the definition back into JSON to hash it
+        frozen = {**to_data(spec), HASH: fingerprint}
+        (run_dir / SPEC).write_text(json.dumps(frozen, indent=1))
         if spec.definition and Path(spec.definition).is_file():
             (run_dir / "source").mkdir()
             shutil.copy2(spec.definition, run_dir / "source" / Path(spec.definition).name)
@@ -169,7 +191,7 @@ def create_run(spec: RunSpec) -> Run:
     )
     origins = [Path.cwd()] + ([Path(spec.definition).parent] if spec.definition else [])
     remember(run_dir, *origins)
-    return Run(run_dir, store, spec)
+    return Run(run_dir, store, spec, fingerprint)
 
 
 def user_name() -> str:
@@ -182,15 +204,18 @@ def user_name() -> str:
 def open_run(run_dir: Path) -> Run:
     """Open an existing run from its frozen files (its paths are absolute: any directory)."""
     store = Store(run_dir / STORE)
+    stored = None
     try:
         if (run_dir / SPEC).exists():
-            spec = from_json(RunSpec, (run_dir / SPEC).read_text())
+            data = json.loads((run_dir / SPEC).read_text())
+            spec = from_data(RunSpec, data)
+            stored = data.get(HASH)
         else:
             spec = _earlier_spec(run_dir, store.meta())
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise JubexError(f"the run {run_dir} is damaged: {exc}") from None
     store.decode.types.update(spec.benchmark.parameter_types())
-    return Run(run_dir, store, spec)
+    return Run(run_dir, store, spec, stored if isinstance(stored, str) else None)
 
 
 def _earlier_spec(run_dir: Path, meta: Mapping[str, str]) -> RunSpec:

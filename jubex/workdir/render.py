@@ -138,6 +138,8 @@ class Renderer:
             {k: template(v, step.loc).render_value(env) for k, v in step.resources.extra.items()}
         )
         self._check_resources(step, requested, wp.point)
+        if step.exclusive and not self.local:  # the scheduler is asked for whole nodes
+            requested["exclusive"] = True
         resources, launcher = self._resolve(requested)
         env.update(
             builtins(

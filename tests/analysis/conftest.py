@@ -1,8 +1,8 @@
 """Real benchmark outputs for the analysis tests, copied into the repository.
 
-``tests/data/outputs`` is a copy of the shared capture of real IOR, mdtest, fio and IO500
-runs (see its README.md for the commands), so that the suite needs nothing outside the
-repository; ``shared_outputs`` finds the original next to the repository when it is there.
+``tests/data/outputs`` holds captures of real IOR, mdtest, fio and IO500 runs (its README.md
+gives the commands, SOURCES.md the origin of the others), so that the suite needs nothing
+outside the repository.
 """
 
 from __future__ import annotations
@@ -22,14 +22,6 @@ OUTPUTS = REPO / "tests" / "data" / "outputs"
 @pytest.fixture
 def outputs() -> Path:
     return OUTPUTS
-
-
-@pytest.fixture
-def shared_outputs() -> Path:
-    path = REPO.parent / "shared" / "data"
-    if not path.is_dir():
-        pytest.skip(f"no shared capture at {path}")
-    return path
 
 
 @pytest.fixture

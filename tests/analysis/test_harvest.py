@@ -190,7 +190,13 @@ def test_work_directory_with_glob_characters(tmp_path, outputs):
     odd = tmp_path / "wp[1]"
     odd.mkdir()
     shutil.copy(outputs / IOR, odd / "stdout")
-    assert Harvester(benchmark("ior"), "run").harvest(odd, {}).ok
+    plain = tmp_path / "wp1"
+    plain.mkdir()
+    shutil.copy(outputs / IOR, plain / "stdout")
+    odd_result = Harvester(benchmark("ior"), "run").harvest(odd, {})
+    assert odd_result.ok, odd_result.reason
+    assert values(odd_result) == values(Harvester(benchmark("ior"), "run").harvest(plain, {}))
+    assert values(odd_result)["write_bw"]
 
 
 def test_a_file_named_twice_is_read_once(workdir):

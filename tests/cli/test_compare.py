@@ -165,6 +165,11 @@ def test_junit_for_ci(outpath: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert main(["compare", "0", "1", "--outpath", str(outpath), "-f", "junit"]) == 0
     passed = ElementTree.fromstring(capsys.readouterr().out)
     assert passed.get("failures") == "0" and passed.find(".//failure") is None
+    # --junit FILE writes the same XML beside the table a log shows
+    junit = outpath / "compare.xml"
+    assert main(["compare", "0", "2", "--outpath", str(outpath), "--junit", str(junit)]) == 1
+    assert capsys.readouterr().out.rstrip().splitlines()[-1].startswith("FAILED: 2 regression")
+    assert ElementTree.parse(junit).getroot().get("failures") == "2"
 
 
 def test_mann_whitney_and_benjamini_hochberg_on_request(
@@ -172,13 +177,17 @@ def test_mann_whitney_and_benjamini_hochberg_on_request(
 ) -> None:
     code, result = compare(outpath, capsys, "0", "2", "--test", "mannwhitney")
     # 3 against 3 repetitions: the smallest rank p is 1/20, not below 0.05/2, and it says so;
-    # the loss of 20 % it cannot judge fails the gate, unless the user allows it
-    assert code == 1 and result["test"] == "mannwhitney"
+    # the loss of 20 % it cannot judge is inconclusive (4): a failure under --strict, a
+    # pass when the user allows it
+    assert code == 4 and result["test"] == "mannwhitney"
+    assert result["verdict"] == "inconclusive"
     assert "Mann-Whitney's U cannot show a difference" in result["notes"][-2]  # type: ignore[index]
     assert {r["verdict"] for r in result["rows"]} == {"inconclusive"}  # type: ignore[index,union-attr]
     allowed = ["--test", "mannwhitney", "--allow-inconclusive"]
     code, result = compare(outpath, capsys, "0", "2", *allowed)
     assert code == 0 and result["verdict"] == "passed"
+    code, result = compare(outpath, capsys, "0", "2", "--test", "mannwhitney", "--strict")
+    assert code == 1 and result["verdict"] == "failed"
     code, result = compare(outpath, capsys, "0", "2", "--correction", "bh")
     assert code == 1 and result["correction"] == "bh"
 

@@ -87,5 +87,6 @@ def test_the_docs_and_the_help_list_the_same_codes(capsys: pytest.CaptureFixture
         (0, "ok"),
         (1, "a benchmark or a comparison failed"),
         (2, "bad input or usage"),
+        (4, "`compare` only: inconclusive"),
     ):
         assert f"| {code} | {meaning}" in docs and f"  {code}  " in page

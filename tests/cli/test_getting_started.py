@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -135,3 +136,43 @@ def test_completion_answers_from_the_parser(tmp_path: Path, line: str, expected:
     done = jubex(tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     assert {word.strip() for word in out.read_text().split("\x0b")} == expected
+
+
+@needs_cc
+@pytest.mark.slow
+def test_a_run_with_another_block_compares_and_plots_point_by_point(tmp_path: Path) -> None:
+    """The starter's ``options`` text holds ``$block``: derived, it is no key, so the run
+    with ``-p block=32m`` meets the first at its 8 points (it once shared none: "16
+    missing"), the headline names the block, and the plot draws a series per block."""
+    assert jubex(tmp_path, "init", "ior").returncode == 0
+    for extra in ((), ("-p", "block=32m")):
+        done = jubex(tmp_path, "run", "ior.yaml", "-q", "--no-result", *extra)
+        assert done.returncode == 0, done.stderr
+    compared = jubex(tmp_path, "compare", "0", "1", "-f", "json")
+    assert compared.returncode in (0, 1, 4), compared.stderr
+    document = json.loads(compared.stdout)
+    assert document["keys"] == ["tasks", "transfer"]
+    assert len(document["rows"]) == 8 and "missing" not in document["counts"]
+    assert document["notes"][0].endswith("; what differs: block 16m → 32m")
+    plotted = jubex(tmp_path, "plot", "0", "1", "-x", "tasks", "-y", "write_bw", "-o", "p.svg")
+    assert plotted.returncode == 0, plotted.stderr
+    assert "differ in block: kept apart" in plotted.stderr and "options" not in plotted.stderr
+    svg = (tmp_path / "p.svg").read_text()
+    assert "<!-- 16m -->" in svg and "<!-- 32m -->" in svg
+
+
+def test_the_kernel_starters_ask_a_batch_system_for_the_cpus_their_kernel_runs(
+    tmp_path: Path,
+) -> None:
+    """jubex-bw -n 2 and jubex-md -N 2 start 2 processes in one task: the job asks for 2
+    CPUs (it asked for 1, and the processes shared it)."""
+    for template in ("ior", "mdtest"):
+        assert jubex(tmp_path, "init", template).returncode == 0
+        done = jubex(tmp_path, "run", f"{template}.yaml", "-P", "slurm", "--dry-run", "-f", "json")
+        assert done.returncode == 0, done.stderr
+        asked = {
+            (wp["parameters"]["tasks"], *re.findall(r"--cpus-per-task=(\d+)", wp["job_script"]))
+            for wp in json.loads(done.stdout)["workpackages"]
+            if wp["step"] == "kernel"
+        }
+        assert asked == {("1", "1"), ("2", "2")}, done.stdout

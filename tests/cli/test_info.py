@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,7 @@ HUGE = "".join(f"  {n}: {{range: {{start: 0, stop: 999, step: 1}}}}\n" for n in 
 def info(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *args: str) -> str:
     path = tmp_path / "d.yaml"
     path.write_text(f"name: b\nparameters:\n{text}steps:\n  run: {{do: x}}\n")
-    started = time.process_time()
     assert main(["info", str(path), "--max-workpackages", str(10**13), *args]) == 0
-    assert time.process_time() - started < 10  # about 1 s measured; slack for a loaded machine
     return capsys.readouterr().out
 
 

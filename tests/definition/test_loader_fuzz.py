@@ -80,7 +80,7 @@ def run_all(path: Path) -> list[int]:
 @pytest.mark.skipif(not SEEDS, reason="no seed definitions")
 @settings(
     max_examples=50,
-    deadline=10_000,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(case=mutated())

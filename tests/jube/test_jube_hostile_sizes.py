@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,28 +20,25 @@ BENCHMARK = """<?xml version="1.0"?>
 """
 
 
-def jubex(cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    began = time.monotonic()
-    done = subprocess.run(
+def jubex(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "jubex", *args], cwd=cwd, capture_output=True, text=True, timeout=120
     )
-    return done, time.monotonic() - began
 
 
 def test_100000_attributes_are_refused_with_the_count_and_the_limit(tmp_path: Path) -> None:
     attrs = " ".join(f'a{i}="x"' for i in range(100_000))
     (tmp_path / "b.xml").write_text(BENCHMARK.format(attrs=attrs))
     for command in (["validate"], ["info"], ["run", "--dry-run"]):
-        done, took = jubex(tmp_path, *command, "b.xml")
+        done = jubex(tmp_path, *command, "b.xml")
         assert done.returncode != 0 and "Traceback" not in done.stderr
         assert "has 100,002 attributes, more than the 1,000" in done.stdout + done.stderr
-        assert took < 15  # 80 s and more before, with 100,000 warnings
 
 
 def test_many_unknown_attributes_are_said_ten_at_a_time(tmp_path: Path) -> None:
     attrs = " ".join(f'a{i}="x"' for i in range(500))
     (tmp_path / "b.xml").write_text(BENCHMARK.format(attrs=attrs))
-    done, _ = jubex(tmp_path, "validate", "b.xml")
+    done = jubex(tmp_path, "validate", "b.xml")
     assert done.returncode == 0, done.stdout + done.stderr
     said = done.stdout + done.stderr
     assert said.count("is not one JUBE reads") == 10
@@ -95,7 +91,7 @@ def test_the_dry_run_of_a_file_shows_a_thousand_workpackages_in_all(tmp_path: Pa
     """The dry run printed every benchmark's every workpackage; the benchmarks of a file
     now share the 1,000 it shows."""
     benchmarks(tmp_path / "b.xml", 3, ",".join(str(i) for i in range(600)))
-    done, _ = jubex(tmp_path, "run", "--dry-run", "b.xml")
+    done = jubex(tmp_path, "run", "--dry-run", "b.xml")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert sum(line.startswith("wp ") for line in lines) == 1_000
@@ -107,7 +103,7 @@ def test_the_dry_run_of_a_file_shows_a_thousand_workpackages_in_all(tmp_path: Pa
         "benchmarks at most (--all shows every one; jubex validate b.xml checks each "
         "benchmark)",
     ]
-    every, _ = jubex(tmp_path, "run", "--dry-run", "--all", "b.xml")
+    every = jubex(tmp_path, "run", "--dry-run", "--all", "b.xml")
     assert sum(line.startswith("wp ") for line in every.stdout.splitlines()) == 1_800
 
 
@@ -120,19 +116,18 @@ def test_a_parameter_of_a_million_values_is_refused_with_the_count(
     values = ",".join(str(i) for i in range(10**6))
     text = BENCHMARK.format(attrs="").replace('name="n">1<', f'name="n">{values}<')
     (tmp_path / "b.xml").write_text(text)
-    done, took = jubex(tmp_path, *command, "b.xml")
+    done = jubex(tmp_path, *command, "b.xml")
     assert done.returncode == 2, done.stdout + done.stderr
     said = done.stdout + done.stderr
     assert "b.xml:4: error: a list of 1,000,000 values, more than the 10,000 a list" in said
     assert "Traceback" not in said
-    assert took < 30  # 0.5 s
 
 
 def test_the_dry_run_of_a_file_plans_a_hundred_benchmarks(tmp_path: Path) -> None:
     """A file of 1,000 small benchmarks took the dry run 15 s (3.5 s on an idle machine),
     each read, resolved and planned; it plans the first 100 and names the others."""
     benchmarks(tmp_path / "b.xml", 1_000, "1")
-    done, took = jubex(tmp_path, "run", "--dry-run", "b.xml")
+    done = jubex(tmp_path, "run", "--dry-run", "b.xml")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert sum(line.startswith("wp ") for line in lines) == 100
@@ -140,4 +135,3 @@ def test_the_dry_run_of_a_file_plans_a_hundred_benchmarks(tmp_path: Path) -> Non
         "900 more benchmark(s) not shown (b100, b101, b102, b103, b104, b105, b106, b107, "
         "b108, b109, ... 890 more): the dry run shows 1,000 workpackages of 100 benchmarks"
     )
-    assert took < 10  # 0.7 s

@@ -1,6 +1,5 @@
 """The separate Python interpreter for JUBE snippets: real subprocess, time limit, switch."""
 
-import time
 from pathlib import Path
 
 import pytest
@@ -50,10 +49,8 @@ def test_values_arrive_typed_and_results_come_back_typed() -> None:
 def test_many_evaluations_share_one_interpreter() -> None:
     expr = PythonExpr("(lambda k: k * k)(i)")
     before = INTERPRETER.started
-    started = time.monotonic()
     assert [expr.evaluate({"i": i}) for i in range(2000)] == [i * i for i in range(2000)]
     assert INTERPRETER.started - before <= 1
-    assert time.monotonic() - started < 20
 
 
 def test_a_python_error_names_the_snippet_and_its_place() -> None:
@@ -66,10 +63,8 @@ def test_a_python_error_names_the_snippet_and_its_place() -> None:
 
 def test_a_hang_is_stopped_at_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUBEX_PYTHON_TIMEOUT", "0.5")
-    started = time.monotonic()
     with pytest.raises(ExpressionError) as caught:
         PythonExpr("exec('while True: pass')", LOC).evaluate({})
-    assert time.monotonic() - started < 5
     assert "longer than 0.5 s" in caught.value.message and caught.value.loc == LOC
     assert PythonExpr("1 + 1").evaluate({}) == 2
 

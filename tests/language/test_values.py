@@ -125,8 +125,9 @@ def test_duration_formats_for_schedulers() -> None:
 
 
 def test_thirty_m_is_a_size_unless_typed_as_duration() -> None:
-    assert isinstance(parse_value("30m"), Size)
-    assert isinstance(parse_value("30m", "duration"), Duration)
+    size, duration = parse_value("30m"), parse_value("30m", "duration")
+    assert isinstance(size, Size) and size == 30 * 2**20 and str(size) == "30m"
+    assert isinstance(duration, Duration) and duration == 1800 and str(duration) == "30m"
 
 
 @pytest.mark.parametrize("text", ["4KB", "4mb", "4Mb", "4gB", "1kb"])

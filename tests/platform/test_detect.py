@@ -185,7 +185,15 @@ PIECES = st.sampled_from(
 
 @given(st.text(max_size=300) | st.lists(PIECES | st.text(max_size=8), max_size=30).map("".join))
 def test_the_parsers_take_any_text_without_failing(text: str) -> None:
-    slurm.detect(text, text)
-    pbs.detect(text, text, text)
-    sge.settings(text)
-    sge.detect(lambda argv: text)  # a host group naming itself included
+    for found, scheduler in [
+        (slurm.detect(text, text), "slurm"),
+        (pbs.detect(text, text, text), "pbs"),
+        (sge.detect(lambda argv: text), "sge"),  # a host group naming itself included
+    ]:
+        assert found.scheduler == scheduler
+    # a real line after the noise is still read: a parser that gave up on any text would pass
+    # the calls above
+    real = "PartitionName=zz Nodes=n1 MaxTime=01:00:00 State=UP"
+    found = slurm.detect(f"{text.rstrip(chr(92))}\n{real}\n", "")
+    assert "zz" in [p.name for p in found.partitions]
+    assert sge.settings(f"{text.rstrip(chr(92))}\nqname zz\n")["qname"] == "zz"

@@ -72,7 +72,7 @@ def mutated(draw: st.DrawFn) -> bytes:
 
 @settings(
     max_examples=50,
-    deadline=10_000,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(data=mutated())

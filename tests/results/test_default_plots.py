@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from jubex.api import load
 from jubex.cli.main import main
 from jubex.results.default_plots import default_plots
 from jubex.results.tabulate import rows_of
@@ -66,3 +67,18 @@ def test_the_report_of_a_jube_files_run_holds_its_default_plots(
     html = out.read_text()
     assert html.count("<svg") == 2
     assert "t: bw" in html and "t: lat" in html
+
+
+def test_a_parameter_an_analyser_reads_back_is_an_axis_not_a_plot(tmp_path: Path) -> None:
+    """IOR prints its task count, so the built-in analyser reads ``tasks`` as a value: drawn
+    as a plot of the table it was an empty 'bandwidth: tasks' frame atop the report."""
+    (tmp_path / "d.yaml").write_text(
+        "name: d\nparameters: {tasks: [1, 2], transfer: [64k, 1m]}\n"
+        "patterns:\n  p:\n    tasks: {regex: 'tasks=$jube_pat_int', type: int}\n"
+        "    bw: {regex: 'bw=$jube_pat_fp', type: float}\n"
+        "steps:\n  run: {do: echo, analyse: [p]}\n"
+        "results:\n  bandwidth:\n    group_by: [tasks, transfer]\n"
+        "    columns: [tasks, transfer, bw]\n"
+    )
+    rows = [{"tasks": t, "transfer": x, "bw": 1.0 * t} for t in (1, 2) for x in ("64k", "1m")]
+    assert list(default_plots(load(tmp_path / "d.yaml"), rows)) == ["bandwidth_bw"]

@@ -6,6 +6,7 @@ Skipped where Chromium is missing — except under CI (the ``browse`` fixture sa
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -120,3 +121,65 @@ def test_a_report_of_two_runs_compares_them_side_by_side(
     tables = section(dom, "tables")
     assert "<th>nodes</th>" in tables and "differ in nodes" in tables
     assert section(dom, "plots").count("<svg") == 2  # nodes, what differs, is on their axes
+
+
+#: the report's geometry as Chromium lays it out: each table's and figure's box, the
+#: window's width (a probe copy of the page; the report itself runs no script)
+PROBE = """<script>
+for (const e of document.querySelectorAll('table, figure, th, section')) {
+  const r = e.getBoundingClientRect();
+  e.setAttribute('data-box', [r.left, r.top, r.right, r.bottom].map(Math.round).join(','));
+}
+document.body.setAttribute('data-width', String(window.innerWidth));
+</script></body>"""
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two runs that differ in a setting that is no axis (-p transfer=...), reported."""
+    home = tmp_path_factory.mktemp("pair")
+    (home / "b.yaml").write_text(DEFINITION.replace("plots:", "unused:").split("unused:")[0])
+    for args in (
+        ["run", "b.yaml", "-q", "--no-result", "-p", "transfer=4KiB"],
+        ["run", "b.yaml", "-q", "--no-result", "-p", "transfer=1MiB"],
+        ["report", "runs/000000", "runs/000001", "-o", "pair.html"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "jubex", *args], cwd=home, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    return home / "pair.html"
+
+
+def boxes(dom: str, tag: str, where: str = "") -> list[tuple[int, ...]]:
+    pattern = rf'<{tag}\b[^>]*{where}[^>]*data-box="([-\d,]+)"'
+    return [tuple(map(int, m.group(1).split(","))) for m in re.finditer(pattern, dom)]
+
+
+def test_the_report_answers_first_and_every_table_fits_the_window(
+    pair: Path, browse: Callable[..., str]
+) -> None:
+    """The verdict and what differs come before any plot, every table and its verdict
+    column lie within a 1,280 px window (the comparison's was at 1,460 px of a 1,050 px
+    box), and no plot is an empty frame."""
+    probe = pair.with_name("probe.html")
+    probe.write_text(pair.read_text().replace("</body>", PROBE))
+    dom = browse(probe, "--window-size=1280,2000", "--virtual-time-budget=2000", "--dump-dom")
+    assert re.search(r'data-width="1280"', dom)
+    start = dom.index('<section id="comparison"')
+    compared = dom[start : dom.index("</section>", start)]
+    assert "what differs: transfer 4KiB → 1MiB" in compared
+    assert re.search(r'<p class="verdict \w+">(PASSED|FAILED|INCONCLUSIVE): ', compared)
+    (comparison_top,) = [box[1] for box in boxes(dom, "section", 'id="comparison"')]
+    assert comparison_top < min(box[1] for box in boxes(dom, "figure"))
+    tables = boxes(dom, "table", 'class="result"')
+    assert tables and max(box[2] for box in tables) <= 1280
+    verdict = re.search(r'<th[^>]*data-box="[-\d]+,[-\d]+,(\d+),[^"]*"[^>]*>verdict</th>', compared)
+    assert verdict and int(verdict.group(1)) <= 1280  # on the first screen, beside the keys
+    assert all("<svg" in figure for figure in re.findall(r"<figure.*?</figure>", dom, re.S))
+    shot = pair.with_suffix(".png")
+    browse(pair, f"--screenshot={shot}", "--window-size=1280,1000")
+    pixels = image.imread(shot)[..., :3]
+    assert pixels.shape[:2] == (1000, 1280)
+    border = np.abs(pixels - BORDER).max(axis=2) < 0.03
+    assert border[:, 1240:].sum() == 0, "a table runs past the page's right margin"

@@ -1,6 +1,7 @@
 """Comparison of two result sets: verdicts, the tests behind them, their correction, and
 bad data stated per row."""
 
+import dataclasses
 import json
 import random
 
@@ -98,10 +99,12 @@ def test_mann_whitney_says_when_the_repetitions_are_too_few_for_the_correction()
         test="mannwhitney",
     )
     # a halving everywhere, yet 1/252 is not below 0.05/20: ranks cannot tell, and say so;
-    # a loss of 50 % the test cannot judge fails the gate unless it is allowed
-    assert {i.verdict for i in result.items} == {"inconclusive"} and result.failed
+    # a loss of 50 % the test cannot judge leaves the gate inconclusive; ranks need 6
+    # repetitions a side before their smallest p (1/924) falls below 0.0025
+    assert {i.verdict for i in result.items} == {"inconclusive"} and result.status == 4
     assert "smallest p, 0.004, is not below alpha/20 = 0.0025" in result.notes[-1]
-    assert "20 inconclusive with a loss beyond the tolerance" in result.verdict_line()
+    assert "but 20 metric(s) could hide a loss beyond the tolerance" in result.verdict_line()
+    assert min(i.needed or 0 for i in result.items) >= 6
 
 
 def test_many_metrics_are_corrected_together():
@@ -129,9 +132,11 @@ def test_shift_within_noise_is_inconclusive():
     assert 15 < item.detectable < 30
 
 
-def test_a_test_without_power_is_inconclusive_and_fails_the_gate_on_a_large_loss():
+def test_a_test_without_power_is_inconclusive_and_exits_4_on_a_large_loss():
     """n = 3 against n = 3, 4894 -> 1886 MiB/s (-61.5 %): neither shown worse after the
-    correction nor shown equivalent -- no power, not "the same"."""
+    correction nor shown equivalent -- no power, not "the same", and not a regression
+    either: exit status 4, 1 under strict, 0 when allowed; the verdict line says how many
+    repetitions would decide."""
     base = [{"p": 1, "bw": v} for v in (8093.9, 1684.8, 4903.6)]
     cand = [{"p": 1, "bw": v} for v in (878.6, 2900.9, 1877.5)]
     args = {"keys": ["p"], "metrics": ["bw"], "directions": {"bw": True}, "tolerance": 0.05}
@@ -139,10 +144,16 @@ def test_a_test_without_power_is_inconclusive_and_fails_the_gate_on_a_large_loss
     (item,) = result.items
     assert item.verdict == "inconclusive" and item.change == pytest.approx(-61.5, abs=0.1)
     assert item.detectable > 61.5  # the change it could have found is larger still
-    assert result.failed and result.status == 1
-    assert "1 inconclusive with a loss beyond the tolerance" in result.verdict_line()
-    allowed = compare(base, cand, **args)
-    allowed.allow_inconclusive = True
+    assert not result.failed and result.inconclusive and result.status == 4
+    assert item.needed is not None and item.needed > 3
+    line = result.verdict_line()
+    assert line.startswith("INCONCLUSIVE: no regression found, but 1 metric(s) could hide")
+    assert f"{item.needed} repetitions a side would decide them" in line
+    assert result.to_table().column("needed") == [item.needed]
+    strict = dataclasses.replace(result, strict=True)
+    assert strict.failed and strict.status == 1
+    assert "1 inconclusive with a loss beyond the tolerance (--strict)" in strict.verdict_line()
+    allowed = dataclasses.replace(result, allow_inconclusive=True)
     assert not allowed.failed and allowed.status == 0
 
 
@@ -172,7 +183,8 @@ def test_single_repetition_cannot_tell_noise():
     _, item = one(rows(100, 0.01, n=1), rows(90, 0.01))
     assert item.note == NO_SPREAD and item.p_value is None and item.beyond_noise is None
     result, item = one(rows(100, 0.01, n=1), rows(90, 0.01))
-    assert item.verdict == "inconclusive" and result.failed  # a loss of 10 %, unjudged
+    assert item.verdict == "inconclusive" and result.status == 4  # a loss of 10 %, unjudged
+    assert item.needed is None  # no spread: no count of repetitions decides it
     result, item = one(rows(100, 0.01, n=1), rows(99, 0.01, n=1))
     assert item.verdict == "inconclusive" and item.note == NO_SPREAD and not result.failed
 

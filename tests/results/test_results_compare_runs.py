@@ -8,7 +8,8 @@ from jubex.cli.main import main
 from jubex.definition.model import Column, Table
 from jubex.errors import UsageError
 from jubex.results.compare import CONSTANT, compare
-from jubex.results.compare_runs import applicable, compare_runs, default_keys, default_metrics
+from jubex.results.compare_runs import applicable, compare_runs, default_metrics
+from jubex.results.keys import default_keys
 from jubex.store.rundir import Run, open_run
 
 #: a JUBE file: its analyser reduces (JUBE's default), its pattern declares no direction
@@ -94,7 +95,8 @@ def test_runs_compare_by_the_parameters_that_vary_and_the_values_with_a_directio
     ]
     assert result.failed and result.status == 1 and result.units["bw"] == "MiB/s"
     assert result.notes[0] == (
-        f"baseline {synthetic['000000'].dir}, candidate {synthetic['000001'].dir}; points by point"
+        f"baseline {synthetic['000000'].dir}, candidate {synthetic['000001'].dir}; points by "
+        "point; what differs: level 1000 → 500"
     )
     assert result.to_table().column("unit") == ["MiB/s", "MiB/s", "s", "s"]
 
@@ -109,9 +111,9 @@ def test_default_keys_leave_out_what_differs_only_between_the_sides(make_row) ->
     base = [make_row(0, "POSIX", 4, 2, 1.0), make_row(1, "MPIIO", 4, 2, 1.0)]
     cand = [make_row(0, "POSIX", 4, 8, 1.0), make_row(1, "MPIIO", 4, 8, 1.0)]
     parameters = {"api", "transfer", "nodes"}
-    assert default_keys([base, cand], parameters, None) == ["api"]
+    assert default_keys([base, cand], parameters) == ["api"]
     table = Table("t", group_by=("transfer",))
-    assert default_keys([base, cand], parameters, table) == ["transfer"]
+    assert default_keys([base, cand], parameters, table=table) == ["transfer"]
 
 
 def test_default_metrics_are_the_tables_or_measured_values_of_known_direction(make_row) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ import pytest
 from jubex.errors import UsageError
 from jubex.language.values import Size
 from jubex.results.formats import FORMATS, render
-from jubex.results.table import Header, PlusMinus, ResultTable
+from jubex.results.table import FLAGS, Header, PlusMinus, ResultTable
 
 
 @pytest.fixture
@@ -129,9 +129,16 @@ def test_unknown_format_lists_known_ones(result):
 
 
 def test_empty_table_renders_in_every_format():
+    """No rows: the header alone, in each format's own shape."""
     empty = ResultTable("none", [Header("a", "a")], [], [])
-    for fmt in FORMATS:
-        assert isinstance(render(empty, fmt), str)
+    shown = {fmt: render(empty, fmt) for fmt in FORMATS}
+    assert shown["pretty"].splitlines()[:2] == ["none", " a"]
+    assert shown["aligned"] == "a\n-\n"
+    assert list(csv.reader(io.StringIO(shown["csv"]))) == [["a"]]
+    assert json.loads(shown["json"])["table"] == "none" and json.loads(shown["json"])["rows"] == []
+    assert shown["markdown"] == "### none\n\n| a |\n| :--- |\n"
+    assert "\\midrule\n\\bottomrule" in shown["latex"]
+    assert set(shown) == set(FORMATS)
 
 
 def test_pretty_keeps_one_line_per_row_when_it_fits(result):
@@ -179,3 +186,31 @@ def test_undeclared_numbers_get_the_same_decimals_in_a_column(values, shown):
     assert render(table, "aligned").splitlines()[2:] == [
         s.rjust(max(map(len, shown))) for s in shown
     ]
+
+
+def test_a_table_slightly_too_wide_keeps_the_columns_that_fit_and_names_the_rest():
+    """The quickstart's table at 80 columns was 66 lines of one-row blocks; losing its last
+    value column it fits, and a note says which one and how to see all. The remarks stay."""
+    headers = [
+        Header("tasks", "tasks"),
+        Header("transfer", "transfer"),
+        Header("write_n", "write n"),
+        Header("write", "write mean±std", unit="MiB/s"),
+        Header("read", "read mean±std", unit="MiB/s"),
+        Header(FLAGS, FLAGS),
+    ]
+    rows = [[t, "64KiB", 3, "159.7 ± 44.4", "7110.7 ± 1116.8", "noisy"] for t in (1, 2)]
+    lines = render(ResultTable("bandwidth", headers, rows), "pretty", width=80).splitlines()
+    assert all(len(line) <= 80 for line in lines[:5]) and "-[ 1 ]" not in lines
+    assert lines[1].split() == [
+        "tasks",
+        "transfer",
+        "write",
+        "n",
+        "write",
+        "mean±std",
+        "[MiB/s]",
+        "flags",
+    ]
+    assert lines[5].startswith("1 column(s) left out to fit 80 columns: read mean±std [MiB/s]")
+    assert lines[6] == "[1] noisy"

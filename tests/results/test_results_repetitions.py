@@ -81,7 +81,12 @@ def test_table_statistics_are_iors_own_over_every_iteration(tmp_path: Path) -> N
 
 
 def test_the_documented_statistic_names_pass_validate(tmp_path: Path) -> None:
-    load(_study(tmp_path, FILES[:1], executions=1))  # raises on an unknown name
+    table = load(_study(tmp_path, FILES[:1], executions=1)).tables["t"]  # raises on unknown
+    assert [(c.name, c.stats) for c in table.columns] == [
+        ("write_bw", ("n", "mean", "min", "max")),
+        ("read_bw", ("n", "mean", "min", "max")),
+        ("write_bw_avg", ()),
+    ]
 
 
 def test_a_comparison_counts_every_iteration(tmp_path: Path) -> None:

@@ -134,7 +134,11 @@ def test_where_runs_disagree_on_units_and_directions_the_first_decides() -> None
 
 def test_the_library_names_are_there_without_importing_the_stages() -> None:
     code = (
-        "import sys, jubex; assert 'jubex.api' not in sys.modules; "
-        "assert callable(jubex.result) and callable(jubex.compare)"
+        "import sys, jubex; print(sorted(m for m in sys.modules if m.startswith('jubex.')));"
+        "print(jubex.result.__module__, jubex.compare.__module__)"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    imported, where = done.stdout.splitlines()
+    assert "jubex.api" not in imported and "jubex.results" not in imported, imported
+    assert where == "jubex.api jubex.api"

@@ -5,6 +5,7 @@ their command lines on stand-in clients that log what they were called with."""
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from jubex.engine.arrays import INDEX
 from jubex.platform.load import load_platform
 from jubex.schedulers.base import JobSpec, JobState, SchedulerError
 from jubex.schedulers.flux import FluxScheduler, parse_jobs
+from jubex.schedulers.flux import submit_arguments as flux_arguments
 from jubex.schedulers.lsf import LSFScheduler, parse_bjobs
+from jubex.schedulers.lsf import submit_arguments as lsf_arguments
 from jubex.schedulers.registry import scheduler_for
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -178,3 +181,11 @@ def test_an_lsf_array_task_finds_its_workpackage_from_lsb_jobindex(tmp_path: Pat
         check=True,
     )
     assert done.stdout == "2\n"
+
+
+def test_an_exclusive_job_asks_for_whole_nodes() -> None:
+    """LSF's -x and Flux's --exclusive: no other job shares the job's nodes."""
+    job = JobSpec("wp-1", Path("job.sh"), Path("."), Path("o"), Path("e"), exclusive=True)
+    assert "-x" in lsf_arguments(job) and "-x" not in lsf_arguments(replace(job, exclusive=False))
+    assert "--exclusive" in flux_arguments(job)
+    assert "--exclusive" not in flux_arguments(replace(job, exclusive=False))

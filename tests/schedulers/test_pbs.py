@@ -19,7 +19,14 @@ from hypothesis import strategies as st
 
 from jubex.platform.load import load_platform
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, SchedulerError
-from jubex.schedulers.pbs import PBSScheduler, job_status, match, parse_json, parse_text
+from jubex.schedulers.pbs import (
+    PBSScheduler,
+    job_status,
+    match,
+    parse_json,
+    parse_text,
+    submit_arguments,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "pbs"
 
@@ -162,6 +169,21 @@ def test_torque_submit_uses_t_arrays(tmp_path: Path, spec: Callable[..., JobSpec
     backend = PBSScheduler(qsub=client(bin_dir, "qsub", "echo 99.torque"), flavour="torque")
     assert backend.submit(spec(array_size=2)) == "99.torque"
     assert calls(bin_dir, "qsub")[0].startswith("-N wp-1 -t 0-1 ")
+
+
+def test_an_exclusive_job_asks_for_whole_nodes(
+    tmp_path: Path, spec: Callable[..., JobSpec]
+) -> None:
+    """PBS Pro places it on nodes of its own (place=...:excl), Torque with -n."""
+    bin_dir = tmp_path / "bin"
+    pro = PBSScheduler(
+        qsub=client(bin_dir, "qsub", "echo 1.pbs01"),
+        qstat=client(bin_dir, "qstat", "echo 'pbs_version = 2022.1.3'"),
+    )
+    job = spec(exclusive=True)
+    pro.submit(job)
+    assert calls(bin_dir, "qsub") == [f"-N wp-1 -l place=scatter:excl {job.script}"]
+    assert submit_arguments(job, "torque") == ["-N", "wp-1", "-n"]
 
 
 def test_one_qstat_call_answers_for_known_and_unknown_ids(tmp_path: Path) -> None:

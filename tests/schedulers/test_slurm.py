@@ -458,7 +458,6 @@ def test_a_job_over_its_time_limit_ends_in_timeout(tmp_path: Path) -> None:
 
 def test_a_client_that_hangs_is_a_transient_error(tmp_path: Path) -> None:
     squeue = fake(tmp_path, "squeue", "sleep 5")
-    started = time.monotonic()
     with pytest.raises(SchedulerError, match=r"did not answer within 0\.3 s") as caught:
         SlurmScheduler(squeue=squeue, timeout=0.3).poll(["1"])
-    assert caught.value.transient and time.monotonic() - started < 4
+    assert caught.value.transient

@@ -10,6 +10,7 @@ from jubex import api
 from jubex.definition.model import Benchmark, Parameter, ParameterSet, Step
 from jubex.errors import DefinitionError, ErrorList, Loc
 from jubex.space.check import RUN_NAMES, check_cycle_updates
+from jubex.space.plan import plan
 from jubex.workdir.render import constants_for
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "quickstart.yaml"
@@ -49,11 +50,17 @@ def test_the_refusal_names_the_place_and_a_way_around() -> None:
     ],
 )
 def test_what_the_engine_carries_out_passes(param: Parameter) -> None:
-    check_cycle_updates(with_params(param))
+    check_cycle_updates(with_params(param))  # accepted alone; beside a refused one, not named
+    refused = Parameter("y", ("a$n", "b"), update_mode="cycle")
+    with pytest.raises(DefinitionError) as caught:
+        check_cycle_updates(with_params(param, refused))
+    assert caught.value.message.startswith("parameter 'y': ")
 
 
-def test_a_plain_benchmark_passes() -> None:
-    check_cycle_updates(Benchmark("b", steps={"s": Step("s")}))
+def test_a_plain_benchmark_passes_and_plans() -> None:
+    plain = Benchmark("b", steps={"s": Step("s")})
+    check_cycle_updates(plain)
+    assert [wp.step for wp in plan(plain)] == ["s"]
 
 
 def test_a_step_s_space_holds_its_ancestors_sets_as_it_is_planned(tmp_path: Path) -> None:

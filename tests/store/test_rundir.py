@@ -10,7 +10,15 @@ from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
 from jubex.engine.driver import new_run
 from jubex.platform.load import load_platform
 from jubex.space.spec import resolve_spec
-from jubex.store.rundir import DEFINITION, PLATFORM, SPEC, next_run_dir, open_run
+from jubex.store.rundir import (
+    DEFINITION,
+    HASH,
+    PLATFORM,
+    SPEC,
+    definition_hash,
+    next_run_dir,
+    open_run,
+)
 
 
 def benchmark(tmp_path: Path) -> Benchmark:
@@ -47,3 +55,21 @@ def test_a_run_of_an_earlier_version_is_read_from_its_frozen_files(tmp_path: Pat
     assert opened.spec.definition == str(tmp_path / "def.yaml")
     assert opened.benchmark.name == "b" and opened.platform.name == "local"
     assert str(opened.store.workpackages()[0].point["n"]) == "4k"
+
+
+def test_a_run_keeps_its_definitions_fingerprint_and_an_older_one_gets_the_same(
+    tmp_path: Path,
+) -> None:
+    """Opening a run reads the fingerprint run.json keeps; a run.json without it (an
+    earlier version's) gets the same one worked out, and a run.json with it stays a spec
+    that older readers read (the key is not a field of the spec)."""
+    run = new_run(resolve_spec(benchmark(tmp_path), load_platform("local")))
+    kept = json.loads((run.dir / SPEC).read_text())
+    assert kept[HASH] == definition_hash(run.spec.benchmark) == run.definition_hash
+    assert open_run(run.dir).stored_hash == kept[HASH]
+    del kept[HASH]
+    (run.dir / SPEC).write_text(json.dumps(kept))
+    older = open_run(run.dir)
+    assert older.stored_hash is None
+    assert older.definition_hash == run.definition_hash
+    assert older.spec == run.spec

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
+from jubex.analysis import builtin
 from jubex.analysis.builtin import ior
 
 FPP_4 = "ior/posix_fpp_t1m_b16m_np4.txt"
@@ -252,7 +256,12 @@ def test_a_test_id_of_thousands_of_digits_is_no_crash(outputs):
     text = (
         (outputs / FPP_4).read_text().replace("TestID              : 0", "TestID : " + "9" * 5000)
     )
-    assert ior.parse(text).ok  # only the number of the test changes
+    result = ior.parse(text)
+    assert result.ok, result.reason
+    by_name = {m.name: m.value for m in result.measurements}
+    whole = {m.name: m.value for m in ior.parse((outputs / FPP_4).read_text()).measurements}
+    assert by_name.keys() == whole.keys()  # only the number of the test changes
+    assert by_name["block_size"] == 16 * 2**20 and by_name["write_max"] == 1030.43
 
 
 CSV = "ior/ior_fpp_csv_t256k_b2m_np2.txt"
@@ -324,3 +333,36 @@ def test_json_of_unexpected_shape_is_no_crash(outputs, change):
     result = ior.parse(text.replace(old, new, 1))
     assert result.ok is not bool(said)
     assert said in result.reason
+
+
+def _options_only(text: str) -> str:
+    """An IOR output without its summary table: its sizes only in the options section."""
+    return text[: text.index("Summary of all tests:")] + text[text.index("Finished") :]
+
+
+@pytest.mark.parametrize(
+    ("blocksize", "xfersize", "block", "transfer"),
+    [
+        ("16 MiB", "1 MiB", 16 * 2**20, 2**20),
+        ("3 GiB", "256 KiB", 3 * 2**30, 256 * 2**10),
+        ("2 TiB", "4096 bytes", 2 * 2**40, 4096),
+    ],
+)
+def test_the_options_sizes_are_binary_units(
+    outputs: Path,
+    by_name: Callable[..., dict[str, list[object]]],
+    blocksize: str,
+    xfersize: str,
+    block: int,
+    transfer: int,
+) -> None:
+    """IOR prints its options' sizes in KiB, MiB, GiB (powers of 1024): a reader of them in
+    powers of 1000 would be off by 5 % to 10 % in every size and aggregate."""
+    text = _options_only((outputs / FPP_4).read_text())
+    text = text.replace("blocksize           : 16 MiB", f"blocksize           : {blocksize}")
+    text = text.replace("xfersize            : 1 MiB", f"xfersize            : {xfersize}")
+    result = builtin.get("ior").parse(text)
+    assert result.ok, result.reason
+    got = by_name(result)
+    assert (got["block_size"], got["transfer_size"]) == ([block], [transfer])
+    assert got["aggregate_size"] == [block * 4]  # one segment, four tasks

@@ -1,0 +1,84 @@
+"""A command imports the heavy libraries only where it uses them: SciPy, SQLAlchemy,
+matplotlib and Jinja2 take 0.2-0.8 s each to import, more than the whole of a small
+command. Checked structurally (which modules a real process holds at its end), not timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ("scipy", "sqlalchemy", "alembic", "matplotlib", "jinja2", "rich")
+
+#: run a jubex command in this process, then print which heavy libraries it imported
+PROBE = """
+import contextlib, io, json, sys
+heavy = set(sys.argv.pop(1).split(','))
+from jubex.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & heavy)))
+"""
+
+STUDY = """
+name: tiny
+parameters:
+  n: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+steps:
+  hello:
+    do: echo "value $n"
+    analyse: [values]
+patterns:
+  values:
+    value: {regex: "value $jube_pat_int", type: int}
+results:
+  table:
+    columns: [n, value]
+"""
+
+
+def _imported(*args: str, cwd: Path) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(HEAVY), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "JUBEX_RESULTS_DB": str(cwd / "results.sqlite")},
+    )
+    found: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def test_version_and_help_import_none_of_them(tmp_path: Path) -> None:
+    assert _imported("--version", cwd=tmp_path) == []
+    assert _imported("result", "--help", cwd=tmp_path) == []
+
+
+def test_a_small_result_imports_none_of_them(tmp_path: Path) -> None:
+    (tmp_path / "tiny.yaml").write_text(STUDY)
+    subprocess.run(
+        [sys.executable, "-m", "jubex", "run", "tiny.yaml", "-q"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    assert _imported("result", "last", "-f", "csv", cwd=tmp_path) == []
+    assert _imported("status", "last", cwd=tmp_path) == []
+
+
+def test_the_probe_sees_an_import(tmp_path: Path) -> None:
+    """The check can fail: the pretty format does import rich."""
+    (tmp_path / "tiny.yaml").write_text(STUDY)
+    subprocess.run(
+        [sys.executable, "-m", "jubex", "run", "tiny.yaml", "-q"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    assert _imported("result", "last", "-f", "pretty", cwd=tmp_path) == ["rich"]
