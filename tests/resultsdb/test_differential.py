@@ -82,7 +82,7 @@ def documents(text: str) -> list[object]:
 def output(capsys, *argv: str) -> str:
     status = main(list(argv))
     captured = capsys.readouterr()
-    assert status in (0, 1), captured.err
+    assert status in (0, 1, 4), captured.err  # 4: a comparison inconclusive
     return captured.out
 
 
