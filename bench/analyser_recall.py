@@ -11,7 +11,8 @@ and task counts, fio's direction, latency, percentile and group lines, IO500's
 any of the units the analysers convert between (x 1, 1000, 1024 and their powers, either
 way). Recall is the share of those numbers found; zeros are left out (a zero is a column of
 an operation that did not run, which the analysers leave out on purpose). The verdict
-column compares the analyser's ok with the file's name (``err_`` files are failed runs).
+column compares the analyser's ok with the file's name (``err_`` files are failed runs,
+``unread_`` files a form not read, which must be judged failed as well).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ for path in sorted(OUTPUTS.rglob("*")):
     DIALECTS[rel] = (tool, "")
 
 _DIALECT_RULES = (  # (analyser, pattern of the relative path, dialect)
+    ("io500", r"prerelease2017", "pre-release scripts 2017"),
+    ("io500", r"capp2017", "first C application 2017"),
     ("io500", r"bash201[78]", "bash harness 2017-2018"),
     ("io500", r"bash2019|bash2020", "bash harness 2019-2020"),
     ("io500", r"isc20", "C harness ISC20"),
@@ -49,6 +52,10 @@ _DIALECT_RULES = (  # (analyser, pattern of the relative path, dialect)
     ("mdtest", r"v1\.", "mdtest 1.9"),
     ("mdtest", r"v3\.|isc20", "mdtest 3.x"),
     ("mdtest", r".", "mdtest 4.x"),
+    ("fio", r"terse|minimal", "fio 3.x terse"),
+    ("fio", r"unread_.*client", "fio 3.x client/server normal (not read)"),
+    ("fio", r"client", "fio 3.x client/server JSON"),
+    ("fio", r"appended", "fio 3.x JSON, several documents"),
     ("fio", r"v2.*json", "fio 2.x JSON"),
     ("fio", r"v2_", "fio 2.x normal"),
     ("fio", r"json", "fio 3.x JSON"),
@@ -80,21 +87,26 @@ RESULT_LINES = {
     "fio": re.compile(
         r"^\s*(?:read|write|trim)\s*: (?:IOPS|io)=|^\s*(?:slat|clat|lat|sync)\s*\(\w+\):\s*min=|"
         r"^\s*\|.*th=\[|^\s*(?:READ|WRITE|TRIM): |^\s*\"(?:io_bytes|bw_bytes|iops|runtime|min|"
-        r"max|mean|stddev|\d+\.\d+)\"",
+        r"max|mean|stddev|\d+\.\d+)\"|^[345];fio-",
         re.MULTILINE,
     ),
     "io500": re.compile(
         r"^\[(?:RESULT|RESULT-invalid| {6}|SCORE ?|SCOREX|SCORE-invalid)\]|"
         r"^(?:score|t_delta|throughput-stonewall|rate-stonewall|found|total-files|MD|BW|SCORE)"
-        r"\s*=",
+        r"\s*=|^\d+/[\w-]+(?: \(\w+\))? (?:BW|IOPs):|^IO-500 (?:bw |md )?score:|^\[Result\] ",
         re.MULTILINE,
     ),
 }
 #: what a result line says that is not a result: dates, file names, percentile points
-_NOT_RESULT = re.compile(r"\d+\.\d+th=|\(\w+\.c:\d+\)|\d{2}/\d{2}/\d{4}|\d+:\d+:\d+|phase +\d+")
+_NOT_RESULT = re.compile(
+    r"\d+\.\d+th=|\d+(?:\.\d+)?%=|\(\w+\.c:\d+\)|\d{2}/\d{2}/\d{4}|\d+:\d+:\d+|phase +\d+|"
+    r"^\d+/|IO-500"
+)
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)([kKMG])?(?![\w.])")
 _SUFFIX = {None: 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 FACTORS = sorted({b**e * s for b in (1000, 1024) for e in range(4) for s in (1, -1)})
+#: MB (IOR's MB/sec, IO500's pre-release scripts) in GiB and the like: 1000**a / 1024**b
+MIXED = sorted({1000**a / 1024**b for a in range(4) for b in range(4) if a and b})
 
 
 def printed_numbers(tool: str, text: str) -> list[float]:
@@ -120,8 +132,9 @@ def printed_numbers(tool: str, text: str) -> list[float]:
 
 def reported(value: float, values: list[float]) -> bool:
     """Whether ``value`` is among ``values`` in some unit the analysers convert between."""
-    for factor in FACTORS:
-        scaled = value * factor if factor > 0 else value / -factor
+    scales = [f if f > 0 else 1 / -f for f in FACTORS] + MIXED + [1 / m for m in MIXED]
+    for factor in scales:
+        scaled = value * factor
         if any(abs(v - scaled) <= 1e-6 * abs(scaled) for v in values):
             return True
     return False
@@ -139,7 +152,7 @@ def measure(rel: str) -> tuple[int, int, bool]:
     ]
     numbers = printed_numbers(tool, text)
     found = sum(reported(n, values) for n in numbers)
-    return len(numbers), found, result.ok is not Path(rel).name.startswith("err_")
+    return len(numbers), found, result.ok is not Path(rel).name.startswith(("err_", "unread_"))
 
 
 def main() -> None:

@@ -41,6 +41,8 @@ CORPUS = {
         *OUTPUTS.glob("io500/*stdout.txt"),
         *OUTPUTS.glob("io500/*summary*.txt"),
         *OUTPUTS.glob("io500/*result.txt"),
+        *OUTPUTS.glob("io500/prerelease2017_*.txt"),
+        *OUTPUTS.glob("io500/*capp2017_*.txt"),
         OUTPUTS / "io500/run_np2/result.txt",
         OUTPUTS / "io500/run_np2/result_summary.txt",
         *EXTENDED.glob("*.txt"),

@@ -30,6 +30,7 @@ ORDER = (
     "results",  # tabulate
     "resultsdb",  # beside tabulate: the shared results database, read back as runs and rows
     "records",  # results other harnesses measured (ReFrame, records), made runs
+    "dashboard",  # the results database as a static website
     "api",  # the library: the stages composed
     "pipelines",  # continuous benchmarking: CI pipelines, their gate, telling the team
     "cli",

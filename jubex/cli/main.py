@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("convert", "write a JUBE file in jubex's concise YAML"),
     "publish": ("publish", "send runs' results to the results database, each once and whole"),
     "query": ("query", "a metric's samples over time from the results database"),
+    "site": ("site", "a static website of the results database: histories, regressions, runs"),
+    "annotate": ("annotate", "note what happened at a site on a date, shown on its histories"),
     "export": ("export", "pack runs into a bundle to tabulate and reproduce elsewhere"),
     "import": ("import_", "unpack a bundle's runs into the runs directory"),
     "import-jube": ("import_jube", "bring run directories JUBE made in as jubex runs"),

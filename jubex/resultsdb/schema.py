@@ -8,8 +8,10 @@ repetition (execution), metric and iteration of the program's own repetitions (I
 is false for a run published before they were all kept, which held the first iteration of
 each execution only); ``verdicts`` whether each
 repetition ran and was analysed cleanly; ``flags`` what makes a point's numbers less
-trustworthy. ``specs`` and ``stores`` keep what jubex needs to show a run's tables exactly
-as its run directory did: the resolved run (``run.json``) and the run's own store.
+trustworthy; ``site_annotations`` what a site's people said happened on a date (an
+upgrade), shown beside its histories. ``specs`` and ``stores`` keep what jubex needs to
+show a run's tables exactly as its run directory did: the resolved run (``run.json``) and
+the run's own store.
 
 Changes to these tables are Alembic migrations (``migrations/versions/``): a database
 made by an older jubex is brought up to date when it is opened; a newer one is refused.
@@ -142,4 +144,16 @@ flags = Table(
     Column("detail", Text, nullable=False),
     Index("flags_run", "run"),
     sqlite_with_rowid=False,
+)
+
+site_annotations = Table(
+    "site_annotations",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site", Text, nullable=False),
+    Column("moment", Float, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("user_name", Text, nullable=False),
+    Column("made", Float, nullable=False),
+    Index("site_annotations_site", "site", "moment"),
 )

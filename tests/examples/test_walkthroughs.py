@@ -149,6 +149,10 @@ def test_lustre_clio_gate_catches_the_fsync_regression(
     # baseline and candidate published, then compared from the results database
     assert out.count("published to sqlite:///") == 2
     assert "exit status 1: the gate fails from the database too" in out
+    # and shown as a website: the comparison of the two published runs, failed
+    site = clone / "runs" / "clio" / "site"
+    assert "2 run(s)" in out[published:] and (site / "feed.xml").is_file()
+    assert 'class="verdict bad">FAILED' in next((site / "compare").glob("*.html")).read_text()
     # the report: the verdicts, each run's tables side by side, what changed
     dom = browse(clone / "runs" / "clio" / "report.html", "--dump-dom")
     compared = section(dom, "comparison")

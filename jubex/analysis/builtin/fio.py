@@ -11,20 +11,17 @@ latency of fsync/fdatasync calls (``sync``) is its own section, not a direction'
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import replace
 
 from jubex.analysis import units
-from jubex.analysis.builtin.common import Collector, failure, metrics, number, untag
-from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
+from jubex.analysis.builtin import fio_json, fio_terse
+from jubex.analysis.builtin.common import Collector, failure, number, untag
+from jubex.analysis.builtin.fio_common import CLUES, ERRORS, METRICS, percentile_name
+from jubex.analysis.measurement import BuiltinAnalyser, ParseResult
 
-_DIRECTIONS = ("read", "write", "trim")
-_LATENCIES = ("slat", "clat", "lat")
-_PERCENTILES: tuple[str, ...] = ("1", "5", "10", "20", "30", "40", "50", "60", "70", "80")
-_PERCENTILES += ("90", "95", "99", "99_5", "99_9", "99_95", "99_99")
+__all__ = ["ANALYSER", "METRICS", "parse"]
+
 _SUFFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 _NUM = r"[\d.]+[kKMG]?(?![\w.])"
 #: a unit's prefix: no digit or dot, so a number and its unit cannot share characters
@@ -63,67 +60,14 @@ _GROUP_LINE_V2 = re.compile(
 )
 #: fio 2.x's units are powers of 1024 whatever they are called
 _V2_UNITS = {"B": "B", "KB": "KiB", "MB": "MiB", "GB": "GiB", "TB": "TiB", "PB": "PiB"}
-_CLUES = ("fio: ", "err=")
-_ERRORS = re.compile(
-    r"^fio: .*?(?:fail|error|invalid|terminat|unable|cannot|could not|bad )"
-    r"|: \(groupid=\d+, jobs=\d+\): err=\s*[1-9]",
-    re.MULTILINE | re.IGNORECASE,
-)
-
-
-def _metrics() -> dict[str, Metric]:
-    out: dict[str, Metric] = {
-        "job": Metric("", None, "job name"),
-        "group": Metric("", None, "reporting group id"),
-        "jobs": Metric("", None, "jobs this record stands for (normal output)"),
-        "error": Metric("", None, "fio's error number for the job (0 = none)"),
-    }
-    for d in _DIRECTIONS:
-        out |= {
-            f"{d}_bw": Metric("MiB/s", True, f"{d} bandwidth"),
-            f"{d}_iops": Metric("ops/s", True, f"{d} I/O operations per second"),
-            f"{d}_io": Metric("B", None, f"bytes {d}"),
-            f"{d}_runtime": Metric("s", None, f"{d} runtime"),
-        }
-        for kind in _LATENCIES:
-            for stat in ("mean", "min", "max", "std"):
-                out[f"{d}_{kind}_{stat}"] = Metric(
-                    "us", False if stat != "std" else None, f"{d} {kind} {stat}"
-                )
-        for kind in ("clat", "lat"):
-            for pct in _PERCENTILES:
-                out[f"{d}_{kind}_p{pct}"] = Metric(
-                    "us", False, f"{d} {kind} {pct.replace('_', '.')}th percentile"
-                )
-    for stat in ("mean", "min", "max", "std"):
-        out[f"sync_lat_{stat}"] = Metric(
-            "us", False if stat != "std" else None, f"fsync/fdatasync latency {stat}"
-        )
-    for pct in _PERCENTILES:
-        out[f"sync_lat_p{pct}"] = Metric(
-            "us", False, f"fsync/fdatasync latency {pct.replace('_', '.')}th percentile"
-        )
-    return out
-
-
-def _over_loops(found: dict[str, Metric]) -> dict[str, Metric]:
-    """The measured values as what they are: fio's totals over all ``loops`` of a job, of
-    which it prints no value each (not a sample per loop); ``loops`` counts them."""
-    kept = ("job", "group", "jobs", "error")
-    out = {k: m if k in kept else replace(m, summary_over="loops") for k, m in found.items()}
-    out["loops"] = Metric("", None, "times the job ran over its file (loops=, JSON output)")
-    return out
-
-
-METRICS = metrics(_over_loops(_metrics()))
 
 
 def parse(text: str) -> ParseResult:
     text = untag(text)
-    version = text.find('"fio version"')
-    start = text.rfind("{", 0, version) if version >= 0 else -1
-    if start >= 0 and not text[start + 1 : version].strip():  # other JSON may come first
-        return _parse_json(text, start)
+    if (start := fio_json.next_document(text, 0)) >= 0:
+        return fio_json.parse(text, start)
+    if fio_terse.is_terse(text):
+        return fio_terse.parse(text)
     return _parse_normal(text)
 
 
@@ -160,13 +104,24 @@ class _Normal:
         self.out.add(name, value, record, target, self.line)
 
 
+#: client/server mode's normal output: a ``<host>`` line before each host's block of jobs
+#: and group totals, then ``All clients:`` (its ``BW=205Mi``, without ``/s``); fio prints
+#: ``<host>`` at the start of a line only in that mode
+_CLIENT_HOST = re.compile(r"^<[^>\s]+> ", re.MULTILINE)
+
+
 def _parse_normal(text: str) -> ParseResult:
     out = Collector(METRICS)
+    if _CLIENT_HOST.search(text):  # cut before its "All clients", too
+        return out.result(
+            "fio's normal output of client/server mode (--client) is not read: its hosts' "
+            "jobs and group totals interleave; use --output-format=json, which is"
+        )
     reader = _NormalReader(out)
     for reader.line, line in enumerate(text.splitlines(), start=1):
         reader.read(line)
     record, groups = reader.record, reader.groups
-    reason = failure(text, _ERRORS, _CLUES)
+    reason = failure(text, ERRORS, CLUES)
     if not reason and record < 0:
         reason = "not fio output: no job results ('name: (groupid=..., jobs=...)' lines)"
     elif not reason and not groups:
@@ -222,9 +177,8 @@ class _NormalReader(_Normal):
             self.out.problem(f"a percentile line fio does not print so: {line[:60]!r}", self.line)
         kind, unit = self.percentiles
         for pct, value in found:
-            self.add(
-                f"{_latency(self.direction, kind)}_p{_pct(pct)}", value, unit, self.record, "us"
-            )
+            name = f"{_latency(self.direction, kind)}_p{percentile_name(pct)}"
+            self.add(name, value, unit, self.record, "us")
 
     def group_line(self, line: str) -> bool:
         """Whether ``line`` is a ``Run status group`` heading or one of its totals (read)."""
@@ -272,120 +226,6 @@ def _groups_incomplete(out: Collector, last_job: int, groups: list[str]) -> str:
                 f"{group}' (truncated run?)"
             )
     return ""
-
-
-def _pct(text: str) -> str:
-    """``99.900000`` -> ``99_9``, ``50.00`` -> ``50``."""
-    return text.rstrip("0").rstrip(".").replace(".", "_")
-
-
-def _parse_json(text: str, start: int) -> ParseResult:
-    out = Collector(METRICS)
-    try:
-        document, end = json.JSONDecoder().raw_decode(text, start)
-    except (ValueError, RecursionError) as exc:
-        detail = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
-        return out.result(
-            failure(text, _ERRORS, _CLUES)
-            or f"fio JSON output is not valid JSON (truncated run?): {detail}"
-        )
-    jobs = document.get("jobs") if isinstance(document, dict) else None
-    jobs = [j for j in jobs if isinstance(j, dict)] if isinstance(jobs, list) else []
-    totals: dict[object, dict[str, list[float]]] = {}
-    errors = []
-    for record, job in enumerate(jobs):
-        out.add("job", str(job.get("jobname", "")), record)
-        group = out.value("group", job.get("groupid", 0))
-        error = out.value("error", job.get("error", 0))
-        out.add_all((("group", group), ("error", error)), record)
-        if error:
-            errors.append(f"job '{job.get('jobname')}' reported error {error}")
-        out.add("loops", out.value("loops", _option(document, job, "loops", "1")), record)
-        for d in _DIRECTIONS:
-            _json_direction(job.get(d), d, record, out, totals.setdefault(group, {}))
-        _json_sync(job.get("sync"), record, out)
-    groups = sorted((g, t) for g, t in totals.items() if isinstance(g, (int, float)))
-    for offset, (group, by_direction) in enumerate(groups):
-        record = len(jobs) + offset
-        out.add("group", group, record)
-        for d, (io, runtime) in by_direction.items():
-            if runtime > 0:
-                out.add(f"{d}_bw", io / runtime / 2**20, record)
-            out.add_all(((f"{d}_io", io), (f"{d}_runtime", runtime)), record)
-    reason = failure(text[:start] + text[end:], _ERRORS, _CLUES)
-    if not reason and errors:
-        reason = "; ".join(errors)
-    elif not reason and not jobs:
-        reason = "no job results in fio's JSON output"
-    return out.result(reason)
-
-
-def _option(
-    document: Mapping[str, object], job: Mapping[str, object], key: str, default: str
-) -> object:
-    """A job's option as fio's JSON states it: the job's own, else the global one."""
-    for options in (job.get("job options"), document.get("global options")):
-        if isinstance(options, Mapping) and key in options:
-            return options[key]
-    return default
-
-
-def _json_direction(
-    stats: object, d: str, record: int, out: Collector, totals: dict[str, list[float]]
-) -> None:
-    if not isinstance(stats, Mapping) or not stats.get("io_bytes"):
-        return
-    io = out.value(f"{d}_io", stats["io_bytes"])
-    if io is not None and "io_kbytes" not in stats and "bw_bytes" not in stats:
-        io *= 1024  # fio 2.x: "io_bytes" in KiB; fio 3 added "io_kbytes" and made it bytes
-    runtime = out.value(f"{d}_runtime", stats.get("runtime", 0))
-    runtime = None if runtime is None else runtime / 1000
-    if "bw_bytes" in stats:
-        out.number(f"{d}_bw", stats["bw_bytes"], record, scale=2**-20)
-    else:
-        out.number(f"{d}_bw", stats.get("bw", 0), record, scale=2**-10)
-    out.number(f"{d}_iops", stats.get("iops", 0), record)
-    out.add_all(((f"{d}_io", io), (f"{d}_runtime", runtime)), record)
-    if io is not None and runtime is not None:
-        group = totals.setdefault(d, [0, 0.0])
-        group[0] += io
-        group[1] = max(group[1], runtime)
-    for kind in _LATENCIES:
-        unit = "ns" if f"{kind}_ns" in stats else "us"
-        _json_latency(
-            stats.get(f"{kind}_ns" if unit == "ns" else kind), f"{d}_{kind}", unit, record, out
-        )
-
-
-def _json_sync(stats: object, record: int, out: Collector) -> None:
-    """fio 3's ``"sync"`` object: the latency of fsync/fdatasync calls, in ns (its
-    ``total_ios`` stays 0 where the calls were made: their count is the latency's ``N``)."""
-    if isinstance(stats, Mapping):
-        _json_latency(stats.get("lat_ns"), "sync_lat", "ns", record, out)
-
-
-def _json_latency(lat: object, prefix: str, unit: str, record: int, out: Collector) -> None:
-    """A latency object: its statistics and percentiles as ``prefix_mean``, ``prefix_p99``..."""
-    if not isinstance(lat, Mapping) or not lat.get("N", lat.get("max")):
-        return
-    names = {"min": "min", "max": "max", "mean": "mean", "stddev": "std"}
-    for key, name in names.items():
-        if key in lat:
-            _json_us(out, f"{prefix}_{name}", lat[key], unit, record)
-    percentiles = lat.get("percentile")
-    for pct, value in percentiles.items() if isinstance(percentiles, Mapping) else ():
-        point = number(pct)
-        if point == 0:
-            continue  # fio 2.x fills unused percentile_list slots with "0.00": 0
-        if point is None or not 0 < point <= 100:
-            out.problem(f"{prefix} percentile {str(pct)[:20]!r} is no percentage")
-            continue
-        _json_us(out, f"{prefix}_p{_pct(str(pct))}", value, unit, record)
-
-
-def _json_us(out: Collector, name: str, raw: object, unit: str, record: int) -> None:
-    value = out.value(name, raw)
-    out.add(name, None if value is None else units.convert(value, unit, "us"), record, "us")
 
 
 ANALYSER = BuiltinAnalyser(

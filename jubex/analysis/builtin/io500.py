@@ -12,10 +12,10 @@ lacks a phase every IO500 version runs, and an extended run without its ``[SCORE
 from __future__ import annotations
 
 import bisect
-import math
 import re
 from pathlib import Path
 
+from jubex.analysis.builtin import io500_early
 from jubex.analysis.builtin.common import (
     FP,
     Collector,
@@ -25,6 +25,7 @@ from jubex.analysis.builtin.common import (
     snake,
     untag,
 )
+from jubex.analysis.builtin.io500_score import add_computed
 from jubex.analysis.measurement import BuiltinAnalyser, Metric, ParseResult
 
 #: the scored phases of every IO500 version since ISC20, in the order they run
@@ -75,6 +76,12 @@ _SCORE = re.compile(
 #: by 1024 and labels it GB/s, ISC20's score line says GB/s for the GiB/s of its phases
 _UNITS = {"GiB/s": "GiB/s", "GB/s": "GiB/s", "kIOPS": "kIOPS", "kiops": "kIOPS"}
 _INVALID = re.compile(r"^(?:ERROR INVALID \([^)]*\)|; ERROR INVALID) (.*?)\s*$", re.MULTILINE)
+#: the 2018 harness's verdict on the phase whose result line follows (a write phase shorter
+#: than 5 minutes): that phase, and so the run, is not an official IO500 result
+_NOT_OFFICIAL = re.compile(r"^\[Warning\] (This cannot be official score\b.*?)\s*$", re.MULTILINE)
+_TOO_SHORT = re.compile(
+    rf"This cannot be official score\. The runtime of ({FP}) seconds is below 5 minutes"
+)
 #: result.txt: a ``key = value`` line only its phase sections (or the ``[run]`` section) hold
 _INI = re.compile(r"^(?:t_start|t_delta|procs)\s*=", re.MULTILINE)
 _SECTION = re.compile(r"^\[([\w-]+)\]\s*$")
@@ -101,15 +108,26 @@ def _metrics() -> dict[str, Metric]:
     for phase in _FINDS:
         out[f"{snake(phase)}_found"] = Metric("", None, f"files the {phase} phase found")
         out[f"{snake(phase)}_total_files"] = Metric("", None, f"files {phase} looked at")
+    out |= {
+        "mdreal_io": _per_run("kIOPS", True, "rate of the unscored md-real-io phase (2017)"),
+        "mdreal_io_time": _per_run("s", None, "runtime of the md-real-io phase (2017)"),
+    }
     return metrics(
         out,
         {
-            "score": _per_run("", True, "IO500 score: geometric mean of score_bw and score_md"),
+            "score": _per_run("", True, "IO500 score as the harness printed it"),
+            "score_computed": _per_run(
+                "", True, "geometric mean of score_bw and score_md, computed by jubex"
+            ),
+            "score_note": Metric("", None, "how the printed score differs from score_computed"),
             "score_bw": _per_run("GiB/s", True, "bandwidth score"),
             "score_md": _per_run("kIOPS", True, "metadata score"),
             "valid": Metric("", None, "True for a valid IO500 submission"),
             "invalid_reason": Metric("", None, "why IO500 marked the run invalid"),
-            "score_x": _per_run("", True, "extended-mode score"),
+            "score_x": _per_run("", True, "extended-mode score as printed"),
+            "score_x_computed": _per_run(
+                "", True, "geometric mean of score_x_bw and score_x_md, computed by jubex"
+            ),
             "score_x_bw": _per_run("GiB/s", True, "extended-mode bandwidth score"),
             "score_x_md": _per_run("kIOPS", True, "extended-mode metadata score"),
             "valid_x": Metric("", None, "True for a valid extended-mode run"),
@@ -136,6 +154,10 @@ def parse(text: str) -> ParseResult:
     text = untag(text)
     if _INI.search(text):
         return _parse_result_ini(text)
+    if io500_early.is_prerelease(text):
+        return io500_early.parse_prerelease(Collector(METRICS), text)
+    if io500_early.is_app(text) and not _VERSION.search(text):
+        return io500_early.parse_app(Collector(METRICS), text)
     if _VERIFIED.search(text) and not _SCORE.search(text):
         return _parse_verify(text)
     return _parse_stdout(text)
@@ -152,6 +174,10 @@ def _parse_stdout(text: str) -> ParseResult:
     phases: set[str] = set()
     printed: set[tuple[int, str]] = set()
     ends = [m.start() for m in _SCORE.finditer(text)]  # a run ends with its score line
+    warnings = list(_NOT_OFFICIAL.finditer(text))
+    for warning in warnings:
+        _check_warning(warning, out)
+    warned = [w.start() for w in warnings]
     for start in _RESULT_START.finditer(text):
         match = _RESULT.match(text, start.start())
         if match is None:
@@ -166,11 +192,11 @@ def _parse_stdout(text: str) -> ParseResult:
         phases.add(name)
         out.number(name, match[3], unit=_UNITS[match[4]], line=line)
         out.number(f"{name}_time", match[5], unit="s", line=line)
-        valid = not match[6] and match[1] != "RESULT-invalid"
+        valid = not match[6] and match[1] != "RESULT-invalid" and not _warned(warned, match)
         out.add(f"{name}_valid", valid, unit="")
         if not valid:
             invalid.append(match[2])
-    scores = _scores(text, out)
+    scores = _scores(text, out, {bisect.bisect(ends, at) for at in warned})
     _validity(text, invalid, out)
     reason = failure(text, _ERRORS, _CLUES)
     if not reason and not version and not phases:
@@ -181,32 +207,44 @@ def _parse_stdout(text: str) -> ParseResult:
     return out.result(reason)
 
 
-def _scores(text: str, out: Collector) -> dict[str, str]:
+def _check_warning(warning: re.Match[str], out: Collector) -> None:
+    """Check the numbers of a "cannot be official" warning (it is quoted as the reason)."""
+    line = line_at(warning.string, warning.start())
+    if (short := _TOO_SHORT.fullmatch(warning[1])) is not None:
+        out.value("invalid_reason", short[1], line)
+    elif any(c.isdigit() for c in warning[1]):
+        out.problem(f"a warning IO500 does not print so: {warning[0][:60]!r}", line)
+
+
+def _warned(warned: list[int], result: re.Match[str]) -> bool:
+    """Whether a "cannot be official" warning stands right before this result line (after
+    the result line before it): the harness prints it as the phase ends."""
+    at = bisect.bisect(warned, result.start())
+    if at == 0:
+        return False
+    return _RESULT_START.search(result.string, warned[at - 1], result.start()) is None
+
+
+def _scores(text: str, out: Collector, warned_runs: set[int]) -> dict[str, str]:
     """Add the score lines' values; what is wrong with each kind of score line (or ``""``).
 
-    The harness of 2017-2018 printed bandwidth times IOPS as its TOTAL; the IO500 score has
-    always been ranked as their geometric mean, so ``score`` is that mean whichever was printed.
+    ``score`` is the TOTAL as printed: the harness of 2017-2018 printed bandwidth times IOPS
+    there, later ones their geometric mean, which ``score_computed`` always is. A run with a
+    "cannot be official" warning (``warned_runs``: the indices of such runs) is not valid.
     """
     scores: dict[str, str] = {}
-    for score in _SCORE.finditer(text):
+    for run, score in enumerate(_SCORE.finditer(text)):
         kind, line = score[1].strip(), line_at(text, score.start())
         suffix = "_x" if kind == "SCOREX" else ""
         names = (f"score{suffix}_bw", f"score{suffix}_md", f"score{suffix}")
         bw, md, total = (out.value(name, score[i], line) for i, name in enumerate(names, 2))
-        if bw is not None and md is not None and total is not None and _is_product(bw, md, total):
-            total = math.sqrt(bw * md)
         for name, value in zip(names, (bw, md, total), strict=True):
             out.add(name, None if value is None else float(value))
-        out.add(f"valid{suffix}", not score[5] and kind != "SCORE-invalid")
+        add_computed(out, suffix, bw, md, total)
+        valid = not score[5] and kind != "SCORE-invalid" and run not in warned_runs
+        out.add(f"valid{suffix}", valid)
         scores["SCOREX" if suffix else "SCORE"] = _rest(text, score.end(), line)
     return scores
-
-
-def _is_product(bw: float, md: float, total: float) -> bool:
-    """Whether ``total`` is the old harness's bandwidth x IOPS rather than their geometric mean
-    (both as printed, to 6 significant digits)."""
-    product, mean = bw * md, math.sqrt(bw * md)
-    return abs(total - product) <= 1e-4 * product and abs(total - mean) > 1e-4 * mean
 
 
 def _rest(text: str, end: int, line: int) -> str:
@@ -239,7 +277,7 @@ def _validity(text: str, phases: list[str], out: Collector) -> None:
     """``invalid_reason``: IO500's own ERROR INVALID messages and the phases it marked."""
     if all(m.value for m in out.measurements if m.name == "valid"):
         return
-    messages = list(dict.fromkeys(_INVALID.findall(text)))
+    messages = list(dict.fromkeys([*_INVALID.findall(text), *_NOT_OFFICIAL.findall(text)]))
     if phases:
         messages.append(f"invalid phases: {', '.join(phases)}")
     out.add("invalid_reason", "; ".join(messages) or "IO500 marked the score [INVALID]")
@@ -293,14 +331,18 @@ def _parse_result_ini(text: str) -> ParseResult:
 def _ini_score(values: dict[str, tuple[str, int]], suffix: str, out: Collector) -> None:
     text, line = values.get("SCORE", ("", 0))
     score = re.fullmatch(rf"({FP})(\s*\[INVALID\])?", text)
+    printed: dict[str, float | None] = {}
     if score:
-        out.number(f"score{suffix}", score[1], line=line)
+        printed[""] = out.value(f"score{suffix}", score[1], line)
         out.add(f"valid{suffix}", not score[2])
     elif "SCORE" in values:
         out.problem(f"the score is {text[:40]!r}, not a number", line)
-    for key, name in (("BW", "bw"), ("MD", "md")):
+    for key, name in (("BW", "_bw"), ("MD", "_md")):
         if key in values:
-            out.number(f"score{suffix}_{name}", values[key][0], line=values[key][1])
+            printed[name] = out.value(f"score{suffix}{name}", values[key][0], values[key][1])
+    for name, value in printed.items():
+        out.add(f"score{suffix}{name}", None if value is None else float(value))
+    add_computed(out, suffix, printed.get("_bw"), printed.get("_md"), printed.get(""))
     if "hash" in values and not suffix:
         out.add("score_hash", values["hash"][0])
 

@@ -71,6 +71,9 @@ _OPTION_WORDS |= {"xfersize", "blocksize"}
 _MAX = re.compile(rf"^Max (Write|Read):\s+({FP}) MiB/sec")
 _SIZE = re.compile(rf"^({FP})\s*(bytes|[KMGTPE]iB)$")
 _CSV_HEADER = re.compile(r"^access,bw\(MiB/s\),", re.MULTILINE)
+#: IOR 3.3's CSV summary: its settings run together without a separator (``3.3.0Fri Nov 27
+#: 18:03:46 2026/path/ior -a POSIX ...``) and no result row at all
+_CSV_V33 = re.compile(r"\A3\.\d+\.\d+\S*?(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:")
 
 
 def _per_iteration(unit: str, higher: bool | None, help: str) -> Metric:
@@ -179,7 +182,12 @@ def _parse_text(text: str) -> ParseResult:
             settings["version"] = f"{header[1]}-{header[2]}"
         out.add_all(settings.items(), record)
     reason = failure(text, ERRORS, CLUES)
-    if not reason and not header:
+    if not reason and not header and _CSV_V33.match(text):
+        reason = (
+            "IOR 3.3's CSV summary (-O summaryFormat=CSV) holds no results: it prints only its "
+            "settings, run together; use summaryFormat=JSON, or IOR 4"
+        )
+    elif not reason and not header:
         reason = "not IOR output: no 'IOR-x.y: MPI Coordinated Test of Parallel I/O' header"
     if not reason:
         reason = _incomplete(text, state)

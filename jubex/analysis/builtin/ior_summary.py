@@ -97,6 +97,8 @@ def _json_results(results: object, record: int, out: Collector) -> None:
     count: dict[str, int] = {}
     for row in _objects(results):
         op = row.get("access")
+        if op == "remove" and "totalTime" in row:  # IOR 3.3's JSON has a row for it
+            out.number("remove_total", row["totalTime"], record)
         if op not in OPS:
             continue
         iteration = count[op] = count.get(op, -1) + 1

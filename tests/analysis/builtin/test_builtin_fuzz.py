@@ -28,6 +28,8 @@ CORPUS = {
         *OUTPUTS.glob("io500/*stdout.txt"),
         *OUTPUTS.glob("io500/*summary*.txt"),
         *OUTPUTS.glob("io500/*result.txt"),
+        *OUTPUTS.glob("io500/prerelease2017_*.txt"),
+        *OUTPUTS.glob("io500/*capp2017_*.txt"),
         OUTPUTS / "io500/run_np2/result.txt",
         OUTPUTS / "io500/run_np2/result_summary.txt",
         *EXTENDED.glob("*.txt"),
@@ -126,3 +128,49 @@ def test_a_bad_value_where_a_number_was_read_fails_the_result(name, data):
     assert_clean(result)
     if result.ok:  # then the number was not one the analyser reads
         assert values(result) == values(parse(name, text)), (spot[0], bad)
+
+
+#: the dialects read since the 2017 IO500 lists and fio's other forms were added: each is
+#: fuzzed on its own as well, so that no run leaves one of them out
+DIALECTS = [
+    ("io500", "io500/prerelease2017_job_out.txt"),
+    ("io500", "io500/capp2017_submission.txt"),
+    ("io500", "io500/capp2017_kioops_run.txt"),
+    ("io500", "io500/bash2018_warning_not_official_summary.txt"),
+    ("io500", "io500/bash2017_total_product_result_summary.txt"),
+    ("fio", "fio/v3.33_client_two_hosts.json"),
+    ("fio", "fio/v3.33_json_appended_with_shell_lines.txt"),
+    ("fio", "fio/v3.33_minimal_randrw.txt"),
+    ("fio", "fio/v3.33_terse_v5_two_jobs.txt"),
+    ("ior", "ior/v3.3.0_json_fpp_i2_np2.txt"),
+    ("ior", "ior/v4.0.0_json_fpp_i2_np2.txt"),
+]
+
+
+@pytest.mark.parametrize(("name", "relative"), DIALECTS)
+@settings(max_examples=25, deadline=2000, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_each_dialect_cut_anywhere_is_never_passed_as_complete(name, relative, data):
+    text = (OUTPUTS / relative).read_text()
+    end = data.draw(st.integers(0, len(text) - 1))
+    result, whole = parse(name, text[:end]), parse(name, text)
+    assert_clean(result)
+    assert whole.ok, whole.reason
+    if result.ok:  # cut after what it reads (a log of several runs: after a whole one)
+        records = {m.record for m in result.measurements}
+        assert values(result) == [v for v in values(whole) if v[0] in records]
+
+
+def test_terse_percentile_outside_fios_list_is_named_in_us():
+    text = (OUTPUTS / "fio/v3.33_minimal_randrw.txt").read_text()
+    result = parse("fio", text.replace(";10.000000%=42;", ";10.00008%=42;", 1))
+    assert result.ok, result.reason
+    assert [(m.value, m.unit) for m in result.measurements if m.name == "read_clat_p10_00008"] == [
+        (42, "us")
+    ]
+
+
+def test_terse_percentile_point_beyond_100_fails():
+    text = (OUTPUTS / "fio/v3.33_minimal_randrw.txt").read_text()
+    result = parse("fio", text.replace(";1.000000%=41;", ";" + "9" * 400 + "%=41;", 1))
+    assert not result.ok and "a percentile field fio does not print so" in result.reason

@@ -17,6 +17,12 @@ READS = {
     "ior/posix_ssf_t4k_b1m_np4.txt": "ior",
     "ior/v3.3.0_posix_fpp_t1m_b16m_np2.txt": "ior",
     "ior/seed_v3.0.0_rank_tagged_excerpt.txt": "ior",
+    "ior/v3.3.0_json_fpp_i2_np2.txt": "ior",
+    "ior/unread_v3.3.0_csv_no_results.txt": "ior",  # IOR 3.3's CSV has no results to read
+    "ior/v4.0.0_json_fpp_i2_np2.txt": "ior",
+    "ior/v4.0.0_csv_fpp_i3_np2.txt": "ior",
+    "ior/err_v4.0.0_killed_after_2_of_50.txt": "ior",
+    "mdtest/err_v4.0.0_killed_before_summary.txt": "mdtest",
     "ior/clio_i5/ssf_run1.txt": "ior",
     "ior/clio_i5/ssf_run2.txt": "ior",
     "ior/clio_i5/ssf_run3.txt": "ior",
@@ -60,6 +66,13 @@ READS = {
     "fio/v2.17_json_two_groups.json": "fio",
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
+    "fio/v3.33_client_two_hosts.json": "fio",
+    "fio/unread_v3.33_client_two_hosts_normal.txt": "fio",  # a form not read: judged failed
+    "fio/v3.33_minimal_randrw.txt": "fio",
+    "fio/v3.33_terse_v4_two_jobs.txt": "fio",
+    "fio/v3.33_terse_v5_two_jobs.txt": "fio",
+    "fio/err_v3.33_terse_size_missing.txt": "fio",
+    "fio/v3.33_json_appended_with_shell_lines.txt": "fio",
     **{
         f"io500/{name}": "io500"
         for name in (
@@ -74,6 +87,13 @@ READS = {
             "sc21_extended_result_summary.txt",
             "v2024_result.txt",
             "v2024_result_summary.txt",
+            "bash2018_warning_not_official_summary.txt",
+            "prerelease2017_job_out.txt",
+            "prerelease2017_results.txt",
+            "prerelease2017_summary_warnings.txt",
+            "capp2017_submission.txt",
+            "capp2017_kioops_run.txt",
+            "err_capp2017_refused_workdir.txt",
         )
     },
 }
@@ -107,7 +127,7 @@ def test_every_captured_output_is_covered(outputs):
 def test_failed_exactly_for_err_files_and_units_as_declared(parse, relative):
     analyser = builtin.get(READS[relative])
     result = parse(READS[relative], relative)
-    failed_run = relative.rsplit("/", 1)[-1].startswith("err_")
+    failed_run = relative.rsplit("/", 1)[-1].startswith(("err_", "unread_"))
     assert result.ok is not failed_run, result.reason
     assert bool(result.reason) is failed_run
     for m in result.measurements:

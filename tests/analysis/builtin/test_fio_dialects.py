@@ -86,3 +86,110 @@ def test_json_plus_with_an_fdatasync_section(parse, by_name, units_of):
     assert (job["sync_lat_min"], job["sync_lat_max"]) == ([111.359], [33337.327])
     assert units_of(result)["sync_lat_mean"] == "us"
     assert not [n for n in job if "bins" in n]  # the histogram is not a value
+
+
+def test_client_server_mode_a_record_per_host_and_job_then_all_clients(parse, by_name):
+    result = parse("fio", "fio/v3.33_client_two_hosts.json")
+    assert result.ok, result.reason  # "client_stats", no "jobs": it failed as "no job results"
+    records = [by_name(result, r) for r in range(5)]
+    assert [(r["job"], r.get("host")) for r in records] == [
+        (["seqwrite"], ["127.0.0.1"]),
+        (["seqwrite"], ["localhost"]),
+        (["randread"], ["127.0.0.1"]),
+        (["randread"], ["localhost"]),
+        (["All clients"], None),  # fio's own sum over the hosts
+    ]
+    assert records[0]["write_bw"] == [262144000 / 2**20] and records[0]["write_runtime"] == [0.016]
+    assert records[3]["read_iops"] == [1207.54717] and records[3]["read_io"] == [4194304]
+    everything = records[4]
+    assert everything["read_bw"] == [84733414 / 2**20]  # as fio printed it, not recomputed
+    assert everything["write_io"] == [8388608] and everything["write_iops"] == [8000.0]
+    assert {m.record for m in result.measurements} == set(range(5))  # no computed group record
+
+
+def test_json_documents_appended_with_shell_lines_between_are_all_read(parse, by_name):
+    result = parse("fio", "fio/v3.33_json_appended_with_shell_lines.txt")
+    assert result.ok, result.reason
+    first, first_group, second, second_group = (by_name(result, r) for r in range(4))
+    assert first["job"] == second["job"] == ["seqwrite"]
+    assert first["write_io"] == second["write_io"] == [2097152]
+    assert first["write_runtime"] == [0.012] and second["write_runtime"] == [0.003]
+    assert first_group["group"] == second_group["group"] == [0]
+    assert "job" not in first_group and "job" not in second_group
+
+
+def test_a_second_json_document_cut_short_fails_the_file(outputs):
+    from jubex.analysis.builtin import fio
+
+    text = (outputs / "fio/v3.33_json_appended_with_shell_lines.txt").read_text()
+    result = fio.parse(text[: text.rindex('"jobname"')])
+    assert not result.ok
+    assert "fio JSON document 2 is not valid JSON (truncated run?)" in result.reason
+
+
+def test_terse_version_3_of_minimal_a_randrw_job(parse, by_name, units_of):
+    result = parse("fio", "fio/v3.33_minimal_randrw.txt")
+    got, units = by_name(result), units_of(result)
+    assert result.ok, result.reason
+    assert got["job"] == ["mixed"] and got["group"] == [0] and got["error"] == [0]
+    assert got["read_io"] == [968 * 1024] and units["read_io"] == "B"
+    assert got["read_bw"] == [9307 / 1024] and units["read_bw"] == "MiB/s"
+    assert got["read_iops"] == [2326] and got["read_runtime"] == [0.104]
+    clat = [got[f"read_clat_{s}"] for s in ("min", "max", "mean", "std")]
+    assert clat == [[40], [42469], [419.096806], [2836.307217]] and units["read_clat_mean"] == "us"
+    assert got["read_clat_p99"] == [4112] and got["read_clat_p99_99"] == [42729]
+    assert got["read_lat_mean"] == [419.181847]
+    assert "read_slat_mean" in got  # fio prints it (0 for psync)
+    assert got["write_io"] == [1080 * 1024] and got["write_clat_mean"] == [5.726085]
+    assert {m.record for m in result.measurements} == {0}  # terse output has no group totals
+
+
+@pytest.mark.parametrize(
+    ("relative", "bw_kib", "iops", "ms", "p99"),
+    [
+        ("fio/v3.33_terse_v4_two_jobs.txt", 50567, 790, 81, 17694),
+        ("fio/v3.33_terse_v5_two_jobs.txt", 32768, 512, 125, 11599),
+    ],
+)
+def test_terse_versions_4_and_5_with_trim_and_iops_samples(
+    parse, by_name, relative, bw_kib, iops, ms, p99
+):
+    result = parse("fio", relative)
+    assert result.ok, result.reason
+    write, read = by_name(result, 0), by_name(result, 1)
+    assert write["job"] == ["seqwrite"] and write["write_io"] == [4096 * 1024]
+    assert "read_io" not in write and "trim_io" not in write
+    assert read["job"] == ["randread"] and read["read_bw"] == [bw_kib / 1024]
+    assert (read["read_iops"], read["read_runtime"]) == ([iops], [ms / 1000])
+    assert read["read_clat_p99"] == [p99]
+
+
+def test_terse_output_of_a_job_that_failed(parse):
+    result = parse("fio", "fio/err_v3.33_terse_size_missing.txt")
+    assert not result.ok
+    assert result.reason.startswith("fio: pid=0, err=22/file:filesetup.c:1155")
+
+
+def test_terse_line_cut_short_fails(outputs):
+    from jubex.analysis.builtin import fio
+
+    text = (outputs / "fio/v3.33_terse_v5_two_jobs.txt").read_text()
+    assert "ends inside a terse line" in fio.parse(text[:-40]).reason
+    fewer = text[: text.rindex(";0%=0;")] + "\n"
+    assert "130 fields, not 180 or more" in fio.parse(fewer).reason
+
+
+def test_client_mode_normal_output_is_refused_saying_why(parse):
+    result = parse("fio", "fio/unread_v3.33_client_two_hosts_normal.txt")
+    assert not result.ok
+    assert result.reason.startswith("fio's normal output of client/server mode (--client)")
+    assert "use --output-format=json" in result.reason
+    assert not result.measurements  # nothing half-read from interleaved hosts
+
+
+def test_client_mode_normal_output_cut_before_all_clients_is_refused_too(outputs):
+    from jubex.analysis.builtin import fio
+
+    text = (outputs / "fio/unread_v3.33_client_two_hosts_normal.txt").read_text()
+    result = fio.parse(text[: text.index("All clients:")])  # two hosts' blocks, interleaved
+    assert not result.ok and "client/server mode" in result.reason

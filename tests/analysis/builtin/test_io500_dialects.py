@@ -53,15 +53,40 @@ def test_bash_harness_2018_gb_meaning_gib(parse, by_name, units_of):
         ("io500/bash2018_total_product_result_summary.txt", 2.85287, 12.6425, 36.06740),
     ],
 )
-def test_old_total_is_the_product_and_the_score_is_the_geometric_mean(
+def test_old_total_is_read_as_printed_and_the_geometric_mean_is_computed_beside_it(
     parse, by_name, relative, bw, md, printed
 ):
     result = parse("io500", relative)
     got = by_name(result)
     assert result.ok, result.reason
     assert printed == pytest.approx(bw * md, rel=1e-5)  # what that harness printed
-    assert got["score"] == [pytest.approx(math.sqrt(bw * md), rel=1e-12)]
+    assert got["score"] == [printed]
+    assert got["score_computed"] == [pytest.approx(math.sqrt(bw * md), rel=1e-12)]
     assert (got["score_bw"], got["score_md"]) == ([bw], [md])
+    (note,) = got["score_note"]
+    assert f"printed score {printed:.12g} (bandwidth x IOPS)" in note
+    assert f"score_computed, is {math.sqrt(bw * md):.6g}" in note
+
+
+def test_a_score_printed_as_the_geometric_mean_has_no_note(parse, by_name):
+    got = by_name(parse("io500", "io500/bash2018_result_summary.txt"))
+    assert got["score"] == [8.46223]
+    assert got["score_computed"] == [pytest.approx(math.sqrt(2.93392 * 24.4074))]
+    assert "score_note" not in got
+
+
+def test_cannot_be_official_warning_makes_the_phase_and_the_run_invalid(parse, by_name):
+    result = parse("io500", "io500/bash2018_warning_not_official_summary.txt")
+    got = by_name(result)
+    assert result.ok, result.reason  # the run finished; it is not an official one
+    assert got["valid"] == [False]
+    assert got["mdtest_easy_write_valid"] == [False]  # the phase the warning precedes
+    assert got["mdtest_easy_write"] == [43.244] and got["mdtest_easy_write_time"] == [299.70]
+    assert got["ior_easy_write_valid"] == [True] and got["mdtest_hard_write_valid"] == [True]
+    (reason,) = got["invalid_reason"]
+    assert "This cannot be official score. The runtime of 299.7035 seconds" in reason
+    assert "invalid phases: mdtest_easy_write" in reason
+    assert got["score"] == [1.97421] and "score_note" not in got
 
 
 def test_bash_harness_2020_log_with_its_summary_printed_again(parse, by_name, units_of):

@@ -1,0 +1,126 @@
+"""``jubex site``: the whole site from the results database, only changed files written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from jubex.dashboard import pages
+from jubex.dashboard.assets import own, plotly_script
+from jubex.dashboard.collect import collect
+from jubex.dashboard.feed import feed
+from jubex.dashboard.model import Dashboard, Series
+from jubex.dashboard.write import SiteWriter
+from jubex.resultsdb.connect import Database
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build did: files written, left as they were, removed; what the site shows."""
+
+    root: Path
+    written: int
+    unchanged: int
+    removed: int
+    runs: int
+    series: int
+    change_points: int
+
+
+def build(
+    selector: str,
+    root: Path,
+    *,
+    database: Database,
+    charts: bool = True,
+    base_url: str = "",
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    all_metrics: bool = False,
+) -> Built:
+    """Write the site of the runs ``selector`` names into ``root``."""
+    script = plotly_script() if charts else None  # its absence is said before any work
+    site = collect(selector, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics)
+    writer = SiteWriter.open(root)
+    writer.put("assets/site.css", own("site.css"))
+    writer.put("assets/site.js", own("site.js"))
+    if script is not None:
+        writer.put("assets/plotly.min.js", script)
+    for path, html in _pages(site, charts):
+        writer.put(path, html)
+    for name, (columns, rows, _) in (
+        ("index", pages.overview_rows(site)),
+        ("regressions", pages.regression_rows(site)),
+    ):
+        _downloads(writer, f"data/{name}", columns, rows)
+    for series in site.series:
+        columns, rows = _history_rows(site, series)
+        _downloads(writer, f"data/history/{Path(series.page).stem}", columns, rows)
+    writer.put("feed.xml", feed(site, base_url))
+    writer.close()
+    marked = sum(bool(e.mark) for s in site.series for e in s.entries)
+    return Built(
+        root,
+        writer.written,
+        writer.unchanged,
+        writer.removed,
+        len(site.runs),
+        len(site.series),
+        marked,
+    )
+
+
+def _pages(site: Dashboard, charts: bool) -> list[pages.Page]:
+    found = [
+        pages.overview(site),
+        pages.regressions(site),
+        pages.runs_page(site),
+        pages.compare_index(site),
+        *pages.history_pages(site, charts),
+        *pages.run_pages(site),
+        *pages.compare_pages(site),
+    ]
+    return found
+
+
+def _history_rows(site: Dashboard, series: Series) -> tuple[list[str], list[list[object]]]:
+    """Every repetition of a series, a row each: what its chart draws."""
+    columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
+    rows: list[list[object]] = []
+    for e in series.entries:
+        run = site.runs[e.run]
+        for repetition, value in enumerate(e.values):
+            rows.append(
+                [
+                    run.label,
+                    pages.date(e.created),
+                    repetition,
+                    value,
+                    series.unit,
+                    e.mean,
+                    e.mark or "",
+                ]
+            )
+    return columns, rows
+
+
+def _downloads(
+    writer: SiteWriter,
+    stem: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+) -> None:
+    """All rows of a listing as CSV and as JSON records (the page offers what is shown)."""
+    text = io.StringIO()
+    table = csv.writer(text, lineterminator="\n")
+    table.writerow(columns)
+    table.writerows(rows)
+    writer.put(f"{stem}.csv", text.getvalue())
+    records = [dict(zip(columns, map(pages.finite, row), strict=True)) for row in rows]
+    writer.put(
+        f"{stem}.json", json.dumps(records, separators=(",", ":"), allow_nan=False, default=str)
+    )

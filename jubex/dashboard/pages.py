@@ -1,0 +1,370 @@
+"""The pages of the site, one function per kind: each returns its path and its HTML.
+
+Every page is rendered by Jinja2 with autoescaping on, so a text from a run (a parameter
+value, a failure's cause, a comment) is shown and never run; the data a page's script reads
+is embedded as JSON that cannot close its ``<script>`` element (``tojson``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from jubex.dashboard.model import Compared, Dashboard, RunInfo, Series
+from jubex.results.stats import summarize
+from jubex.version import __version__
+
+#: rows of a listing rendered without a script (the filters show all of them)
+LIMIT = 500
+#: how many runs back the trend of the overview looks
+TREND_RUNS = 5
+
+Page = tuple[str, str]
+#: the links of a listing's row: column index -> page
+Links = dict[int, str]
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("jubex.dashboard", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters["number"] = number
+    return env
+
+
+def number(value: object) -> str:
+    """A cell as shown: numbers to 4 significant digits, nothing for a missing value."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def finite(value: object) -> object:
+    """A number JSON can hold: an infinity or NaN (a failed measurement) as its text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def date(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(seconds))
+
+
+def _render(template: str, path: str, site: Dashboard, **values: object) -> Page:
+    root = "../" * path.count("/")
+    html = (
+        environment()
+        .get_template(template)
+        .render(root=root, version=__version__, selector=site.selector, **values)
+    )
+    return path, html
+
+
+def _listing(
+    path: str,
+    site: Dashboard,
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    hrefs: Sequence[Links],
+    *,
+    intro: str = "",
+    notes: Sequence[str] = (),
+) -> Page:
+    filters = {
+        name: columns.index(column)
+        for name, column in (
+            ("site", "site"), ("benchmark", "benchmark"), ("parameter", "point"), ("date", "date")
+        )
+        if column in columns
+    }  # fmt: skip
+    choices = {
+        name: sorted({str(row[index]) for row in rows})
+        for name, index in filters.items()
+        if name in ("site", "benchmark")
+    }
+    return _render(
+        "listing.html",
+        path,
+        site,
+        title=title,
+        intro=intro,
+        notes=list(notes),
+        table_id="listing",
+        columns=list(columns),
+        rows=[[finite(c) for c in row] for row in rows],
+        hrefs=list(hrefs),
+        filters=filters,
+        choices=choices,
+        limit=LIMIT,
+        download=f"data/{Path(path).stem}",
+    )
+
+
+OVERVIEW = ("benchmark", "site", "file system", "metric", "point", "unit", "date")
+OVERVIEW_TAIL = ("latest mean", "std", "trend %", "runs", "open regression")
+
+
+def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[Links]]:
+    """Each benchmark × site × file system × metric × point: its latest figures and trend."""
+    columns = [
+        "benchmark",
+        "site",
+        "file system",
+        "metric",
+        "point",
+        "unit",
+        "date",
+        *OVERVIEW_TAIL,
+    ]
+    rows: list[list[object]] = []
+    hrefs: list[Links] = []
+    for s in site.series:
+        latest = [e for e in s.entries if e.mean is not None]
+        last = latest[-1]
+        before = [e.mean for e in latest[-1 - TREND_RUNS : -1] if e.mean is not None]
+        level = summarize(before).mean if before else None
+        trend = round((last.mean / level - 1) * 100, 2) if level and last.mean is not None else None
+        regression = s.open_regression()
+        rows.append(
+            [
+                s.benchmark, s.site, s.filesystem, s.metric, s.point_text, s.unit,
+                date(last.created), last.mean, last.std, trend, len(s.entries),
+                f"{regression.change:+.1f}% at {date(regression.created)}"
+                if regression and regression.change is not None
+                else "",
+            ]
+        )  # fmt: skip
+        hrefs.append({0: s.page})
+    return columns, rows, hrefs
+
+
+def overview(site: Dashboard) -> Page:
+    columns, rows, hrefs = overview_rows(site)
+    intro = (
+        f"{len(site.runs)} run(s), {len(site.series)} series (a metric at a point of a "
+        "benchmark at a site). The trend is the latest mean against the mean of the "
+        f"{TREND_RUNS} runs before it; an open regression is a change point for the worse "
+        "that no later change point undid."
+    )
+    return _listing(
+        "index.html", site, "Overview", columns, rows, hrefs, intro=intro, notes=site.notes
+    )
+
+
+def regression_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[Links]]:
+    """Every change point, newest first: for the worse, for the better, or either way."""
+    columns = [
+        "metric",
+        "benchmark",
+        "site",
+        "point",
+        "date",
+        "run",
+        "change %",
+        "p adj",
+        "mark",
+        "open",
+    ]
+    found = []
+    for s in site.series:
+        opened = s.open_regression()
+        for e in s.entries:
+            if e.mark:
+                run = site.runs[e.run]
+                found.append((e.created, s, e, run, e is opened))
+    found.sort(key=lambda item: -item[0])
+    rows: list[list[object]] = [
+        [s.metric, s.benchmark, s.site, s.point_text, date(e.created), run.label, e.change,
+         e.p_adjusted, e.mark, "open" if opened else ""]
+        for _, s, e, run, opened in found
+    ]  # fmt: skip
+    return columns, rows, [{0: s.page, 5: run.page} for _, s, _, run, _ in found]
+
+
+def regressions(site: Dashboard) -> Page:
+    columns, rows, hrefs = regression_rows(site)
+    intro = (
+        "Change points as jubex history finds them, newest first: 'worse' and 'better' where "
+        "the metric has a better direction, 'up' and 'down' where it has none."
+    )
+    return _listing(
+        "regressions.html",
+        site,
+        "Regressions and other change points",
+        columns,
+        rows,
+        hrefs,
+        intro=intro,
+    )
+
+
+def runs_page(site: Dashboard) -> Page:
+    columns = ["run", "benchmark", "site", "file system", "date", "user", "failures"]
+    ordered = sorted(site.runs.values(), key=lambda r: -r.created)
+    rows: list[list[object]] = [
+        [r.label, r.benchmark, r.site, r.filesystem, date(r.created), r.fields["user_name"],
+         len(site.failures.get(r.id, []))]
+        for r in ordered
+    ]  # fmt: skip
+    return _listing("runs.html", site, "Runs", columns, rows, [{0: r.page} for r in ordered])
+
+
+def compare_index(site: Dashboard) -> Page:
+    columns = ["benchmark", "site", "baseline", "candidate", "date", "verdict"]
+    rows: list[list[object]] = []
+    for c in site.compared:
+        candidate = site.runs[c.candidate]
+        rows.append([c.benchmark, c.site, site.runs[c.baseline].label, candidate.label,
+                     date(candidate.created), c.verdict])  # fmt: skip
+    return _listing(
+        "compare.html", site, "Comparisons of the two latest runs", columns, rows,
+        [{0: c.page, 2: site.runs[c.baseline].page, 3: site.runs[c.candidate].page}
+         for c in site.compared],
+    )  # fmt: skip
+
+
+def history_pages(site: Dashboard, charts: bool) -> Iterator[Page]:
+    for s in site.series:
+        yield history_page(site, s, charts)
+
+
+def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
+    columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
+    rows: list[list[object]] = []
+    hrefs: list[Links] = []
+    for e in reversed(series.entries):
+        run = site.runs[e.run]
+        values = " ".join(f"{v:.6g}" for v in e.values)
+        rows.append([run.label, date(e.created), len(e.values), e.mean, e.std, e.change,
+                     e.p_adjusted, e.mark or "", values])  # fmt: skip
+        hrefs.append({0: run.page})
+    notes = [
+        {"date": date(moment), "text": text, "moment": moment}
+        for moment, text in site.annotations.get(series.site, [])
+    ]
+    chart = {
+        "metric": series.metric,
+        "unit": series.unit,
+        "runs": [
+            {"run": site.runs[e.run].label, "date": date(e.created),
+             "values": [v for v in e.values if math.isfinite(v)], "mean": finite(e.mean),
+             "mark": e.mark, "href": site.runs[e.run].page}
+            for e in series.entries
+        ],
+        "annotations": notes,
+    }  # fmt: skip
+    direction = (
+        "no better direction known"
+        if series.higher_is_better is None
+        else "higher is better"
+        if series.higher_is_better
+        else "lower is better"
+    )
+    page = series.page
+    return _render(
+        "history.html",
+        page,
+        site,
+        title=f"{series.metric} · {series.benchmark} · {series.site}",
+        series=series,
+        direction=direction,
+        notes=[],
+        charts=charts,
+        annotations=notes,
+        chart=chart,
+        table_id="listing",
+        columns=columns,
+        rows=[[finite(c) for c in row] for row in rows],
+        hrefs=hrefs,
+        filters={"date": 1},
+        choices={},
+        limit=LIMIT,
+        download=f"data/history/{Path(page).stem}",
+    )
+
+
+def run_pages(site: Dashboard) -> Iterator[Page]:
+    by_run: dict[int, list[tuple[Series, int]]] = {}
+    for s in site.series:
+        for i, e in enumerate(s.entries):
+            by_run.setdefault(e.run, []).append((s, i))
+    for run in site.runs.values():
+        yield run_page(site, run, by_run.get(run.id, []))
+
+
+def run_page(site: Dashboard, run: RunInfo, found: Sequence[tuple[Series, int]]) -> Page:
+    results = []
+    for s, i in found:
+        e = s.entries[i]
+        stats = summarize(e.values) if e.values else None
+        results.append(
+            {
+                "metric": s.metric, "point": s.point_text, "unit": s.unit, "n": len(e.values),
+                "mean": number(e.mean), "std": number(e.std),
+                "min": number(stats.min if stats else None),
+                "max": number(stats.max if stats else None),
+                "change": "" if e.change is None else f"{e.change:+.1f}%", "mark": e.mark or "",
+                "page": s.page,
+            }
+        )  # fmt: skip
+    failures = [
+        {**f, "point": ", ".join(f"{k}={v}" for k, v in _mapping(f["parameters"]).items())}
+        for f in site.failures.get(run.id, [])
+    ]
+    return _render(
+        "run.html",
+        run.page,
+        site,
+        title=f"Run {run.label} of {run.benchmark} at {run.site}",
+        run=run,
+        created=date(run.created),
+        provenance=json.dumps(run.provenance, indent=1, sort_keys=True),
+        failures=failures,
+        results=results,
+    )
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def compare_pages(site: Dashboard) -> Iterator[Page]:
+    pages = {(s.benchmark, s.site, s.metric, s.point_text): s.page for s in site.series}
+    for c in site.compared:
+        yield compare_page(site, c, pages)
+
+
+def compare_page(
+    site: Dashboard, compared: Compared, pages: Mapping[tuple[str, str, str, str], str]
+) -> Page:
+    """The comparison's table, each row beside the history of its metric at its point."""
+    metric = compared.headers.index("metric")
+    rows = []
+    for row in compared.rows:
+        keys = compared.headers[:metric]
+        point = ", ".join(f"{k}={v}" for k, v in zip(keys, row, strict=False)) or "(one point)"
+        page = pages.get((compared.benchmark, compared.site, str(row[metric]), point))
+        rows.append(([number(cell) for cell in row], page))
+    return _render(
+        "compare.html",
+        compared.page,
+        site,
+        title=f"{compared.benchmark} at {compared.site}: the latest run against the one before",
+        compared=compared,
+        baseline=site.runs[compared.baseline],
+        candidate=site.runs[compared.candidate],
+        rows=rows,
+    )

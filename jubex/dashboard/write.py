@@ -1,0 +1,72 @@
+"""Writing the site: a page is written only when its content changed.
+
+A manifest (``.jubex-site.json``) keeps the SHA-256 of every file the site holds; a build
+compares each file's new content with it, writes the ones that differ, and removes the
+files an earlier build made that this one no longer makes. So after a few new runs only
+their pages, the series they extend and the listings are written again, and a web server
+or a sync to GitLab Pages moves only those.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jubex.errors import UsageError
+
+MANIFEST = ".jubex-site.json"
+
+
+@dataclass
+class SiteWriter:
+    """Writes into ``root``; counts what it wrote, left alone and removed."""
+
+    root: Path
+    known: dict[str, str] = field(default_factory=dict)
+    made: dict[str, str] = field(default_factory=dict)
+    written: int = 0
+    unchanged: int = 0
+    removed: int = 0
+
+    @classmethod
+    def open(cls, root: Path) -> SiteWriter:
+        """A writer into ``root``: a new directory, or one an earlier build made."""
+        if root.exists() and not root.is_dir():
+            raise UsageError(f"{root} is a file: expected a directory for the site")
+        manifest = root / MANIFEST
+        known: dict[str, str] = {}
+        if manifest.exists():
+            try:
+                known = json.loads(manifest.read_text(encoding="utf-8"))
+            except ValueError:
+                known = {}
+        elif root.exists() and any(root.iterdir()):
+            raise UsageError(
+                f"{root} holds files jubex did not write ({MANIFEST} is missing)",
+                hint="give a new or empty directory, or the directory of an earlier jubex site",
+            )
+        return cls(root, known if isinstance(known, dict) else {})
+
+    def put(self, path: str, content: str | bytes) -> None:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        digest = hashlib.sha256(data).hexdigest()
+        self.made[path] = digest
+        target = self.root / path
+        if self.known.get(path) == digest and target.exists():
+            self.unchanged += 1
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+        self.written += 1
+
+    def close(self) -> None:
+        """Remove what the last build made and this one did not; keep the manifest."""
+        for path in set(self.known) - set(self.made):
+            (self.root / path).unlink(missing_ok=True)
+            self.removed += 1
+        (self.root / MANIFEST).write_text(json.dumps(self.made, sort_keys=True), encoding="utf-8")

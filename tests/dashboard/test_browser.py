@@ -1,0 +1,145 @@
+"""The site in a real browser: headless Chromium (driven by Playwright) opens its pages over
+a loopback HTTP server, sees no console error and no request leaving the site, uses the
+filters, draws the chart, and follows the feed's change point to its run.
+
+Skipped where Playwright or Chromium is missing, except under CI (``CI=true``), where both
+are installed (the test extra, Debian's chromium) and their absence is a failure.
+``JUBEX_SCREENSHOTS=DIR`` keeps the screenshots there (docs/images/ holds those the docs show).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from jubex.dashboard.serve import server
+from tests.dashboard.conftest import STEP_RUN
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{what} is missing under CI")
+    pytest.skip(f"{what} is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright (pip install playwright)")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        _missing("chromium")
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def url(site: Path) -> Iterator[str]:
+    serving = server(site)
+    thread = threading.Thread(target=serving.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{serving.server_address[1]}/"
+    serving.shutdown()
+    serving.server_close()
+
+
+class Watched:
+    """A page whose console errors, script errors and foreign requests are collected."""
+
+    def __init__(self, browser: object, url: str) -> None:
+        self.problems: list[str] = []
+        self.page = browser.new_page(viewport={"width": 1000, "height": 640})  # type: ignore[attr-defined]
+        self.page.set_default_timeout(60_000)  # a loaded machine is slow, never wrong
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"script: {error}"))
+        self.page.on(
+            "request",
+            lambda r: (
+                None if r.url.startswith((url, "blob:", "data:")) else self.problems.append(r.url)
+            ),
+        )
+
+    def _console(self, message: object) -> None:
+        if message.type in ("error", "warning"):  # type: ignore[attr-defined]
+            self.problems.append(f"console {message.type}: {message.text}")  # type: ignore[attr-defined]
+
+
+def shot(page: object, name: str) -> None:
+    where = os.environ.get("JUBEX_SCREENSHOTS")
+    if where:
+        page.screenshot(path=str(Path(where) / f"{name}.png"))  # type: ignore[attr-defined]
+
+
+def test_every_kind_of_page_opens_without_an_error_or_a_request_elsewhere(
+    browser: object, url: str, site: Path
+) -> None:
+    watched = Watched(browser, url)
+    pages = ["index.html", "regressions.html", "runs.html", "compare.html"]
+    pages += [
+        str(next((site / d).glob("*.html")).relative_to(site))
+        for d in ("history", "runs", "compare")
+    ]
+    for page in pages:
+        response = watched.page.goto(url + page)
+        assert response is not None and response.ok, page
+        watched.page.wait_for_load_state("load")
+    assert watched.problems == []
+
+
+def test_the_filters_narrow_the_overview_and_its_download(browser: object, url: str) -> None:
+    watched = Watched(browser, url)
+    page = watched.page
+    page.goto(url + "index.html")
+    assert page.inner_text(".shown") == "5"
+    page.select_option("select[name=benchmark]", "sitestudy")
+    assert page.inner_text(".shown") == "2"
+    page.fill("input[name=parameter]", "point=b")
+    assert page.inner_text(".shown") == "1"
+    assert page.locator("table#listing tbody tr").count() == 1
+    with page.expect_download() as download:
+        page.click("a.csv")
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert lines[0].startswith("benchmark,site,file system,metric,point") and len(lines) == 2
+    assert ",point=b," in lines[1]
+    page.fill("input[name=parameter]", "")
+    page.select_option("select[name=benchmark]", "")
+    shot(page, "overview")
+    assert watched.problems == []
+
+
+def test_the_feed_leads_to_the_run_of_the_change_and_its_history_draws_it(
+    browser: object, url: str, site: Path
+) -> None:
+    feed = etree.parse(str(site / "feed.xml")).getroot()
+    entry = feed.find(f"{ATOM}entry")
+    assert entry is not None
+    links = {link.get("rel"): link.get("href") for link in entry.findall(f"{ATOM}link")}
+    watched = Watched(browser, url)
+    page = watched.page
+    page.goto(url + str(links["alternate"]))
+    assert page.title().startswith(f"Run {STEP_RUN} of bench at site00")
+    page.click("tr.worse a")  # the history of the metric that changed in this run
+    page.wait_for_selector("#chart .main-svg")
+    assert page.locator("#chart .scatterlayer .trace").count() == 3  # dots, means, change
+    assert "Lustre 2.15 upgrade <script>" in page.inner_text("#chart")  # the note, as text
+    page.fill("input[name=since]", "2026-01-25")
+    assert int(page.inner_text(".shown")) < 1000
+    page.fill("input[name=since]", "")
+    shot(page, "history")
+    page.goto(url + "regressions.html")
+    shot(page, "regressions")
+    page.click(f"text={STEP_RUN}")
+    assert page.title().startswith(f"Run {STEP_RUN}")
+    assert watched.problems == []

@@ -1,0 +1,123 @@
+"""``jubex site`` of 1,000 published runs with a planted step: the regressions page lists
+it, the history shows it with the annotation, the run pages show failures and provenance,
+every text from a run stays text, and a rebuild writes only what changed."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from jubex.cli.main import main
+from tests.dashboard.conftest import NOTE, STEP_RUN
+
+
+def records(site: Path, name: str) -> list[dict[str, object]]:
+    return json.loads((site / "data" / f"{name}.json").read_text())
+
+
+def test_the_regressions_page_lists_the_planted_step_and_nothing_else(site: Path) -> None:
+    found = records(site, "regressions")
+    assert [(r["metric"], r["run"], r["mark"], r["open"]) for r in found] == [
+        ("m00", STEP_RUN, "worse", "open")
+    ]
+    assert -21 < float(found[0]["change %"]) < -19  # type: ignore[arg-type]
+    page = (site / "regressions.html").read_text()
+    run = re.search(rf'<a href="(runs/[0-9]+\.html)">{STEP_RUN}</a>', page)
+    assert re.search(r'<a href="history/[0-9a-f]{16}\.html">m00</a>', page) and run
+    assert f"<title>Run {STEP_RUN} of bench at site00" in (site / run.group(1)).read_text()
+
+
+def test_the_overview_has_each_series_with_its_latest_figures(site: Path) -> None:
+    found = {(r["benchmark"], r["metric"], r["point"]): r for r in records(site, "index")}
+    assert set(found) == {
+        ("bench", "m00", "(one point)"),
+        ("bench", "m01", "(one point)"),
+        ("bench", "m02", "(one point)"),
+        ("sitestudy", "bw", "point=a"),
+        ("sitestudy", "bw", "point=b"),
+    }
+    step = found[("bench", "m00", "(one point)")]
+    assert step["runs"] == 1000 and str(step["open regression"]).startswith("-")
+    assert 780 < float(step["latest mean"]) < 820  # type: ignore[arg-type]
+    assert found[("bench", "m01", "(one point)")]["open regression"] == ""
+
+
+def history_of(site: Path, metric: str) -> str:
+    index = (site / "index.html").read_text()
+    page = re.search(rf'<a href="(history/[0-9a-f]+\.html)">bench</a></td><td>site00</td>'
+                     rf"<td>[^<]*</td><td>{metric}</td>", index)  # fmt: skip
+    assert page, f"no history of {metric} on the overview"
+    return (site / page.group(1)).read_text()
+
+
+def test_a_history_page_has_every_repetition_the_change_point_and_the_note(site: Path) -> None:
+    page = history_of(site, "m00")
+    data = json.loads(re.search(r'id="series-data">(.*?)</script>', page, re.S).group(1))  # type: ignore[union-attr]
+    assert len(data["runs"]) == 1000 and all(len(r["values"]) == 5 for r in data["runs"])
+    assert [r["run"] for r in data["runs"] if r["mark"]] == [STEP_RUN]
+    assert [a["text"] for a in data["annotations"]] == [NOTE]
+    assert "Lustre 2.15 upgrade &lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script>alert" not in page and "\\u003cscript\\u003e" in page
+    assert 'src="../assets/plotly.min.js"' in page and (site / "assets/plotly.min.js").exists()
+
+
+def test_a_run_page_shows_its_failures_with_their_causes(site: Path) -> None:
+    listing = json.loads(
+        re.search(
+            r'id="listing-data">(.*?)</script>', (site / "runs.html").read_text(), re.S
+        ).group(1)  # type: ignore[union-attr]
+    )
+    real = [i for i, row in enumerate(listing["rows"]) if row[1] == "sitestudy"]
+    assert len(real) == 1 and listing["rows"][real[0]][-1] == 1  # one failed repetition
+    page = (site / listing["hrefs"][real[0]]["0"]).read_text()
+    assert "<td>point=b</td><td>1</td><td>3</td><td>exit status 3</td>" in page
+    assert "<th>definition_hash</th>" in page and "provenance.json" in page
+
+
+def test_the_latest_runs_are_compared_with_a_verdict(site: Path) -> None:
+    page = next((site / "compare").glob("*.html")).read_text()
+    assert "PASSED" in page or "FAILED" in page or "ERROR" in page
+    assert "candidate mean" in page
+
+
+def test_a_rebuild_writes_only_what_changed(
+    site: Path, database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["site", "db:", "-o", str(site), "--database", database]) == 0
+    assert "0 file(s) written" in capsys.readouterr().out
+    before = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+    assert main(["annotate", "site00", "2026-02-01", "new striping", "--database", database]) == 0
+    assert main(["site", "db:", "-o", str(site), "--database", database]) == 0
+    out = capsys.readouterr().out
+    changed = sorted(str(p.relative_to(site)) for p in before if p.stat().st_mtime_ns != before[p])
+    assert len(changed) == 3 and all(p.startswith("history/") for p in changed), changed
+    assert "written" in out
+
+
+def test_a_directory_jubex_did_not_write_is_refused(database: str, tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("a user's file")
+    assert main(["site", "db:", "-o", str(tmp_path), "--database", database]) == 2
+    assert (tmp_path / "mine.txt").exists()
+
+
+def test_without_plotly_the_site_says_how_to_get_it(
+    database: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, "plotly", None)  # an import of it fails
+    assert main(["site", "db:", "-o", str(tmp_path / "s"), "--database", database]) == 2
+    err = capsys.readouterr().err
+    assert "need the Python package plotly" in err and "jubex[dashboard]" in err
+    assert not (tmp_path / "s").exists()  # said before any work
+    assert (
+        main(["site", "db:", "-o", str(tmp_path / "s"), "--no-charts", "--database", database]) == 0
+    )
+    assert not (tmp_path / "s/assets/plotly.min.js").exists()
+    assert 'id="chart"' not in next((tmp_path / "s/history").glob("*.html")).read_text()
