@@ -35,7 +35,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic revision of the newest schema this jubex reads and writes
-HEAD = "0002"
+HEAD = "0003"
 
 metadata = MetaData()
 

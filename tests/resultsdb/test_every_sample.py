@@ -63,7 +63,7 @@ def test_a_run_published_with_its_first_iterations_only_is_read_whole_and_said(
 ):
     main(["publish", str(repeated / "000000"), "--database", database])
     capsys.readouterr()
-    _at(database, "0001", "downgrade")  # as the first schema held it: a sample per execution
+    _at(database, "0002", "downgrade")  # as the first schema held it: a sample per execution
     Database(database).ensure_schema()  # migrated again: the run is marked
     engine = sa.create_engine(Database(database).url)
     with engine.connect() as connection:

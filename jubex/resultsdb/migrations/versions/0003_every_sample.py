@@ -7,8 +7,8 @@ says that a run's samples are all of them. Runs published before hold their firs
 iterations only and are marked so (false): the commands that read samples re-read those
 runs from their stored runs, which are whole, and say so.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
