@@ -103,6 +103,7 @@ def fill(
                         number + point_base,
                         name,
                         r,
+                        0,
                         number,
                         r,
                         1000 * scale * rng.gauss(1, 0.01),
@@ -169,6 +170,7 @@ class _Rows:
                 "",
                 "{}",
                 spec_hash,
+                True,
             )
         )
         self.stores.append((run, template.store))

@@ -21,7 +21,7 @@ from jubex.cli.common import (
 from jubex.cli.compare import add_noise_options
 from jubex.results.formats import render
 from jubex.results.history import history_of_runs
-from jubex.store.rundir import STORE, Run, list_runs, open_run, resolve_run
+from jubex.store.rundir import STORE, Run, each_once, list_runs, open_run, resolve_run
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P[,P...]",
         help="parameters that identify a point (default: the parameters that vary)",
     )
+    add_list_option(
+        parser,
+        "--by",
+        metavar="P[,P...]",
+        help="parameters that changed between runs to make axes of the points on purpose "
+        "(default: a run whose setting changed starts a new series, named in the output)",
+    )
     parser.add_argument(
         "--all", dest="all_metrics", action="store_true", help="follow every measured value"
     )
@@ -84,7 +91,12 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
 def handle(args: argparse.Namespace) -> int:
     selectors = [source for source in args.sources if is_selector(source)]
     others = [source for source in args.sources if not is_selector(source)]
-    noise = {"tolerance": args.tolerance, "alpha": args.alpha, "all_metrics": args.all_metrics}
+    noise = {
+        "tolerance": args.tolerance,
+        "alpha": args.alpha,
+        "all_metrics": args.all_metrics,
+        "by": args.by or (),
+    }
     if len(selectors) == 1 and not others:  # from the samples alone: no run opened
         from jubex.resultsdb.connect import Database
         from jubex.resultsdb.samples import database_history
@@ -99,6 +111,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         runs = database_runs(selectors, args.database)
         runs += runs_of(others, args.outpath) if others else []
+        runs = each_once(runs)
         say_read(runs)
         analyse_runs(runs)
         table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)

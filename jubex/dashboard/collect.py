@@ -127,9 +127,10 @@ def _rows_by_run(found: Iterable[Sample]) -> dict[int, dict[tuple[int, int], dic
     by_run: dict[int, dict[tuple[int, int], dict[str, object]]] = {}
     for s in found:
         row = by_run.setdefault(s.run, {}).setdefault(
-            (s.point, s.repetition), {**s.parameters, "jube_step_name": s.step}
+            (s.point, s.repetition), {**s.parameters, "jube_step_name": s.step, "samples": {}}
         )
-        row[s.metric] = s.value
+        row.setdefault(s.metric, s.value)  # a row's value is its first sample (iteration 0)
+        row["samples"].setdefault(s.metric, []).append(s.value)  # type: ignore[attr-defined]
     return by_run
 
 

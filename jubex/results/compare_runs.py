@@ -47,9 +47,11 @@ def compare_runs(
     ``all_metrics``: every measured number). Only the steps that measure them take part.
     A run compared with itself is refused: its samples would pass any gate.
     """
-    if baseline.dir.resolve() == candidate.dir.resolve():
+    if baseline.identity == candidate.identity:
+        where = dict.fromkeys(str(run.dir) for run in (baseline, candidate))
         raise UsageError(
-            f"the baseline and the candidate are the same run ({baseline.dir}); a run "
+            f"the baseline and the candidate are the same run ({' and '.join(where)}: "
+            f"run {baseline.id} of {baseline.meta.get('host', '?')}, one identity); a run "
             "compared with itself shows no change whatever it measured",
             hint="compare two runs: the reference first, then the run judged",
         )

@@ -82,18 +82,43 @@ def dimensions(
         why = f": they differ in {', '.join(differ)}" if differ else ""
         return Dimensions((), f"runs {names} pooled as repetitions (--pool){why}")
     if by:
-        return Dimensions(tuple(by), f"runs {names} told apart by {', '.join(by)} (--by)")
+        pooled = pooled_rows(by, rows)
+        told = f"runs {names} told apart by {', '.join(by)} (--by)"
+        return Dimensions(tuple(by), f"{told}; {pooled}" if pooled else told)
     if not differ:
         return Dimensions(
             (),
             f"runs {names} pooled as repetitions: their studies are identical "
             "(--by run keeps them apart)",
         )
+    pooled = pooled_rows(differ, rows)
     return Dimensions(
         tuple(differ),
-        f"runs {names} differ in {', '.join(differ)}: kept apart by it, never pooled "
-        "(--pool pools them)",
+        f"runs {names} differ in {', '.join(differ)}: kept apart by it"
+        + (f"; {pooled}, as repetitions: the same point in each" if pooled else ", never pooled")
+        + f" ({'--by run keeps them apart, ' if pooled else ''}--pool pools them)",
     )
+
+
+def pooled_rows(keys: Sequence[str], rows: Sequence[Row], shown: int = 4) -> str:
+    """Which runs the rows of which values of ``keys`` pool (several runs have them), as
+    ``runs 000000, 000001 pooled in the rows of transfer 256k``; empty where none do."""
+    by_value: dict[tuple[str, ...], dict[str, None]] = {}
+    for row in rows:
+        value = tuple(str(row.get(key)) for key in keys)
+        by_value.setdefault(value, {})[str(row.get("run"))] = None
+    by_runs: dict[tuple[str, ...], list[str]] = {}
+    for value, found in by_value.items():
+        if len(found) > 1:
+            where = ", ".join(f"{key} {v}" for key, v in zip(keys, value, strict=True))
+            by_runs.setdefault(tuple(found), []).append(where)
+    parts = []
+    for labels, wheres in by_runs.items():
+        more = f" and {len(wheres) - shown} more" if len(wheres) > shown else ""
+        parts.append(
+            f"runs {', '.join(labels)} pooled in the rows of {'; '.join(wheres[:shown])}{more}"
+        )
+    return "; ".join(parts)
 
 
 def _check_keys(by: Sequence[str], runs: Sequence[Run], rows: Sequence[Row]) -> None:

@@ -62,7 +62,8 @@ def render(table: ResultTable, fmt: str | None = None, *, width: int | None = No
         if table.jube_csv:
             return _jube_csv(table, _grid(_split_pairs(table), "", auto=False))
         return _csv(_split_pairs(table))
-    grid = _grid(table, "--" if fmt == "latex" else "—")
+    # a JUBE run's table shows its numbers as JUBE prints them: unformatted, as Python does
+    grid = _grid(table, "--" if fmt == "latex" else "—", auto=not table.jube_csv)
     if fmt == "pretty":
         return _pretty(table, grid, terminal_width() if width is None else width)
     if fmt == "aligned":

@@ -1,7 +1,13 @@
 """A metric across runs over time, with the runs where it changed marked.
 
+A *series* is one configuration at one point: runs join it only when everything but time
+is the same (the definition, the parameters outside the point's keys, the platform and the
+site). Where a setting changes between a run and the run before it, the series breaks and
+the row names what changed (``block 1 → 2``): another setting is no performance change, so
+it is never a change point (``by`` makes a setting an axis of the points on purpose).
+
 Each run is a sample per point (its iterations); each run is set against the run before it
-with Welch's two-sided t-test, and the p-values of the whole history are corrected
+in its series with Welch's two-sided t-test, and the p-values of the whole history are corrected
 together (Holm), so that a long history of an unchanged system does not mark a change by
 chance. A *change point* is a run whose mean differs from the previous run's beyond the
 noise and by more than the tolerance: where a new compiler, a firmware update or a full
@@ -11,10 +17,11 @@ file system shows.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from jubex.engine import provenance
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.columns import Header, Row
 from jubex.results.compare import group_points, numbers_of
@@ -29,11 +36,17 @@ from jubex.store.rundir import Run
 
 @dataclass(frozen=True, slots=True)
 class RunRows:
-    """One run of a history: its id, when it was made (seconds since the epoch), its rows."""
+    """One run of a history: its id, when it was made (seconds since the epoch), its rows,
+    and the sha256 of the definition it was made from (empty where unknown)."""
 
     label: str
     created: float
     rows: Sequence[Row]
+    definition: str = ""
+
+
+#: what a run's series is besides its parameters: where it ran (keys of its rows)
+WHERE = ("platform", "site")
 
 
 @dataclass
@@ -43,6 +56,8 @@ class _Step:
     run: RunRows
     values: list[float]
     summary: Summary
+    setting: tuple[tuple[str, str], ...] = ()
+    changed: str | None = None
     change: float | None = None
     p: float | None = None
     adjusted: float | None = None
@@ -57,8 +72,13 @@ def history(
     units: Mapping[str, str],
     tolerance: float = 0.05,
     alpha: float = 0.05,
+    parameters: Collection[str] = (),
+    by: Sequence[str] = (),
 ) -> ResultTable:
-    """One row per point, metric and run (oldest first), change points marked."""
+    """One row per point, metric and run (oldest first), change points marked; a run is
+    set against the run before it in its series only (``parameters``: the names of the
+    rows that are parameters; ``by``: more keys, settings made axes)."""
+    keys = [*keys, *(name for name in by if name not in keys)]
     known = {name for run in runs for row in run.rows for name in row}
     for what, names in (("key", keys), ("metric", metrics)):
         for name in names:
@@ -67,6 +87,7 @@ def history(
                     f"{what} '{name}' is in none of the runs", hint=did_you_mean(name, known)
                 )
     ordered = sorted(runs, key=lambda run: run.created)
+    others = [name for name in parameters if name not in keys]
     notes: list[str] = []
     steps: list[_Step] = []
     for metric in metrics:
@@ -80,14 +101,51 @@ def history(
                     continue
                 if values:
                     by_point.setdefault(point, []).append(
-                        _Step(point, metric, run, values, summarize(values))
+                        _Step(
+                            point,
+                            metric,
+                            run,
+                            values,
+                            summarize(values),
+                            setting_of(run, rows, others),
+                        )
                     )
-        for series in by_point.values():
-            _changes(series)
-            steps += series
+        for at_point in by_point.values():
+            _breaks(at_point)
+            series: dict[tuple[tuple[str, str], ...], list[_Step]] = {}
+            for step in at_point:
+                series.setdefault(step.setting, []).append(step)
+            for one in series.values():
+                _changes(one)
+            steps += at_point
     for step, adjusted in zip(steps, adjust([s.p for s in steps]), strict=True):
         step.adjusted = adjusted
     return _table(steps, keys, directions, units, tolerance, alpha, notes)
+
+
+def setting_of(
+    run: RunRows, rows: Sequence[Row], others: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    """Everything but time that makes a run's rows at a point what they are: the values of
+    the parameters outside the keys, where it ran, and its definition."""
+    found = [
+        (name, ", ".join(dict.fromkeys(str(row.get(name)) for row in rows)))
+        for name in [*others, *WHERE]
+        if any(name in row for row in rows)
+    ]
+    return (*found, ("definition", run.definition[:12]))
+
+
+def _breaks(at_point: Sequence[_Step]) -> None:
+    """Name what changed where a run's setting differs from the run's before it."""
+    for before, step in pairwise(at_point):
+        if step.setting != before.setting:
+            old, new = dict(before.setting), dict(step.setting)
+            step.changed = "; ".join(
+                f"{name} {old.get(name, '-')} → {new.get(name, '-')}"
+                for name in dict.fromkeys([*old, *new])
+                if old.get(name) != new.get(name)
+            )
 
 
 def _changes(series: list[_Step]) -> None:
@@ -120,6 +178,7 @@ def _table(
         Header("change", "change", unit="%", format="+.1f"),
         Header("p_adjusted", "p adj", format=".3g"),
         Header("change_point", "change point"),
+        Header("setting_changed", "setting changed"),
     ]
     rows = []
     marked = 0
@@ -139,9 +198,17 @@ def _table(
                 step.change,
                 step.adjusted,
                 mark,
+                step.changed,
             ]
         )
     tested = sum(s.p is not None for s in steps)
+    breaks = sorted({f"run {s.run.label}: {s.changed}" for s in steps if s.changed})
+    if breaks:
+        notes.append(
+            f"{len(breaks)} series break(s) where a setting changed ({'; '.join(breaks)}): "
+            "a run is set only against runs of the same setting, and another setting is "
+            "no change point (--by NAME makes a parameter an axis of the points)"
+        )
     notes.append(
         f"{marked} change point(s): a run whose mean differs from the run before it beyond "
         f"the noise (Welch t-test, Holm-corrected over {tested} test(s) at alpha {alpha:g}) "
@@ -169,6 +236,7 @@ def history_of_runs(
     tolerance: float = 0.05,
     alpha: float = 0.05,
     all_metrics: bool = False,
+    by: Sequence[str] = (),
 ) -> ResultTable:
     """The history of analysed runs; keys and metrics chosen as ``jubex compare`` does."""
     if not runs:
@@ -181,7 +249,7 @@ def history_of_runs(
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
     keys = list(keys) or default_keys(rows, parameters, [run.benchmark for run in runs])
     entries = [
-        RunRows(str(run.id), float(run.meta.get("created") or 0), side)
+        RunRows(str(run.id), float(run.meta.get("created") or 0), side, _definition(run))
         for run, side in zip(runs, rows, strict=True)
     ]
     return history(
@@ -192,4 +260,12 @@ def history_of_runs(
         units=units,
         tolerance=tolerance,
         alpha=alpha,
+        parameters=parameters,
+        by=by,
     )
+
+
+def _definition(run: Run) -> str:
+    """The sha256 of the definition a run was made from, as its provenance recorded it."""
+    found = provenance.read(run.dir).get("definition")
+    return str(found.get("sha256", "")) if isinstance(found, dict) else ""

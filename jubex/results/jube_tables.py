@@ -3,9 +3,10 @@
 ``jube result`` wrote each table of the run into ``result/NAME.dat``, in the style of that
 call (``pretty``: ``| a | b |`` under a ``NAME:`` line; ``csv`` and ``aligned``: cells
 joined by the table's separator, JUBE quoting nothing). An import keeps copies, and this
-reads them as cells and compares them with jubex's table of the same name, failed
-workpackages included (as in JUBE's): so a number jubex shows for a JUBE run is one JUBE
-showed, or the import says where the two differ. A ``<database>`` table (an SQLite file,
+reads them as cells and compares them with jubex's table of the same name as ``jubex
+result`` shows it (its numbers as JUBE prints them): so a number jubex shows for a JUBE
+run is one JUBE showed, or the import says where the two differ, naming the rows of failed
+workpackages JUBE shows and jubex's table leaves out. A ``<database>`` table (an SQLite file,
 or the name of one) is kept, not compared.
 """
 
@@ -49,9 +50,9 @@ def check_jube_tables(run: Run, folder: Path) -> list[Checked]:
     files = sorted(folder.glob("*.dat")) if folder.is_dir() else []
     if not files:
         return []
-    built = {
-        result.name: (table, result)
-        for table, result in tables_with_definitions([run], include_failed=True)
+    built = {result.name: (table, result) for table, result in tables_with_definitions([run])}
+    failed = {
+        result.name: result for _, result in tables_with_definitions([run], include_failed=True)
     }
     checked = []
     for path in files:
@@ -71,7 +72,16 @@ def check_jube_tables(run: Run, folder: Path) -> list[Checked]:
         else:
             result = built[name][1]
             theirs = jube_cells(data.decode("utf-8", "replace"), result.separator or ",")
-            checked.append(_compare(shown, name, theirs, _cells(result)))
+            ours, whole = _cells(result), _cells(failed[name])
+            found = _compare(shown, name, theirs, ours)
+            if found.verdict == "differs":
+                # JUBE shows the rows of failed workpackages: name them, or else the
+                # cells that differ in the rows JUBE shows
+                within = len(whole) == len(theirs) != len(ours)
+                found = _left_out(shown, name, theirs, ours, whole) or (
+                    _compare(shown, name, theirs, whole) if within else found
+                )
+            checked.append(found)
     return checked
 
 
@@ -128,6 +138,29 @@ def _compare(shown: str, name: str, theirs: Cells, ours: Cells) -> Checked:
     else:
         said = "; ".join(_differences(theirs, ours))
     return Checked(shown, "differs", f"differs from jubex's table {name}: {said}")
+
+
+def _left_out(
+    shown: str, name: str, theirs: Cells, ours: Cells, with_failed: Cells
+) -> Checked | None:
+    """Where JUBE's table is jubex's with the rows of failed or unfinished workpackages
+    (which JUBE shows and jubex's table leaves out), a verdict naming those rows."""
+    if _compare(shown, name, theirs, with_failed).verdict != "equal":
+        return None
+    kept = list(ours[1:])
+    rows = []
+    for row in theirs[1:]:
+        if row in kept:
+            kept.remove(row)
+        else:
+            rows.append(f"({','.join(row[:2])})")
+    said = (
+        f"differs from jubex's table {name}: JUBE's row(s) {', '.join(rows[:SHOWN])}"
+        + (f" and {len(rows) - SHOWN} more" if len(rows) > SHOWN else "")
+        + " are of workpackages that failed or did not finish: jubex's table leaves them "
+        "out (jubex result --include-failed shows them)"
+    )
+    return Checked(shown, "differs", said)
 
 
 def _differences(theirs: Cells, ours: Cells) -> list[str]:

@@ -25,6 +25,7 @@ from jubex.definition.model import Plot
 from jubex.engine import provenance
 from jubex.engine.failures import failure_causes
 from jubex.results.columns import PlusMinus
+from jubex.results.concurrency import SPANS
 from jubex.results.default_plots import default_plots
 from jubex.results.formats import cell_text
 from jubex.results.plotdata import plot_table
@@ -333,6 +334,8 @@ def _facts(recorded: Mapping[str, object], meta: Mapping[str, str]) -> list[tupl
     """The run's provenance and store meta as ``key, value`` lines, nested keys dotted."""
     lines = list(_flatten(recorded))
     for key, value in sorted(meta.items()):
+        if key == SPANS:  # when each workpackage ran: said by the concurrency notes
+            continue
         if key in ("created", "started", "finished") and _is_float(value):
             value = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(float(value)))
         lines.append((f"store.{key}", value))

@@ -16,7 +16,7 @@ import sqlite3
 import tempfile
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,19 +27,19 @@ from sqlalchemy.engine import Connection
 from jubex.definition.frozen import to_json
 from jubex.engine import provenance
 from jubex.results.compare_runs import completed_directions
+from jubex.results.concurrency import SPANS, spans_of
 from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA, two_groups_text
-from jubex.results.rows import META
+from jubex.results.rows import META, samples_of
 from jubex.results.spread import examine
 from jubex.results.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
-from jubex.store.rundir import Run
+from jubex.store.rundir import Run, identity_of
 
 
 def run_key(meta: Mapping[str, str]) -> str:
     """A run's identity: the same wherever its directory or a copy of it is published."""
-    parts = [meta.get(k, "") for k in ("uid", "created", "host", "name")]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+    return identity_of(meta)
 
 
 @dataclass
@@ -80,8 +80,10 @@ def metrics_of(row: Mapping[str, object], parameters: Mapping[str, str]) -> dict
 
 def store_bytes(run: Run, origin: str) -> bytes:
     """The run's store, compacted (``VACUUM INTO``) and compressed, made ready to be read
-    where it is unpacked without writing to it: in WAL mode as every store, and saying
-    where it came from (``imported_from``: such a run is never analysed again)."""
+    where it is unpacked without writing to it: in WAL mode as every store, saying where
+    it came from (``imported_from``: such a run is never analysed again) and when each
+    workpackage ran (which its directory's files said: which ran beside others)."""
+    spans = spans_of(run, run.store.workpackages())
     with tempfile.TemporaryDirectory(prefix="jubex-publish-") as folder:
         copy = Path(folder) / "store.sqlite"
         run.store.db.execute("VACUUM INTO ?", (str(copy),))
@@ -90,6 +92,10 @@ def store_bytes(run: Run, origin: str) -> bytes:
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('imported_from', ?)",
                 (f"a results database (published from {origin})",),
+            )
+            db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                (SPANS, json.dumps({str(k): list(v) for k, v in spans.items()})),
             )
         return zlib.compress(copy.read_bytes(), 6)
 
@@ -169,7 +175,31 @@ def _run_row(
         "imported_from": meta.get("imported_from", ""),
         "provenance": json.dumps(facts, sort_keys=True),
         "spec_hash": spec_hash,
+        "every_sample": True,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """One number of a point: its execution (the point's ``repetition``, its workpackage),
+    its metric and the program's own ``iteration`` inside that execution (IOR's ``-i``)."""
+
+    repetition: int
+    workpackage: int
+    metric: str
+    iteration: int
+    value: float
+
+
+def taken(point: Point) -> Iterator[Taken]:
+    """Every sample of a point, as its rows give them to a result table (``samples_of``):
+    each repetition, each metric, each of a program's own iterations, in that order."""
+    for repetition, row in enumerate(point.rows):
+        wp = int(row["jube_wp_id"])  # type: ignore[call-overload]
+        for metric in metrics_of(row, point.parameters):
+            for iteration, value in enumerate(samples_of(row, metric)):
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    yield Taken(repetition, wp, metric, iteration, float(value))
 
 
 def _write_points(
@@ -189,7 +219,7 @@ def _write_points(
                 "run": run_id,
                 "step": p.step,
                 "point_key": p.key,
-                "parameters": json.dumps(p.parameters, sort_keys=True),
+                "parameters": json.dumps(p.parameters),  # in the run's order, as its rows
             }
             for p in points
         ],
@@ -200,33 +230,34 @@ def _write_points(
             {"point": point_id, "name": n, "value": v, "number": _number(v)}
             for n, v in point.parameters.items()
         ]
-        series: dict[str, list[float]] = {}
-        for repetition, row in enumerate(point.rows):
-            wp = int(row["jube_wp_id"])  # type: ignore[call-overload]
-            verdicts.append(
+        verdicts += [
+            {
+                "point": point_id,
+                "repetition": repetition,
+                "run": run_id,
+                "workpackage": int(row["jube_wp_id"]),  # type: ignore[call-overload]
+                "ok": bool(row["ok"]),
+                "reason": str(row.get("reason") or ""),
+            }
+            for repetition, row in enumerate(point.rows)
+        ]
+        series: dict[str, dict[int, list[float]]] = {}
+        for sample in taken(point):
+            value = sample.value
+            series.setdefault(sample.metric, {}).setdefault(sample.repetition, []).append(value)
+            samples.append(
                 {
                     "point": point_id,
-                    "repetition": repetition,
+                    "metric": sample.metric,
+                    "repetition": sample.repetition,
+                    "iteration": sample.iteration,
                     "run": run_id,
-                    "workpackage": wp,
-                    "ok": bool(row["ok"]),
-                    "reason": str(row.get("reason") or ""),
+                    "workpackage": sample.workpackage,
+                    "value": value if math.isfinite(value) else None,
+                    "unit": unit_of(sample.metric, units),
+                    "higher_is_better": directions.get(sample.metric),
                 }
             )
-            for metric, value in metrics_of(row, point.parameters).items():
-                series.setdefault(metric, []).append(value)
-                samples.append(
-                    {
-                        "point": point_id,
-                        "metric": metric,
-                        "repetition": repetition,
-                        "run": run_id,
-                        "workpackage": wp,
-                        "value": value if math.isfinite(value) else None,
-                        "unit": _unit(metric, units),
-                        "higher_is_better": directions.get(metric),
-                    }
-                )
         flags += _flags(point_id, run_id, series)
     for table, rows in (
         (schema.parameters, parameters),
@@ -259,7 +290,7 @@ def _number(text: str) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _unit(metric: str, units: Mapping[str, str]) -> str:
+def unit_of(metric: str, units: Mapping[str, str]) -> str:
     """A value's unit; of ``write_bw_1`` (record 1 of ``write_bw``), the unit of its name."""
     if metric in units:
         return units[metric]
@@ -267,23 +298,47 @@ def _unit(metric: str, units: Mapping[str, str]) -> str:
     return units.get(base, "") if record.isdigit() else ""
 
 
-def _flags(point: int, run: int, series: Mapping[str, list[float]]) -> list[dict[str, object]]:
-    """A point's noisy metrics and outlying repetitions, as ``jubex result`` flags them."""
+def _flags(
+    point: int, run: int, series: Mapping[str, Mapping[int, list[float]]]
+) -> list[dict[str, object]]:
+    """A point's noisy metrics and outlying samples, as ``jubex result`` flags them: each
+    execution's values (its repetition's) are the program's own iterations, not
+    independent of each other (results.md, "Flags")."""
     found = []
-    for metric, values in series.items():
+    for metric, by_repetition in series.items():
+        executions = list(by_repetition.values())
+        values = [v for execution in executions for v in execution]
         cv = _cv(values)
         if cv is not None and cv > CV_LIMIT:
             found.append(_flag(point, run, metric, "noisy", f"cv {cv:.1%}"))
-        spread = examine([[v] for v in values], OUTLIER_ALPHA)
+        spread = examine(executions, OUTLIER_ALPHA)
+        if spread.runs:
+            between, within = spread.runs
+            detail = f"cv {between:.1%} between executions, {within:.1%} within"
+            found.append(_flag(point, run, metric, "runs differ", detail))
         if spread.groups:
             found.append(_flag(point, run, metric, "bimodal", two_groups_text(spread.groups)))
         if spread.many:
             detail = f"{spread.many} of {len(values)} values far out"
             found.append(_flag(point, run, metric, "not one population", detail))
         if spread.outliers:
-            detail = ", ".join(f"repetition {i}: {values[i]:g}" for i in spread.outliers)
+            where = [
+                (repetition, iteration, value)
+                for repetition, execution in by_repetition.items()
+                for iteration, value in enumerate(execution)
+            ]
+            detail = ", ".join(
+                _where(*where[i], len(by_repetition[where[i][0]])) for i in spread.outliers
+            )
             found.append(_flag(point, run, metric, "outlier", detail))
     return found
+
+
+def _where(repetition: int, iteration: int, value: float, iterations: int) -> str:
+    """``repetition 2: 1500``, or ``repetition 2 iteration 1: 1500`` of an execution that
+    repeated its measurement."""
+    place = f"repetition {repetition}" + (f" iteration {iteration}" if iterations > 1 else "")
+    return f"{place}: {value:g}"
 
 
 def _cv(values: Sequence[float]) -> float | None:

@@ -8,23 +8,29 @@ narrow them to the points that have them) and the samples of the metrics asked f
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
 from jubex.results.columns import Header
-from jubex.results.compare_runs import default_metrics
+from jubex.results.compare_runs import completed_directions, default_metrics
 from jubex.results.history import RunRows, history
 from jubex.results.keys import default_keys
 from jubex.results.table import ResultTable
+from jubex.results.tabulate import directions_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.select import Selector, has_parameter, parse, run_query, selected
+from jubex.resultsdb.publish import points_of, taken, unit_of
+from jubex.resultsdb.select import Selector, has_parameter, opened, parse, run_query, selected
 from jubex.space.spec import RunSpec
+from jubex.store.store import Decoder
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +42,14 @@ class Sample:
     label: str
     created: float
     site: str
+    platform: str
+    definition: str
     user: str
     step: str
     parameters: dict[str, str]
     metric: str
     repetition: int
+    iteration: int
     value: float | None
     unit: str
     higher_is_better: bool | None
@@ -48,16 +57,24 @@ class Sample:
 
 @dataclass
 class Samples:
-    """The samples a selector and metrics name, oldest run first, and the newest run's spec."""
+    """The samples a selector and metrics name, oldest run first, the newest run's spec, and
+    what a reader must know of where they came from."""
 
     items: list[Sample]
     latest_spec: RunSpec
+    notes: list[str] = field(default_factory=list)
+    #: the parameter values of every point of each run, whether it holds the metrics or not
+    points: dict[int, list[tuple[int, str, dict[str, str]]]] = field(default_factory=dict)
 
 
 def read_samples(
     text: str, metrics: Sequence[str] = (), database: Database | None = None
 ) -> Samples:
-    """The samples of the runs ``text`` selects: of ``metrics``, or of every metric."""
+    """The samples of the runs ``text`` selects: of ``metrics``, or of every metric.
+
+    A run published before the database kept every sample holds one per execution (the
+    first of a program's own iterations): its samples are taken from its stored run
+    instead, as publishing takes them now, and a note says which runs those were."""
     database = database or Database()
     selector = parse(text)
     with database.reading() as connection:
@@ -65,7 +82,13 @@ def read_samples(
         spec = connection.execute(
             sa.select(schema.specs.c.body).where(schema.specs.c.hash == runs[-1].spec_hash)
         ).scalar_one()
-        found = connection.execute(_samples_query(selector, metrics)).all()
+        found: list[sa.Row | _Row] = list(connection.execute(_samples_query(selector, metrics)))
+        every_point = connection.execute(_points_query(selector, [run.id for run in runs])).all()
+        partial = [run for run in runs if not run.every_sample]
+        if partial:
+            found = [row for row in found if row.run not in {run.id for run in partial}]
+            found += _reread(connection, selector, metrics, partial)
+            found.sort(key=_order)
     labels = _labels(runs)
     items = [
         Sample(
@@ -74,18 +97,116 @@ def read_samples(
             labels[row.run],
             row.created,
             row.site,
+            row.platform,
+            row.definition_hash,
             row.user_name,
             row.step,
             json.loads(row.parameters),
             row.metric,
             row.repetition,
+            row.iteration,
             row.value,
             row.unit,
             row.higher_is_better,
         )
         for row in found
     ]
-    return Samples(items, from_json(RunSpec, spec))
+    notes = []
+    if partial:
+        notes.append(
+            f"{len(partial)} run(s) ({', '.join(labels[run.id] for run in partial)}) were "
+            "published before the database kept every sample (it holds the first iteration "
+            "of each execution of them): their samples were read from their stored runs"
+        )
+    points: dict[int, list[tuple[int, str, dict[str, str]]]] = {}
+    for point in every_point:
+        points.setdefault(point.run, []).append(
+            (point.id, point.step, json.loads(point.parameters))
+        )
+    return Samples(items, from_json(RunSpec, spec), notes, points)
+
+
+class _Row(NamedTuple):
+    """A sample as the samples query gives it."""
+
+    run: int
+    created: float
+    site: str
+    platform: str
+    definition_hash: str
+    user_name: str
+    point: int
+    step: str
+    parameters: str
+    metric: str
+    repetition: int
+    iteration: int
+    value: float | None
+    unit: str
+    higher_is_better: bool | None
+
+
+def _order(row: sa.Row | _Row) -> tuple[float, int, int, int, str, int]:
+    return (row.created, row.run, row.point, row.repetition, row.metric, row.iteration)
+
+
+def _reread(
+    connection: Connection, selector: Selector, metrics: Sequence[str], runs: Sequence[sa.Row]
+) -> list[_Row]:
+    """The samples of runs published with their first iterations only, from their stored
+    runs (unpacked into the cache as ``db:`` opens them), by publishing's own reading."""
+    points = schema.points
+    query = sa.select(points.c.id, points.c.run, points.c.point_key).where(
+        points.c.run.in_([run.id for run in runs])
+    )
+    for name, value in selector.parameters.items():
+        query = query.where(has_parameter(points.c.id, name, value))
+    ids = {(row.run, row.point_key): row.id for row in connection.execute(query)}
+    wanted = set(metrics)
+    found: list[_Row] = []
+    specs: dict[str, RunSpec] = {}
+    for row in runs:
+        run = opened(connection, row, specs)
+        units = units_of([run])
+        directions, _ = completed_directions(directions_of([run]), units)
+        for point in points_of(run):
+            point_id = ids.get((row.id, point.key))
+            if point_id is None:
+                continue
+            parameters = json.dumps(point.parameters)
+            found += [
+                _Row(
+                    row.id,
+                    row.created,
+                    row.site,
+                    row.platform,
+                    row.definition_hash,
+                    row.user_name,
+                    point_id,
+                    point.step,
+                    parameters,
+                    sample.metric,
+                    sample.repetition,
+                    sample.iteration,
+                    sample.value if math.isfinite(sample.value) else None,
+                    unit_of(sample.metric, units),
+                    directions.get(sample.metric),
+                )
+                for sample in taken(point)
+                if not wanted or sample.metric in wanted
+            ]
+    return found
+
+
+def _points_query(selector: Selector, runs: Sequence[int]) -> sa.Select:
+    """Every point of the runs, as the selector's parameters narrow them."""
+    points = schema.points
+    query = sa.select(points.c.id, points.c.run, points.c.step, points.c.parameters).where(
+        points.c.run.in_(runs)
+    )
+    for name, value in selector.parameters.items():
+        query = query.where(has_parameter(points.c.id, name, value))
+    return query.order_by(points.c.id)
 
 
 def _samples_query(selector: Selector, metrics: Sequence[str]) -> sa.Select:
@@ -96,12 +217,15 @@ def _samples_query(selector: Selector, metrics: Sequence[str]) -> sa.Select:
             runs.c.id.label("run"),
             runs.c.created,
             runs.c.site,
+            runs.c.platform,
+            runs.c.definition_hash,
             runs.c.user_name,
             points.c.id.label("point"),
             points.c.step,
             points.c.parameters,
             samples.c.metric,
             samples.c.repetition,
+            samples.c.iteration,
             samples.c.value,
             samples.c.unit,
             samples.c.higher_is_better,
@@ -113,7 +237,14 @@ def _samples_query(selector: Selector, metrics: Sequence[str]) -> sa.Select:
         query = query.where(has_parameter(points.c.id, name, value))
     if metrics:
         query = query.where(samples.c.metric.in_(list(metrics)))
-    return query.order_by(runs.c.created, points.c.id, samples.c.repetition, samples.c.metric)
+    return query.order_by(
+        runs.c.created,
+        runs.c.id,
+        points.c.id,
+        samples.c.repetition,
+        samples.c.metric,
+        samples.c.iteration,
+    )
 
 
 def _labels(runs: Sequence[sa.Row]) -> dict[int, str]:
@@ -131,11 +262,11 @@ def _labels(runs: Sequence[sa.Row]) -> dict[int, str]:
 
 def query_table(text: str, metric: str, database: Database | None = None) -> ResultTable:
     """``jubex query``: every sample of one metric, a row each, oldest run first."""
-    found = read_samples(text, [metric], database).items
-    if not found:
+    found = read_samples(text, [metric], database)
+    if not found.items:
         raise UsageError(f"the runs '{text}' selects hold no samples of '{metric}'")
-    names = list(dict.fromkeys(n for s in found for n in s.parameters))
-    unit = found[0].unit
+    names = list(dict.fromkeys(n for s in found.items for n in s.parameters))
+    first = found.items[0]
     headers = [
         Header("created", "created"),
         Header("run", "run"),
@@ -144,7 +275,8 @@ def query_table(text: str, metric: str, database: Database | None = None) -> Res
         Header("step", "step"),
         *(Header(n, n) for n in names),
         Header("repetition", "repetition"),
-        Header(metric, metric, unit=unit, higher_is_better=found[0].higher_is_better),
+        Header("iteration", "iteration"),
+        Header(metric, metric, unit=first.unit, higher_is_better=first.higher_is_better),
     ]
     rows: list[list[object]] = [
         [
@@ -155,12 +287,14 @@ def query_table(text: str, metric: str, database: Database | None = None) -> Res
             s.step,
             *(s.parameters.get(n) for n in names),
             s.repetition,
+            s.iteration,
             s.value,
         ]
-        for s in found
+        for s in found.items
     ]
-    runs = len({s.run for s in found})
-    return ResultTable("query", headers, rows, [f"{len(rows)} sample(s) of {runs} run(s)"])
+    runs = len({s.run for s in found.items})
+    notes = [f"{len(rows)} sample(s) of {runs} run(s)", *found.notes]
+    return ResultTable("query", headers, rows, notes)
 
 
 def database_history(
@@ -171,10 +305,12 @@ def database_history(
     tolerance: float = 0.05,
     alpha: float = 0.05,
     all_metrics: bool = False,
+    by: Sequence[str] = (),
     database: Database | None = None,
 ) -> ResultTable:
     """``jubex history db:...``: the history of the selected runs from their samples."""
     found = read_samples(text, metrics, database)
+    typed = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
     by_run: dict[int, tuple[Sample, dict[tuple[int, int], dict[str, object]]]] = {}
     parameters: set[str] = set()
     units: dict[str, str] = {}
@@ -183,20 +319,41 @@ def database_history(
         _, points = by_run.setdefault(sample.run, (sample, {}))
         row = points.setdefault(
             (sample.point, sample.repetition),
-            {**sample.parameters, "jube_step_name": sample.step},
+            {
+                **typed(sample.parameters),
+                "jube_step_name": sample.step,
+                "platform": sample.platform,
+                "site": sample.site,
+                "samples": {},
+            },
         )
-        row[sample.metric] = sample.value
+        row.setdefault(sample.metric, sample.value)  # a row's value is its first sample
+        row["samples"].setdefault(sample.metric, []).append(sample.value)  # type: ignore[attr-defined]
         parameters.update(sample.parameters)
         units.setdefault(sample.metric, sample.unit)
         directions.setdefault(sample.metric, sample.higher_is_better)
+    # a point without samples of the metrics is a row too, as in a run directory's rows: the
+    # keys are the parameters that vary between all points of a run
+    for run, (first, points) in by_run.items():
+        held = {point for point, _ in points}
+        for point, step, values in found.points.get(run, []):
+            if point not in held:
+                points[point, -1] = {
+                    **typed(values),
+                    "jube_step_name": step,
+                    "platform": first.platform,
+                    "site": first.site,
+                }
+            parameters.update(values)
     entries = [
-        RunRows(first.label, first.created, list(rows.values())) for first, rows in by_run.values()
+        RunRows(first.label, first.created, list(rows.values()), first.definition)
+        for first, rows in by_run.values()
     ]
     rows = [entry.rows for entry in entries]
     tables = list(found.latest_spec.benchmark.tables.values())
     metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
     keys = list(keys) or default_keys(rows, parameters, [found.latest_spec.benchmark])
-    return history(
+    table = history(
         entries,
         keys=keys,
         metrics=metrics,
@@ -204,4 +361,8 @@ def database_history(
         units=units,
         tolerance=tolerance,
         alpha=alpha,
+        parameters=parameters,
+        by=by,
     )
+    table.notes[:0] = found.notes
+    return table

@@ -3,7 +3,10 @@
 A person reads them with SQL (docs/database.md): ``runs`` says who ran what, when, where
 and with which jubex; ``points`` the parameter values of each point of a run (and
 ``parameters`` the same one value a row, to filter on); ``samples`` one number a row, per
-repetition and metric, with its unit and better direction; ``verdicts`` whether each
+repetition (execution), metric and iteration of the program's own repetitions (IOR's
+``-i``), with its unit and better direction: every sample the run has (``runs.every_sample``
+is false for a run published before they were all kept, which held the first iteration of
+each execution only); ``verdicts`` whether each
 repetition ran and was analysed cleanly; ``flags`` what makes a point's numbers less
 trustworthy; ``site_annotations`` what a site's people said happened on a date (an
 upgrade), shown beside its histories. ``specs`` and ``stores`` keep what jubex needs to
@@ -16,6 +19,7 @@ made by an older jubex is brought up to date when it is opened; a newer one is r
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from sqlalchemy import (
     Boolean,
     Column,
@@ -31,7 +35,7 @@ from sqlalchemy import (
 )
 
 #: the Alembic revision of the newest schema this jubex reads and writes
-HEAD = "0002"
+HEAD = "0003"
 
 metadata = MetaData()
 
@@ -66,6 +70,7 @@ runs = Table(
     Column("imported_from", Text, nullable=False),
     Column("provenance", Text, nullable=False),
     Column("spec_hash", String(64), ForeignKey("specs.hash"), nullable=False),
+    Column("every_sample", Boolean, nullable=False, server_default=sa.false()),
     Index("runs_series", "benchmark", "site", "created"),
     Index("runs_created", "created"),
 )
@@ -106,6 +111,7 @@ samples = Table(
     Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
     Column("metric", Text, primary_key=True),
     Column("repetition", Integer, primary_key=True),
+    Column("iteration", Integer, primary_key=True, server_default="0"),
     Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
     Column("workpackage", Integer, nullable=False),
     Column("value", Float),

@@ -194,7 +194,7 @@ def open_selected(text: str, database: Database | None = None) -> list[Run]:
     specs: dict[str, RunSpec] = {}
     with database.reading() as connection:
         rows = selected(connection, selector, database)
-        return [_opened(connection, row, specs) for row in rows]
+        return [opened(connection, row, specs) for row in rows]
 
 
 def _cache() -> Path:
@@ -203,7 +203,7 @@ def _cache() -> Path:
     return platformdirs.user_cache_path("jubex") / "published"
 
 
-def _opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> Run:
+def opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> Run:
     """A published run as a run directory in the cache (unpacked the first time); runs of
     one spec share it, read once (reading a spec costs more than the rest of opening)."""
     parts = (str(row.run_key)[:16], row.site or "site", str(row.run_id))

@@ -78,6 +78,20 @@ class Run:
     def meta(self) -> dict[str, str]:
         return self.store.meta()
 
+    @property
+    def identity(self) -> str:
+        """Who the run is wherever it is read from: its directory, a copy, a bundle, an
+        import or the results database (each keeps the run's own store)."""
+        meta = self.meta
+        return identity_of(meta) if meta.get("uid") else str(self.dir.resolve())
+
+
+def identity_of(meta: Mapping[str, str]) -> str:
+    """A run's identity: the hash of what made it unique where it was made (its random
+    uid, the moment it was made, its host and benchmark)."""
+    parts = [meta.get(k, "") for k in ("uid", "created", "host", "name")]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
 
 def _record_file() -> Path:
     import platformdirs  # only where runs are looked up by directory
@@ -229,10 +243,11 @@ def _earlier_spec(run_dir: Path, meta: Mapping[str, str]) -> RunSpec:
 
 
 def each_once(runs: Iterable[Run]) -> list[Run]:
-    """The runs, each once however it was named (two paths, a link, a copy: one ``uid``)."""
+    """The runs, each once however it was named (two paths, a link, a copy, a bundle, the
+    results database: one :attr:`Run.identity`)."""
     found: dict[str, Run] = {}
     for run in runs:
-        found.setdefault(run.meta.get("uid") or str(run.dir.resolve()), run)
+        found.setdefault(run.identity, run)
     return list(found.values())
 
 

@@ -13,25 +13,29 @@ DEFINITION = r"""
 name: hist
 outpath: runs
 parameters:
-  level: 1000
+  level_file: LEVEL
 patterns:
   bw:
     bw: {regex: '^bw: $jube_pat_fp MiB/s', type: float, unit: MiB/s}
 steps:
   run:
     iterations: 3
-    do: "echo bw: ${level * (1 + jube_wp_iteration / 1000)} MiB/s"
+    do: "echo bw: $(( $(cat $level_file) + $jube_wp_iteration )) MiB/s"
     analyse: [bw]
 """
 
 
 @pytest.fixture(scope="module")
 def definition(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three runs of one setting; the system got slower for the third (its level file,
+    not a parameter: another parameter would be another setting, no change point)."""
     base = tmp_path_factory.mktemp("history")
     path = base / "hist.yaml"
-    path.write_text(DEFINITION)
-    for level in ("1000", "1001", "800"):
-        assert main(["run", str(path), "-q", "--no-result", "-p", f"level={level}"]) == 0
+    level = base / "level.txt"
+    path.write_text(DEFINITION.replace("LEVEL", str(level)))
+    for value in ("1000", "1001", "800"):
+        level.write_text(value)
+        assert main(["run", str(path), "-q", "--no-result"]) == 0
     return path
 
 

@@ -224,6 +224,21 @@ def test_runs_differing_in_an_override_are_a_column_never_pooled(scaled: Path) -
     assert "differ in scale: kept apart by it, never pooled" in done.stderr
 
 
+def test_a_note_names_the_runs_each_row_pools(scaled: Path) -> None:
+    """Runs 0 and 2 are one study, 1 differs in scale: the rows of scale 1 pool 0 and 2,
+    and the note says so rather than "never pooled"."""
+    for argv in (["0", "1", "2"], ["-i", "all"]):
+        done = jubex(scaled, "result", *argv, "-T", "sums", "-f", "csv")
+        assert [(r["scale"], r["bw_n"]) for r in table(done.stdout)] == [
+            ("1", "4"),
+            ("1", "4"),
+            ("3", "2"),
+            ("3", "2"),
+        ]
+        assert "runs 000000, 000002 pooled in the rows of scale 1" in done.stderr
+        assert "never pooled" not in done.stderr
+
+
 def test_a_table_naming_its_columns_gets_the_column_that_differs(scaled: Path) -> None:
     flat = json.loads(jubex(scaled, "result", "0", "1", "-T", "flat", "-f", "json").stdout)
     assert [(r["scale"], r["bw"]) for r in flat["rows"]][::2] == [

@@ -98,3 +98,35 @@ def _copies(run_dir: Path, count: int, where: Path) -> list[Path]:
         store.close()
         made.append(target)
     return made
+
+
+#: a study whose program repeats its measurement: each execution prints a real output of
+#: ``ior -i 5`` (tests/data/outputs/ior/clio_i5), three executions of one point
+IOR_STUDY = r"""
+name: iorrep
+parameters:
+  data: {DATA}
+  first: 0
+steps:
+  run:
+    iterations: 3
+    do: cat $data/fpp_run${(jube_wp_iteration + first) % 5 + 1}.txt
+    analyse: [ior]
+results:
+  bandwidth:
+    columns: [{name: write_bw, stats: [n, mean, std]}, {name: read_bw, stats: [n, mean]}]
+"""
+OUTPUTS = Path(__file__).resolve().parents[1] / "data" / "outputs" / "ior" / "clio_i5"
+
+
+@pytest.fixture(scope="session")
+def repeated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two real runs of :data:`IOR_STUDY` (the second on other outputs): their outpath."""
+    folder = tmp_path_factory.mktemp("iorrep")
+    study = folder / "iorrep.yaml"
+    study.write_text(IOR_STUDY.replace("{DATA}", str(OUTPUTS)))
+    out = folder / "runs"
+    for first in ("0", "2"):
+        argv = ["run", str(study), "--outpath", str(out), "-q", "--no-result"]
+        main([*argv, "-p", f"first={first}"])
+    return out

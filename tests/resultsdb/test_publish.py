@@ -127,7 +127,7 @@ def test_query_prints_a_metrics_samples_over_time_as_csv(database, made, capsys)
     capsys.readouterr()
     main(["query", "bw", "db:benchmark=dbstudy,point=a", "--database", database, "-f", "csv"])
     lines = data_lines(capsys.readouterr().out)
-    assert lines[0] == "created,run,site,user,step,level,point,repetition,bw [MiB/s]"
+    assert lines[0] == "created,run,site,user,step,point,level,repetition,iteration,bw [MiB/s]"
     assert [line.split(",")[1] for line in lines[1:]] == ["000000"] * 5 + ["000001"] * 5
     values = [float(line.split(",")[-1]) for line in lines[1:]]
     assert values == [level * (1 + i / 100) for level in (1000, 500) for i in range(5)]
@@ -190,7 +190,8 @@ def test_a_published_noisy_flag_uses_the_cv_of_a_result_tables_summary(values):
 
 def test_published_flags_say_two_groups_as_a_table_does():
     cache, disk = [21000.0, 21400.0, 20800.0, 22000.0, 21100.0], [3400.0, 3350.0, 3420.0, 3380.0]
-    found = _flags(1, 1, {"read_bw": cache + disk, "write_bw": [100.0] * 8 + [100.5, 160.0]})
+    series = {"read_bw": cache + disk, "write_bw": [100.0] * 8 + [100.5, 160.0]}
+    found = _flags(1, 1, {m: {i: [v] for i, v in enumerate(vs)} for m, vs in series.items()})
     assert [(f["metric"], f["flag"], f["detail"]) for f in found] == [
         ("read_bw", "noisy", "cv 70.8%"),
         ("read_bw", "bimodal", "4 near 3390, 5 near 21100"),
