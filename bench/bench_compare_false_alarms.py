@@ -31,7 +31,7 @@ import argparse
 import random
 from collections.abc import Callable
 
-from jubex.results.compare import Comparison, compare
+from jubex.results.comparison.compare import Comparison, compare
 
 METRICS = [f"m{i:02d}" for i in range(30)]
 Noise = Callable[[random.Random], float]

@@ -26,7 +26,7 @@ import math
 import random
 from collections.abc import Callable, Iterable
 
-from jubex.results import spread, stats
+from jubex.results.statistics import spread, stats
 
 SIZES = (3, 4, 5, 6, 8, 10, 20, 50)
 

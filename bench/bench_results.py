@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 from jubex.definition.model import Column, Table
 from jubex.language.values import Size
-from jubex.results.compare import compare
-from jubex.results.formats import render
-from jubex.results.table import build_table
+from jubex.results.comparison.compare import compare
+from jubex.results.tables.formats import render
+from jubex.results.tables.table import build_table
 
 METRICS = ("write_bw", "read_bw", "iops")
 UNITS = {"write_bw": "MiB/s", "read_bw": "MiB/s", "iops": "ops/s", "transfer": "B"}

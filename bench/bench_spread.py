@@ -1,4 +1,4 @@
-"""The spread statistics of a table's flags (`jubex.results.spread.examine`: runs differ,
+"""The spread statistics of a table's flags (`jubex.results.statistics.spread.examine`: runs differ,
 two groups, outliers within executions) on GROUPS groups of EXECUTIONS executions of SIZE
 normal values each, in one process, SciPy and NumPy imported before the clock starts.
 Median of RUNS, CPU seconds.
@@ -14,7 +14,7 @@ import random
 import statistics
 import time
 
-from jubex.results.spread import examine
+from jubex.results.statistics.spread import examine
 
 
 def main() -> None:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 from jubex.analysis.run import analyse_run
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
-from jubex.results.compare import Comparison
-from jubex.results.compare_runs import compare_runs
-from jubex.results.table import ResultTable
-from jubex.results.tabulate import tabulate
+from jubex.results.comparison.compare import Comparison
+from jubex.results.comparison.compare_runs import compare_runs
+from jubex.results.tables.table import ResultTable
+from jubex.results.tables.tabulate import tabulate
 from jubex.space.plan import HELD
 from jubex.store.rundir import Run, each_once, open_run, resolve_run
 from jubex.store.store import PLANNED, QUEUED, SUBMITTED
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 def later_checks(benchmark: Benchmark) -> list[JubexError]:
     """What the stages after loading find wrong with a benchmark (warnings included)."""
     from jubex.analysis.check import check_analysers
-    from jubex.results.check import check_tables
+    from jubex.results.tables.check import check_tables
 
     if benchmark.dialect != "jubex":
         return []
@@ -269,7 +269,7 @@ def drive(run: Run, options: Options, *, retry_failed: bool = False) -> dict[str
     """Run (or continue) a run until done, analysing each workpackage as it finishes."""
     from jubex.analysis.run import Batched, RunAnalysis
     from jubex.engine.driver import drive as drive_engine
-    from jubex.results.repeat import Round, next_round
+    from jubex.results.repetitions.repeat import Round, next_round
 
     analysis = Batched(RunAnalysis(run))
     while True:

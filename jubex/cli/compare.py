@@ -20,9 +20,9 @@ from jubex.cli.common import (
     say_read,
     write_output,
 )
-from jubex.results.formats import render
-from jubex.results.gate import to_json, to_junit
-from jubex.results.significance import CORRECTIONS, TESTS
+from jubex.results.comparison.gate import to_json, to_junit
+from jubex.results.statistics.significance import CORRECTIONS, TESTS
+from jubex.results.tables.formats import render
 
 
 def fraction(text: str, *, name: str, upper: float) -> float:

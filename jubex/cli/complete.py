@@ -121,7 +121,7 @@ def tables(args: argparse.Namespace) -> Iterable[str]:
 @_quiet
 def plot_keys(args: argparse.Namespace) -> Iterable[str]:
     """What ``-x``, ``-g`` and ``--rows`` may name: the selected runs' parameters, run, site."""
-    from jubex.results.plotdata import plot_names
+    from jubex.results.presentation.plotdata import plot_names
 
     return plot_names(_runs(args))[0]
 
@@ -129,7 +129,7 @@ def plot_keys(args: argparse.Namespace) -> Iterable[str]:
 @_quiet
 def plot_values(args: argparse.Namespace) -> Iterable[str]:
     """What ``-y`` may name: the values measured in the selected runs."""
-    from jubex.results.plotdata import plot_names
+    from jubex.results.presentation.plotdata import plot_names
 
     return plot_names(_runs(args))[1]
 

@@ -19,8 +19,8 @@ from jubex.cli.common import (
     say_read,
 )
 from jubex.cli.compare import add_noise_options
-from jubex.results.formats import render
-from jubex.results.history import history_of_runs
+from jubex.results.tables.formats import render
+from jubex.results.trends.history import history_of_runs
 from jubex.store.rundir import STORE, Run, each_once, list_runs, open_run, resolve_run
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``

@@ -11,7 +11,7 @@ from pathlib import Path
 from jubex.cli.common import shown
 from jubex.cli.import_ import add_target
 from jubex.errors import JubexError
-from jubex.results.jube_tables import JUBE_TABLES, check_jube_tables
+from jubex.results.tables.jube_tables import JUBE_TABLES, check_jube_tables
 from jubex.store.jube_dir import ANALYSE
 from jubex.store.jube_import import (
     JUBE_RESULT,

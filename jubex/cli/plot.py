@@ -120,8 +120,8 @@ def plot_of(args: argparse.Namespace) -> Plot:
 
 
 def _ad_hoc(runs: list[Run], args: argparse.Namespace) -> Path:
-    from jubex.results.plot import draw, refuse_if_empty, save
-    from jubex.results.plotdata import plot_data
+    from jubex.results.presentation.plot import draw, refuse_if_empty, save
+    from jubex.results.presentation.plotdata import plot_data
 
     plot = plot_of(args)
     data = plot_data(runs, plot, include_failed=args.include_failed, by=kept_apart_by(args))
@@ -131,7 +131,7 @@ def _ad_hoc(runs: list[Run], args: argparse.Namespace) -> Path:
 
 
 def _declared(runs: list[Run], args: argparse.Namespace) -> list[Path]:
-    from jubex.results.plot import draw_declared, save
+    from jubex.results.presentation.plot import draw_declared, save
 
     if not runs[0].benchmark.plots:
         raise UsageError(

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from jubex.errors import UsageError
-    from jubex.results.formats import render
+    from jubex.results.tables.formats import render
     from jubex.resultsdb.connect import Database
     from jubex.resultsdb.samples import query_table
     from jubex.resultsdb.select import is_selector

@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from jubex.results.report_html import write_report
+    from jubex.results.presentation.report_html import write_report
 
     runs = tabulated_runs(args)
     path = Path(args.output) if args.output else runs[-1].dir / "report.html"

@@ -13,7 +13,7 @@ from jubex.cli.common import (
     tabulated_runs,
     write_output,
 )
-from jubex.results.deliver import report
+from jubex.results.delivery.deliver import report
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (

@@ -22,7 +22,7 @@ from jubex.cli.dryrun import SHOWN, SHOWN_BENCHMARKS, show_dry_run
 from jubex.engine.driver import DRIVER_LOG, Options
 from jubex.engine.failures import failure_causes, id_list
 from jubex.errors import JubexError, UsageError
-from jubex.results.deliver import report
+from jubex.results.delivery.deliver import report
 from jubex.schedulers.registry import scheduler_for
 from jubex.space.spec import RunSpec
 from jubex.store.rundir import Run
@@ -141,7 +141,7 @@ def print_causes(run: Run) -> None:
 def draw_plots(run: Run) -> None:
     """The definition's plots into ``RUN/plots/``; a plot that cannot be drawn (no
     matplotlib, no values yet) is said, and leaves the run's outcome as it is."""
-    from jubex.results.plot import write_declared
+    from jubex.results.presentation.plot import write_declared
 
     try:
         written, refused = write_declared([run])

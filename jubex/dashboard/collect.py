@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
-from jubex.results.compare import compare
-from jubex.results.table import ResultTable
+from jubex.results.comparison.compare import compare
+from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.annotations import annotations_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures

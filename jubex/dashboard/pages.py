@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 
 from jubex.dashboard.model import Compared, Dashboard, RunInfo, Series
-from jubex.results.stats import summarize
+from jubex.results.statistics.stats import summarize
 from jubex.version import __version__
 
 #: rows of a listing rendered without a script (the filters show all of them)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from jubex.errors import Loc
 from jubex.records.record import FORMAT, MAX_BYTES, Record, RecordError, check_record
-from jubex.results.units import direction_of_unit
+from jubex.results.samples.units import direction_of_unit
 
 #: a parameter in a test's display name: ``%name=value`` up to the next `` %``
 _PARAMETER = re.compile(r" %([\w.]+)=(.*?)(?= %[\w.]+=|$)")

@@ -7,14 +7,14 @@ decides whether a candidate is worse than its baseline beyond the noise
 runs; the rest is pure: rows in, values and strings out.
 """
 
-from jubex.results.compare import Comparison, PointComparison, compare
-from jubex.results.compare_runs import compare_runs
-from jubex.results.deliver import deliver, report
-from jubex.results.formats import FORMATS, render, render_all
-from jubex.results.stats import STATISTICS, Summary, summarize
-from jubex.results.table import Header, PlusMinus, ResultTable, Row, build_table
-from jubex.results.tabulate import tabulate
-from jubex.results.units import UnitError, convert
+from jubex.results.comparison.compare import Comparison, PointComparison, compare
+from jubex.results.comparison.compare_runs import compare_runs
+from jubex.results.delivery.deliver import deliver, report
+from jubex.results.samples.units import UnitError, convert
+from jubex.results.statistics.stats import STATISTICS, Summary, summarize
+from jubex.results.tables.formats import FORMATS, render, render_all
+from jubex.results.tables.table import Header, PlusMinus, ResultTable, Row, build_table
+from jubex.results.tables.tabulate import tabulate
 
 __all__ = [
     "FORMATS",

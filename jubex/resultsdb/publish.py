@@ -26,12 +26,12 @@ from sqlalchemy.engine import Connection
 
 from jubex.definition.frozen import to_json
 from jubex.engine import provenance
-from jubex.results.compare_runs import completed_directions
-from jubex.results.concurrency import SPANS, spans_of
-from jubex.results.flags import CV_LIMIT, OUTLIER_ALPHA, two_groups_text
-from jubex.results.rows import META, samples_of
-from jubex.results.spread import examine
-from jubex.results.tabulate import directions_of, rows_of, units_of
+from jubex.results.comparison.compare_runs import completed_directions
+from jubex.results.samples.concurrency import SPANS, spans_of
+from jubex.results.samples.rows import META, samples_of
+from jubex.results.statistics.flags import CV_LIMIT, OUTLIER_ALPHA, two_groups_text
+from jubex.results.statistics.spread import examine
+from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
 from jubex.store.rundir import Run, identity_of

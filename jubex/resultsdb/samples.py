@@ -19,12 +19,12 @@ from sqlalchemy.engine import Connection
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
-from jubex.results.columns import Header
-from jubex.results.compare_runs import completed_directions, default_metrics
-from jubex.results.history import RunRows, history
-from jubex.results.keys import default_keys
-from jubex.results.table import ResultTable
-from jubex.results.tabulate import directions_of, units_of
+from jubex.results.comparison.compare_runs import completed_directions, default_metrics
+from jubex.results.tables.columns import Header
+from jubex.results.tables.keys import default_keys
+from jubex.results.tables.table import ResultTable
+from jubex.results.tables.tabulate import directions_of, units_of
+from jubex.results.trends.history import RunRows, history
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.publish import points_of, taken, unit_of

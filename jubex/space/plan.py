@@ -25,7 +25,7 @@ from jubex.space.wp_values import builtins, finalize, inherited, needs_builtins
 
 SHARED = "shared"
 #: the state of an iteration beyond a repetition target's minimum: run only if its point
-#: still needs it (see :mod:`jubex.results.repeat`)
+#: still needs it (see :mod:`jubex.results.repetitions.repeat`)
 HELD = "held"
 
 

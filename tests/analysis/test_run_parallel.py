@@ -12,7 +12,7 @@ from jubex.analysis import run as analysis_run
 from jubex.api import load
 from jubex.engine.driver import new_run
 from jubex.platform.load import load_platform
-from jubex.results.rows import result_rows
+from jubex.results.samples.rows import result_rows
 from jubex.space.plan import Workpackage, wp_dir_name
 from jubex.space.spec import resolve_spec
 from jubex.store.rundir import Run

@@ -17,7 +17,7 @@ import pytest
 from jubex.analysis.harvest import Harvester
 from jubex.api import dry_run, load, resolve, validate
 from jubex.cli.main import main
-from jubex.results.rows import result_rows
+from jubex.results.samples.rows import result_rows
 from jubex.store.rundir import open_run
 
 REPO = Path(__file__).resolve().parents[2]

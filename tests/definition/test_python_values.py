@@ -16,7 +16,7 @@ from jubex.engine.driver import Options
 from jubex.errors import DefinitionError
 from jubex.language import python
 from jubex.platform.load import load_platform
-from jubex.results.rows import result_rows
+from jubex.results.samples.rows import result_rows
 from jubex.space.plan import plan
 from jubex.space.spec import resolve_spec
 

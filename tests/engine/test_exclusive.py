@@ -9,8 +9,8 @@ import pytest
 
 from jubex.api import load, resolve, run
 from jubex.engine.driver import Options
-from jubex.results.concurrency import neighbours
-from jubex.results.tabulate import tables_with_definitions
+from jubex.results.samples.concurrency import neighbours
+from jubex.results.tables.tabulate import tables_with_definitions
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -18,8 +18,8 @@ from jubex.api import drive, load
 from jubex.cli.main import main
 from jubex.engine.driver import Options, new_run
 from jubex.platform.load import load_platform
-from jubex.results.rows import result_rows
-from jubex.results.tabulate import tables_with_definitions
+from jubex.results.samples.rows import result_rows
+from jubex.results.tables.tabulate import tables_with_definitions
 from jubex.space.spec import resolve_spec
 from jubex.store.rundir import Run, open_run
 from jubex.store.store import DONE, FAILED

@@ -15,7 +15,7 @@ from jubex.definition.load import load
 from jubex.errors import UsageError
 from jubex.platform.load import SHIPPED, centre_of, load_platform
 from jubex.platform.model import duration
-from jubex.results.peaks import platform_peaks
+from jubex.results.tables.peaks import platform_peaks
 from jubex.space.spec import resolve_spec
 from jubex.workdir.render import target_names
 

@@ -20,7 +20,7 @@ from jubex.records.record import (
     record_hash,
     record_schema,
 )
-from jubex.results.rows import result_rows
+from jubex.results.samples.rows import result_rows
 from jubex.store.rundir import open_run
 
 RECORD = {

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from jubex.cli.main import main
-from jubex.results.rows import samples_of
-from jubex.results.tabulate import rows_of
+from jubex.results.samples.rows import samples_of
+from jubex.results.tables.tabulate import rows_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.select import open_selected
 from jubex.store.rundir import open_run

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from jubex.cli.main import main
 from jubex.errors import JubexError
-from jubex.results.stats import summarize
+from jubex.results.statistics.stats import summarize
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.publish import _cv, _flags, publish
 from jubex.resultsdb.schema import HEAD

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jubex.errors import JubexError
-from jubex.results.jube_tables import check_jube_tables, jube_cells
+from jubex.results.tables.jube_tables import check_jube_tables, jube_cells
 from jubex.store.jube_import import import_jube
 from jubex.store.rundir import Run
 

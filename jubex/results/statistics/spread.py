@@ -1,0 +1,269 @@
+"""How the repetitions of one point spread: one population with a few strays, two groups,
+or executions that differ from each other.
+
+Rosner's generalized ESD test (:func:`~jubex.results.statistics.stats.outliers`) assumes that the
+values are one normal population with at most a few outliers (NIST/SEMATECH e-Handbook,
+1.3.5.17.3). Five executions of ``ior -i 5`` are rarely that: a read served by the page
+cache or by the disk gives two populations, and the iterations of one execution share its
+node, its file and its moment, so that executions differ more than iterations do. Fed such
+a sample, the test calls two fifths of it "outliers" (10 of 25 on a real point). This module
+says what the spread is instead, and marks an outlier only where the test's premise holds:
+
+* **Executions differ** when the Kruskal–Wallis test on the executions' values rejects
+  "one population" at the outlier level (the coefficients of variation between their
+  means and within them say by how much).
+* Whether they differ or not, the repetitions of one execution are not independent of each
+  other: where a program repeats its measurement, an outlier is a value far from the
+  others of its *own* execution (measured against them, left out: the externally
+  studentized residual), never a value of an execution that as a whole lies apart.
+* **Two groups** when executions do not differ, the best split of the sorted values
+  explains more of their variance than the same split of a normal sample does at half
+  the level (the outlier test takes the other half; the critical value is drawn once per
+  size), and the gap between the groups is wider than any gap inside them.
+* **Too many to be outliers** when the test would mark more than a few values (a tenth,
+  at least two): the sample is not one population with strays, and nothing is marked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from statistics import median
+
+from jubex.results.statistics.farthest import Search
+from jubex.results.statistics.stats import (
+    OUTLIER_MIN_N,
+    OUTLIER_TIE_DISTANCE,
+    Number,
+    outliers,
+    t_quantile,
+)
+
+#: the share of a sample that may be called outliers (at least :data:`FEWEST` values)
+FEW = 0.1
+FEWEST = 2
+#: samples drawn to find the critical value of the two-group split, per size
+DRAWS = 4000
+#: the largest size the two-group split is calibrated at (a larger sample uses its value,
+#: which is higher than its own: the test only grows more cautious)
+CALIBRATED = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Groups:
+    """Two groups of values: how many each holds and its median."""
+
+    low: tuple[int, float]
+    high: tuple[int, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """What the values of one point show: outlying positions (in the flat order), or two
+    groups, or executions that differ (``runs``: the coefficients of variation between
+    their means and within them), and ``many`` values the test would have marked when they
+    are too many to be outliers."""
+
+    outliers: tuple[int, ...] = ()
+    groups: Groups | None = None
+    runs: tuple[float, float] | None = None
+    many: int = 0
+
+
+def few(n: int) -> int:
+    """How many values of ``n`` may be outliers: a tenth, at least two."""
+    return max(FEWEST, int(n * FEW))
+
+
+def examine(executions: Sequence[Sequence[Number]], alpha: float = 0.01) -> Spread:
+    """What the values of a point, given per execution, show at level ``alpha`` (that of
+    the runs test; the two-group and the outlier test take half of it each)."""
+    values = [v for execution in executions for v in execution]
+    if not all(map(math.isfinite, values)):
+        return Spread(outliers=tuple(outliers(values, alpha)))
+    largest = max(map(abs, values), default=0)
+    if largest > 1e100:  # squares would overflow; which values are far does not change
+        scaled = examine([[v / largest for v in e] for e in executions], alpha)
+        if scaled.groups is None:
+            return scaled
+        (low, at_low), (high, at_high) = scaled.groups.low, scaled.groups.high
+        return Spread(groups=Groups((low, at_low * largest), (high, at_high * largest)))
+    runs = runs_differ(executions, alpha)
+    # the two-group test and the outlier test share the level: noise alone gets a mark of
+    # either in about ``alpha`` of points, not twice as often
+    groups = None if runs else two_groups(values, alpha / 2)
+    if groups is not None:
+        return Spread(groups=groups)
+    if len(executions) > 1 and any(len(e) > 1 for e in executions):
+        found, tested = (
+            _within(executions, alpha / 2),
+            sum(len(e) for e in executions if len(e) > 2),
+        )
+    else:
+        found, tested = outliers(values, alpha / 2), len(values)
+    if len(found) > few(tested):
+        return Spread(runs=runs, many=len(found))
+    return Spread(outliers=tuple(found), runs=runs)
+
+
+def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
+    """Positions of values far from the others of their execution (executions of three
+    values or more: of two, each is as far from the other).
+
+    Each value is measured against the mean and the spread of the others, left out (the
+    externally studentized residual of the one-way model, execution by execution), so that
+    one far value drags neither its own yardstick nor its neighbours' after it; the
+    largest is tested at ``alpha`` with Bonferroni's correction over the values, the
+    farthest first, removing each before the next (an execution left with two values still
+    lends its spread), until more than :func:`few` are found: beyond that the sample is no
+    population with strays, whatever the later steps find. The search is
+    :class:`~jubex.results.statistics.farthest.Search`'s: each removal costs the size of its
+    execution and a logarithm, not a pass over every value.
+    """
+    starts = _starts(executions)
+    search = Search(
+        [
+            [(start + k, v) for k, v in enumerate(e)]
+            for start, e in zip(starts, executions, strict=True)
+            if len(e) >= 3
+        ]
+    )
+    size = search.size
+    removed: list[int] = []
+    found = 0
+    for step in range(few(size) + 1 if size >= OUTLIER_MIN_N else 0):
+        far = search.farthest()
+        if far is None:
+            break
+        score, df, position = far
+        if score > t_quantile(df, 1 - alpha / search.tested):
+            found = step + 1
+        search.remove(position)
+        removed.append(position)
+    return sorted(removed[:found])
+
+
+def _starts(executions: Sequence[Sequence[Number]]) -> list[int]:
+    """Where each execution's values begin in the flat order."""
+    starts = [0]
+    for execution in executions[:-1]:
+        starts.append(starts[-1] + len(execution))
+    return starts
+
+
+def runs_differ(executions: Sequence[Sequence[Number]], alpha: float) -> tuple[float, float] | None:
+    """The coefficients of variation between the executions' means and within them, when
+    executions of two values or more differ by the Kruskal–Wallis test at ``alpha``."""
+    repeated = [list(e) for e in executions if len(e) >= 2]
+    if len(repeated) < 2 or kruskal_p(repeated) >= alpha:
+        return None
+    values = [v for e in repeated for v in e]
+    centre = abs(math.fsum(values) / len(values))
+    if not centre:
+        return None
+    means = [math.fsum(e) / len(e) for e in repeated]
+    grand = math.fsum(means) / len(means)
+    between = math.sqrt(math.fsum((m - grand) ** 2 for m in means) / (len(means) - 1))
+    squares = math.fsum((v - m) ** 2 for e, m in zip(repeated, means, strict=True) for v in e)
+    within = math.sqrt(squares / (len(values) - len(repeated)))
+    return between / centre, within / centre
+
+
+def kruskal_p(samples: Sequence[Sequence[Number]]) -> float:
+    """The p-value of the Kruskal–Wallis H test (ties corrected, chi-squared), as
+    ``scipy.stats.kruskal`` gives it, without the second that importing scipy.stats takes."""
+    from scipy.special import chdtrc
+
+    pooled = sorted((v, k) for k, sample in enumerate(samples) for v in sample)
+    n = len(pooled)
+    ranks = [0.0] * len(samples)
+    ties = 0.0
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and pooled[j + 1][0] == pooled[i][0]:
+            j += 1
+        rank = (i + j) / 2 + 1
+        for _, k in pooled[i : j + 1]:
+            ranks[k] += rank
+        ties += (j - i + 1) ** 3 - (j - i + 1)
+        i = j + 1
+    correction = 1 - ties / (n**3 - n)
+    if correction <= 0:
+        return 1.0  # every value is the same
+    h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
+    h = (h - 3 * (n + 1)) / correction
+    return float(chdtrc(len(samples) - 1, h))
+
+
+def two_groups(values: Sequence[Number], alpha: float) -> Groups | None:
+    """Two groups, each of more values than :func:`few`, when the best split of the sorted
+    values explains a share of their variance that a normal sample's best split reaches
+    only with probability ``alpha``, and the gap between the groups is wider than any gap
+    inside either. A group of ties (one value repeated: a bucket, a whole millisecond)
+    has no gaps inside; its centre must lie farther from the other's than
+    :data:`~jubex.results.statistics.stats.OUTLIER_TIE_DISTANCE` of its size."""
+    n = len(values)
+    smallest = few(n) + 1
+    if n < max(2 * smallest, OUTLIER_MIN_N):
+        return None
+    ordered = sorted(values)
+    share, cut = _best_split(ordered, smallest)
+    if cut is None or share <= _split_critical(min(n, CALIBRATED), alpha):
+        return None
+    low, high = ordered[:cut], ordered[cut:]
+    if not _apart(low, high):
+        return None
+    return Groups((len(low), median(low)), (len(high), median(high)))
+
+
+def _apart(low: Sequence[Number], high: Sequence[Number]) -> bool:
+    """Whether a gap separates two sorted groups (see :func:`two_groups`)."""
+    if low[0] == low[-1] or high[0] == high[-1]:
+        size = max(abs(low[0]), abs(high[-1]))
+        return median(high) - median(low) > OUTLIER_TIE_DISTANCE * size
+    inside = max(b - a for part in (low, high) for a, b in pairwise(part))
+    return high[0] - low[-1] > inside
+
+
+def _best_split(ordered: Sequence[Number], smallest: int) -> tuple[float, int | None]:
+    """The largest share of the variance of sorted values that a split into a lower and an
+    upper group (each of at least ``smallest``) explains, and where it cuts."""
+    n = len(ordered)
+    mean = math.fsum(ordered) / n
+    total = math.fsum((v - mean) ** 2 for v in ordered)
+    if total <= 0:
+        return 0.0, None
+    best, cut = 0.0, None
+    below = math.fsum(v - mean for v in ordered[: smallest - 1])
+    for k in range(smallest, n - smallest + 1):
+        below += ordered[k - 1] - mean
+        between = below * below * n / (k * (n - k))
+        if between > best:
+            best, cut = between, k
+    return best / total, cut
+
+
+@lru_cache(maxsize=64)
+def _split_critical(n: int, alpha: float) -> float:
+    """The share of variance above which the best split of ``n`` normal values, with a gap
+    between its groups wider than any inside them, falls with probability ``alpha``: drawn
+    once per size, seeded, so that a table reads the same every time."""
+    import numpy as np
+
+    smallest = few(n) + 1
+    draws = np.sort(np.random.default_rng(n).standard_normal((DRAWS, n)), axis=1)
+    draws -= draws.mean(axis=1, keepdims=True)
+    k = np.arange(smallest, n - smallest + 1)
+    between = np.cumsum(draws, axis=1)[:, k - 1] ** 2 * n / (k * (n - k))
+    best = between.argmax(axis=1)
+    share = between[np.arange(DRAWS), best] / (draws**2).sum(axis=1)
+    gaps = np.diff(draws, axis=1)
+    gap = gaps[np.arange(DRAWS), k[best] - 1].copy()
+    gaps[np.arange(DRAWS), k[best] - 1] = -np.inf
+    passing = np.sort(share[gap > gaps.max(axis=1)])
+    allowed = int(alpha * DRAWS)
+    return float(passing[-allowed - 1]) if len(passing) > allowed else 0.0

@@ -1,0 +1,271 @@
+"""A metric across runs over time, with the runs where it changed marked.
+
+A *series* is one configuration at one point: runs join it only when everything but time
+is the same (the definition, the parameters outside the point's keys, the platform and the
+site). Where a setting changes between a run and the run before it, the series breaks and
+the row names what changed (``block 1 → 2``): another setting is no performance change, so
+it is never a change point (``by`` makes a setting an axis of the points on purpose).
+
+Each run is a sample per point (its iterations); each run is set against the run before it
+in its series with Welch's two-sided t-test, and the p-values of the whole history are corrected
+together (Holm), so that a long history of an unchanged system does not mark a change by
+chance. A *change point* is a run whose mean differs from the previous run's beyond the
+noise and by more than the tolerance: where a new compiler, a firmware update or a full
+file system shows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from jubex.engine import provenance
+from jubex.errors import UsageError, did_you_mean
+from jubex.results.comparison.compare import group_points, numbers_of
+from jubex.results.comparison.compare_runs import completed_directions, default_metrics
+from jubex.results.statistics.significance import adjust, p_value
+from jubex.results.statistics.stats import Summary, summarize
+from jubex.results.tables.columns import Header, Row
+from jubex.results.tables.keys import default_keys
+from jubex.results.tables.table import ResultTable
+from jubex.results.tables.tabulate import directions_of, rows_of, units_of
+from jubex.store.rundir import Run
+
+
+@dataclass(frozen=True, slots=True)
+class RunRows:
+    """One run of a history: its id, when it was made (seconds since the epoch), its rows,
+    and the sha256 of the definition it was made from (empty where unknown)."""
+
+    label: str
+    created: float
+    rows: Sequence[Row]
+    definition: str = ""
+
+
+#: what a run's series is besides its parameters: where it ran (keys of its rows)
+WHERE = ("platform", "site")
+
+
+@dataclass
+class _Step:
+    point: tuple[object, ...]
+    metric: str
+    run: RunRows
+    values: list[float]
+    summary: Summary
+    setting: tuple[tuple[str, str], ...] = ()
+    changed: str | None = None
+    change: float | None = None
+    p: float | None = None
+    adjusted: float | None = None
+
+
+def history(
+    runs: Sequence[RunRows],
+    *,
+    keys: Sequence[str],
+    metrics: Sequence[str],
+    directions: Mapping[str, bool | None],
+    units: Mapping[str, str],
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    parameters: Collection[str] = (),
+    by: Sequence[str] = (),
+) -> ResultTable:
+    """One row per point, metric and run (oldest first), change points marked; a run is
+    set against the run before it in its series only (``parameters``: the names of the
+    rows that are parameters; ``by``: more keys, settings made axes)."""
+    keys = [*keys, *(name for name in by if name not in keys)]
+    known = {name for run in runs for row in run.rows for name in row}
+    for what, names in (("key", keys), ("metric", metrics)):
+        for name in names:
+            if name not in known:
+                raise UsageError(
+                    f"{what} '{name}' is in none of the runs", hint=did_you_mean(name, known)
+                )
+    ordered = sorted(runs, key=lambda run: run.created)
+    others = [name for name in parameters if name not in keys]
+    notes: list[str] = []
+    steps: list[_Step] = []
+    for metric in metrics:
+        by_point: dict[tuple[object, ...], list[_Step]] = {}
+        for run in ordered:
+            for point, rows in group_points(run.rows, keys, f"run {run.label}", notes).items():
+                try:
+                    values = numbers_of(rows, metric, 1.0)
+                except ValueError as error:
+                    notes.append(f"{metric} at {point} in run {run.label} {error}: left out")
+                    continue
+                if values:
+                    by_point.setdefault(point, []).append(
+                        _Step(
+                            point,
+                            metric,
+                            run,
+                            values,
+                            summarize(values),
+                            setting_of(run, rows, others),
+                        )
+                    )
+        for at_point in by_point.values():
+            _breaks(at_point)
+            series: dict[tuple[tuple[str, str], ...], list[_Step]] = {}
+            for step in at_point:
+                series.setdefault(step.setting, []).append(step)
+            for one in series.values():
+                _changes(one)
+            steps += at_point
+    for step, adjusted in zip(steps, adjust([s.p for s in steps]), strict=True):
+        step.adjusted = adjusted
+    return _table(steps, keys, directions, units, tolerance, alpha, notes)
+
+
+def setting_of(
+    run: RunRows, rows: Sequence[Row], others: Sequence[str]
+) -> tuple[tuple[str, str], ...]:
+    """Everything but time that makes a run's rows at a point what they are: the values of
+    the parameters outside the keys, where it ran, and its definition."""
+    found = [
+        (name, ", ".join(dict.fromkeys(str(row.get(name)) for row in rows)))
+        for name in [*others, *WHERE]
+        if any(name in row for row in rows)
+    ]
+    return (*found, ("definition", run.definition[:12]))
+
+
+def _breaks(at_point: Sequence[_Step]) -> None:
+    """Name what changed where a run's setting differs from the run's before it."""
+    for before, step in pairwise(at_point):
+        if step.setting != before.setting:
+            old, new = dict(before.setting), dict(step.setting)
+            step.changed = "; ".join(
+                f"{name} {old.get(name, '-')} → {new.get(name, '-')}"
+                for name in dict.fromkeys([*old, *new])
+                if old.get(name) != new.get(name)
+            )
+
+
+def _changes(series: list[_Step]) -> None:
+    """Each run's change from the run before it, and the two-sided p of that change."""
+    for before, step in pairwise(series):
+        b, c = before.summary.mean, step.summary.mean
+        if b is None or c is None:
+            continue
+        step.change = (c / b - 1) * 100 if b else None
+        step.p = p_value(before.values, step.values, "two-sided")
+
+
+def _table(
+    steps: Sequence[_Step],
+    keys: Sequence[str],
+    directions: Mapping[str, bool | None],
+    units: Mapping[str, str],
+    tolerance: float,
+    alpha: float,
+    notes: list[str],
+) -> ResultTable:
+    headers = [Header(key, key) for key in keys] + [
+        Header("metric", "metric"),
+        Header("unit", "unit"),
+        Header("run", "run"),
+        Header("created", "created"),
+        Header("n", "n"),
+        Header("mean", "mean"),
+        Header("std", "std"),
+        Header("change", "change", unit="%", format="+.1f"),
+        Header("p_adjusted", "p adj", format=".3g"),
+        Header("change_point", "change point"),
+        Header("setting_changed", "setting changed"),
+    ]
+    rows = []
+    marked = 0
+    for step in sorted(steps, key=lambda s: (s.metric, str(s.point), s.run.created)):
+        mark = _mark(step, directions.get(step.metric), tolerance, alpha)
+        marked += bool(mark)
+        rows.append(
+            [
+                *step.point,
+                step.metric,
+                units.get(step.metric, ""),
+                step.run.label,
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(step.run.created)),
+                step.summary.n,
+                step.summary.mean,
+                step.summary.std,
+                step.change,
+                step.adjusted,
+                mark,
+                step.changed,
+            ]
+        )
+    tested = sum(s.p is not None for s in steps)
+    breaks = sorted({f"run {s.run.label}: {s.changed}" for s in steps if s.changed})
+    if breaks:
+        notes.append(
+            f"{len(breaks)} series break(s) where a setting changed ({'; '.join(breaks)}): "
+            "a run is set only against runs of the same setting, and another setting is "
+            "no change point (--by NAME makes a parameter an axis of the points)"
+        )
+    notes.append(
+        f"{marked} change point(s): a run whose mean differs from the run before it beyond "
+        f"the noise (Welch t-test, Holm-corrected over {tested} test(s) at alpha {alpha:g}) "
+        f"and by more than {tolerance:.1%}"
+    )
+    return ResultTable("history", headers, rows, notes)
+
+
+def _mark(step: _Step, direction: bool | None, tolerance: float, alpha: float) -> str | None:
+    if step.adjusted is None or step.adjusted >= alpha or step.change is None:
+        return None
+    if abs(step.change) <= tolerance * 100:
+        return None
+    up = step.change > 0
+    if direction is None:
+        return "up" if up else "down"
+    return "better" if up == direction else "worse"
+
+
+def history_of_runs(
+    runs: Sequence[Run],
+    *,
+    keys: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    all_metrics: bool = False,
+    by: Sequence[str] = (),
+) -> ResultTable:
+    """The history of analysed runs; keys and metrics chosen as ``jubex compare`` does."""
+    if not runs:
+        raise UsageError("no runs to show a history of")
+    rows = [rows_of([run], per_iteration=True) for run in runs]
+    units = units_of(runs)
+    directions, _ = completed_directions(directions_of(runs), units)
+    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
+    tables = list(runs[-1].benchmark.tables.values())
+    metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
+    keys = list(keys) or default_keys(rows, parameters, [run.benchmark for run in runs])
+    entries = [
+        RunRows(str(run.id), float(run.meta.get("created") or 0), side, _definition(run))
+        for run, side in zip(runs, rows, strict=True)
+    ]
+    return history(
+        entries,
+        keys=keys,
+        metrics=metrics,
+        directions=directions,
+        units=units,
+        tolerance=tolerance,
+        alpha=alpha,
+        parameters=parameters,
+        by=by,
+    )
+
+
+def _definition(run: Run) -> str:
+    """The sha256 of the definition a run was made from, as its provenance recorded it."""
+    found = provenance.read(run.dir).get("definition")
+    return str(found.get("sha256", "")) if isinstance(found, dict) else ""

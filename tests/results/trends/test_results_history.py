@@ -1,0 +1,59 @@
+"""A metric over runs: changes from run to run, marked where beyond noise and tolerance."""
+
+import random
+
+import pytest
+
+from jubex.results.trends.history import RunRows, history
+
+#: five repetitions with a relative spread of about 1.2 %
+OFFSETS = (-1.5, -0.5, 0.0, 0.5, 1.5)
+
+
+def run(label, created, level, spread=0.01):
+    rows = [{"p": "a", "bw": level * (1 + spread * o), "ok": True} for o in OFFSETS]
+    return RunRows(label, created, rows)
+
+
+def follow(runs, **options):
+    table = history(
+        runs, keys=["p"], metrics=["bw"], directions={"bw": True}, units={"bw": "MiB/s"}, **options
+    )
+    return table, [(r["run"], r["change_point"]) for r in table.records()]
+
+
+def test_a_step_down_and_back_up_are_the_change_points():
+    runs = [
+        run("0", 1, 100),
+        run("1", 2, 101),
+        run("2", 3, 80),
+        run("3", 4, 80.5),
+        run("4", 5, 100),
+    ]
+    table, marks = follow(runs)
+    assert marks == [("0", None), ("1", None), ("2", "worse"), ("3", None), ("4", "better")]
+    changes = table.column("change")
+    assert changes[0] is None and changes[2] == pytest.approx(-100 * 21 / 101)
+    assert table.notes[-1].startswith("2 change point(s)") and "over 4 test(s)" in table.notes[-1]
+
+
+def test_runs_are_shown_oldest_first_whatever_the_order_given():
+    _, marks = follow([run("b", 20, 100), run("a", 10, 100)])
+    assert [label for label, _ in marks] == ["a", "b"]
+
+
+def test_a_change_within_the_tolerance_or_the_noise_is_no_change_point():
+    _, marks = follow([run("0", 1, 100), run("1", 2, 97)])  # beyond the noise, within 5 %
+    assert marks[1] == ("1", None)
+    _, marks = follow([run("0", 1, 100, 0.2), run("1", 2, 90, 0.2)])  # within the noise
+    assert marks[1] == ("1", None)
+
+
+def test_a_long_unchanged_history_marks_nothing():
+    rng = random.Random(5)
+    runs = [
+        RunRows(str(i), i, [{"p": "a", "bw": rng.gauss(100, 5)} for _ in range(5)])
+        for i in range(40)
+    ]
+    _, marks = follow(runs)
+    assert not [label for label, mark in marks if mark]
