@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jubex.engine.messages import NOISE, ROOT_CAUSES, masked, whole_sentence
+from jubex.language.messages import NOISE, ROOT_CAUSES, masked, whole_sentence
 from jubex.store.rundir import Run, wp_dir_of
 from jubex.store.store import FAILED
 

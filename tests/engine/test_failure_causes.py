@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from jubex.engine.failures import WIDTH, explaining_line, id_list
-from jubex.engine.messages import masked
+from jubex.language.messages import masked
 
 
 def test_the_error_line_of_stderr_not_its_tail() -> None:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from jubex.analysis.measurement import Metric, ParseResult
-from jubex.engine.messages import NOISE, ROOT_CAUSES, stops_mid_sentence, whole_sentence
+from jubex.language.messages import NOISE, ROOT_CAUSES, stops_mid_sentence, whole_sentence
 from jubex.store.measurement import Measurement
 
 #: a floating point number as benchmarks print it; each digit can belong to one part only,
