@@ -134,13 +134,6 @@ def plot_values(args: argparse.Namespace) -> Iterable[str]:
     return plot_names(_runs(args))[1]
 
 
-@_quiet
-def help_topics(_: argparse.Namespace) -> Iterable[str]:
-    from jubex.cli.help_topics import topics
-
-    return topics()
-
-
 #: argument (its ``dest``) -> what completes its values, in every command that has it
 BY_DEST: dict[str, Completer] = {
     "platform": platforms,
@@ -150,7 +143,6 @@ BY_DEST: dict[str, Completer] = {
     "run": run_ids,
     "runs": run_ids,
     "run_id": run_ids,
-    "topic": help_topics,
     "x": plot_keys,
     "group": plot_keys,
     "rows": plot_keys,

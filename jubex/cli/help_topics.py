@@ -33,12 +33,20 @@ EXAMPLES = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    topic = parser.add_argument(
         "topic",
         nargs="?",
         metavar="TOPIC",
         help=f"a command, or one of {', '.join(TOPICS)} (default: list them)",
     )
+    topic.completer = _offered  # type: ignore[attr-defined]
+
+
+def _offered(**_: object) -> list[str]:
+    """What the shell offers after ``jubex help``: every topic. Here rather than in
+    :mod:`jubex.cli.complete`, which the command line imports, and this module imports the
+    command line's list of commands."""
+    return sorted(topics())
 
 
 def topics() -> list[str]:
