@@ -20,6 +20,7 @@ from jubex.definition.consistency import check_consistency
 from jubex.definition.model import Benchmark
 from jubex.definition.references import check_references, check_tags
 from jubex.definition.schema_check import check_tree, without_faults
+from jubex.definition.source_file import file_identity, read_bytes
 from jubex.definition.tree import Map, Seq, text_of
 from jubex.definition.xml_spelling import parse_xml, read_xml
 from jubex.definition.yaml_tree import read_yaml
@@ -31,7 +32,6 @@ from jubex.errors import (
     Loc,
     UsageError,
     did_you_mean,
-    no_such_file,
 )
 
 #: top-level keys that only JUBE's own YAML spelling uses (jubex's keys are plural)
@@ -74,17 +74,6 @@ class Source:
     errors: list[DefinitionError] = field(default_factory=list)
 
 
-def read_bytes(path: Path) -> tuple[bytes, bool]:
-    """A definition file's bytes, and whether it is XML (told by content, as JUBE does)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise no_such_file(path) from None
-    except OSError as exc:
-        raise DefinitionError(f"cannot read '{path}': {exc.strerror or exc}") from None
-    return data, data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
-
-
 def _is_jube_list(tree: object) -> bool:
     """JUBE's YAML may hold a list of benchmarks at the top (JUBE runs each)."""
     return (
@@ -93,16 +82,6 @@ def _is_jube_list(tree: object) -> bool:
         and all(isinstance(item, Map) for item in tree)
         and any(_JUBE_KEYS.intersection(item) for item in tree)
     )
-
-
-def file_identity(path: Path) -> tuple[object, ...] | None:
-    """What tells one version of a file from another (None: it cannot be looked at), so that
-    a file holding N benchmarks is read once, not once per benchmark (N² at N = 1,000)."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return (str(path.resolve()), stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 _LAST_JUBE: list[tuple[object, Source]] = []  # the JUBE file read last: its shape, once

@@ -23,10 +23,10 @@ from jubex.definition.jube.results import analysers, results
 from jubex.definition.jube.sets import expanded, fileset, patternset, substituteset
 from jubex.definition.jube.source import ENV_INCLUDE_PATH, JubeFile, Sources
 from jubex.definition.jube.steps import set_kind, step
-from jubex.definition.load import file_identity
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
 from jubex.definition.order import step_order
 from jubex.definition.references import check_tags
+from jubex.definition.source_file import file_identity
 from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, Loc, did_you_mean
 
 SET_KINDS = ("parameterset", "fileset", "substituteset", "patternset")

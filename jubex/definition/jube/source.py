@@ -18,7 +18,7 @@ from jubex.definition.jube.nodes import Node, check_tag_expression, prune, selec
 from jubex.definition.jube.nodes import tag_names as mentioned_tags
 from jubex.definition.jube.xml_reader import read_xml
 from jubex.definition.jube.yaml_reader import read_yaml
-from jubex.definition.load import read_bytes
+from jubex.definition.source_file import read_bytes
 from jubex.definition.tags import tag_matches
 from jubex.errors import DefinitionError, Loc, UsageError
 
