@@ -10,14 +10,21 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import jinja2
 
 from jubex.errors import DefinitionError, Loc
 
-if TYPE_CHECKING:
-    from jubex.platform.model import Platform
+
+class Platform(Protocol):
+    """What rendering needs of a platform: its name and where each text is written (so
+    the model renders its texts without this module importing it back)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def where(self, key: str) -> Loc | None: ...
 
 
 def _hms(seconds: float | str) -> str:
