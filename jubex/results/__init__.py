@@ -1,5 +1,12 @@
 """Tabulate: result tables from the rows of a run store, and comparison of two result sets.
 
+The modules sit in rooms named for what a reader asks, each importing only the rooms
+before it: ``samples`` (the rows and values a table reads), ``statistics`` (summaries,
+tests, spread, flags, targets), ``tables`` (building, checking and printing tables),
+``comparison`` (is a candidate worse than its baseline?), ``trends`` (a metric over many
+runs), ``repetitions`` (the rounds of repetitions), ``delivery`` (files, databases,
+syslog) and ``presentation`` (plots, the HTML report).
+
 ``tabulate`` reads runs into their tables; ``build_table`` filters, groups, summarizes,
 derives and sorts rows; ``render`` writes a table in one of :data:`FORMATS`; ``compare``
 decides whether a candidate is worse than its baseline beyond the noise

@@ -18,6 +18,9 @@ from jubex.results.samples.concurrency import neighbours
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import JUBE_ROWS, Run
 
+#: one row: a parameter, value or meta key -> its value
+Row = Mapping[str, object]
+
 #: the keys every row has besides parameters and values (``reduced``: a row of iterations;
 #: ``run``, ``platform`` and ``site`` tell the runs of a result set apart; ``samples``: the
 #: repetitions a program made inside its executions, see :func:`samples_of`, and

@@ -13,11 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from jubex.results.samples.rows import executions_of
+from jubex.results.samples.rows import Row, executions_of
 from jubex.results.statistics.experimental_unit import by_execution
 from jubex.results.statistics.spread import Groups, Spread, examine
 from jubex.results.statistics.stats import Number, Summary, summarize
-from jubex.results.tables.columns import Row
 
 #: a point is noisy above this coefficient of variation
 CV_LIMIT = 0.05

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jubex.definition.model import Benchmark, Until
+from jubex.results.samples.rows import Row
 from jubex.results.statistics.stats import summarize, t_quantile
-from jubex.results.tables.columns import Row
 
 
 def targets_of(benchmark: Benchmark) -> dict[str, tuple[Until, int]]:

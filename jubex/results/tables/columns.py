@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import Expr, compile_expr
-from jubex.results.samples.rows import META, samples_of
+from jubex.results.samples.rows import META, Row, samples_of
 from jubex.results.samples.units import UnitError, factor
 from jubex.results.statistics.stats import (
     ALIASES,
@@ -28,7 +28,6 @@ from jubex.results.statistics.stats import (
     summarize,
 )
 
-Row = Mapping[str, object]
 _PAIR_SIGNS = ("±", "+-")
 
 
