@@ -102,31 +102,25 @@ def handle(args: argparse.Namespace) -> int:
 
     chosen = targets(args.studies, args.platform or ["local"])
     command = _command(args)
-    if args.action == "gitlab":
-        from jubex.pipelines.gitlab import Options, gitlab_pipeline
+    from jubex.pipelines.gitlab import Options
 
-        options = Options(
-            runner=args.runner,
-            tags=tuple(args.tags),
-            baseline=args.baseline,
-            tolerance=args.tolerance,
-            pages=args.pages,
-            webhook_var=args.webhook_var,
-            scheduler_parameters=args.scheduler_parameters,
-            audience=args.audience,
-        )
+    options = Options(
+        runner=getattr(args, "runner", "shell"),
+        tags=tuple(args.tags),
+        baseline=args.baseline,
+        tolerance=args.tolerance,
+        pages=args.pages,
+        webhook_var=args.webhook_var,
+        scheduler_parameters=getattr(args, "scheduler_parameters", ""),
+        audience=getattr(args, "audience", ""),
+    )
+    if args.action == "gitlab":
+        from jubex.pipelines.gitlab import gitlab_pipeline
+
         text = gitlab_pipeline(chosen, options, command)
     else:
         from jubex.pipelines.github import github_workflow
-        from jubex.pipelines.gitlab import Options
 
-        options = Options(
-            tags=tuple(args.tags),
-            baseline=args.baseline,
-            tolerance=args.tolerance,
-            pages=args.pages,
-            webhook_var=args.webhook_var,
-        )
         text = github_workflow(chosen, options, command)
     write_output(text, args.output)
     return 0

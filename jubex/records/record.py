@@ -62,8 +62,9 @@ def record_schema() -> dict[str, object]:
     return schema
 
 
-def read_record_file(path: Path) -> list[Record]:
-    """The records of a file: one record, or a JSON list of them, each checked."""
+def read_json_file(path: Path) -> Any:
+    """A harness's JSON file, read at most :data:`MAX_BYTES` of; ``NaN`` and ``Infinity``
+    (which Python's reader takes, and JSON does not) are refused."""
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_BYTES + 1)
@@ -72,10 +73,15 @@ def read_record_file(path: Path) -> list[Record]:
     if len(data) > MAX_BYTES:
         raise RecordError(f"is larger than {MAX_BYTES // 2**20} MiB", Loc(str(path)))
     try:
-        document = json.loads(data, parse_constant=_no_constant)
+        return json.loads(data, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
         line = getattr(exc, "lineno", 0)
         raise RecordError(f"is not JSON: {exc}", Loc(str(path), line)) from None
+
+
+def read_record_file(path: Path) -> list[Record]:
+    """The records of a file: one record, or a JSON list of them, each checked."""
+    document = read_json_file(path)
     records = document if isinstance(document, list) else [document]
     for index, record in enumerate(records):
         check_record(record, str(path) if len(records) == 1 else f"{path}[{index}]")

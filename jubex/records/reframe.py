@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jubex.errors import Loc
-from jubex.records.record import FORMAT, MAX_BYTES, Record, RecordError, check_record
+from jubex.records.record import FORMAT, Record, RecordError, check_record, read_json_file
 from jubex.results.samples.units import direction_of_unit
 
 #: a parameter in a test's display name: ``%name=value`` up to the next `` %``
@@ -36,18 +36,7 @@ PARTITION, ENVIRONMENT = "partition", "environ"
 
 def read_reframe_report(path: Path) -> list[Record]:
     """The records of a ReFrame run report, each checked as any record is."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise RecordError(f"cannot read '{path}': {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise RecordError(f"is larger than {MAX_BYTES // 2**20} MiB", Loc(str(path)))
-    try:
-        report = json.loads(data)
-    except (ValueError, RecursionError) as exc:
-        raise RecordError(f"is not JSON: {exc}", Loc(str(path))) from None
-    session, runs = _parts(report, path)
+    session, runs = _parts(read_json_file(path), path)
     cases = _last_attempts(runs, path)
     groups: dict[tuple[str, str], list[Record]] = {}
     for case in cases:
