@@ -57,8 +57,8 @@ def test_a_definition_stands_for_its_runs(
 def test_runs_given_one_by_one(definition: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = definition.parent / "runs"
     capsys.readouterr()
-    assert main(["history", str(runs / "000000"), str(runs / "000002")]) == 0
-    out = capsys.readouterr().out
-    assert "worse" in out and "000001" not in out
+    assert main(["history", str(runs / "000000"), str(runs / "000002"), "-f", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["run"], r["change_point"]) for r in rows] == [("000000", None), ("000002", "worse")]
     assert main(["history", str(runs / "000000"), "--metric", "bww"]) == 2
     assert "metric 'bww' is in none of the runs (did you mean 'bw'?)" in capsys.readouterr().err

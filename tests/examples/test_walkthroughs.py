@@ -260,7 +260,7 @@ def test_two_sites_side_by_side_on_the_local_machine_and_slurm(
 def test_repetitions_run_until_the_mean_is_tight_or_the_most_allowed(clone: Path) -> None:
     out = walk(clone, "repetitions.md")
     rows = re.findall(r"^ +(64KiB|1MiB) +(\S+) +(\S+) +\S+ +\S+ +(\d+) ", out, re.MULTILINE)
-    assert [transfer for transfer, *_ in rows] == ["64KiB", "1MiB"]
+    assert [transfer for transfer, *_ in rows] == ["64KiB", "1MiB"], out
     for _, mean, ci95, repetitions in rows:
         tight = float(ci95) <= 0.05 * float(mean)
         assert 3 <= int(repetitions) <= 12

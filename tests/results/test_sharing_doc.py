@@ -18,15 +18,15 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "sharing.md"
 STUDY = """\
 name: doc
 parameters:
-  api: [POSIX, MPIIO]
-  nodes: [1, 2]
+  transfer: [64k, 1m]
+  tasks: [1, 2]
 patterns:
   bw:
     write_bw: {regex: '^bw: $jube_pat_fp MiB/s', type: float, unit: MiB/s}
 steps:
   run:
     iterations: 2
-    do: "echo bw: ${nodes * 100 + jube_wp_iteration} MiB/s"
+    do: "echo bw: ${tasks * 100 + jube_wp_iteration} MiB/s"
     analyse: [bw]
 """
 
@@ -58,4 +58,4 @@ def test_the_library_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     exec(compile(example, str(DOC), "exec"), {})
     assert Path("scaling.pdf").read_bytes().startswith(b"%PDF")
     assert "<svg" not in Path("study.html").read_text()  # the definition declares no plots
-    assert "POSIX" in Path("study.html").read_text()
+    assert "64k" in Path("study.html").read_text()

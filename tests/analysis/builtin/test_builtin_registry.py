@@ -64,6 +64,7 @@ READS = {
     "fio/v2_normal_randrw.txt": "fio",
     "fio/v3.25_normal_fdatasync_sync_percentiles.txt": "fio",
     "fio/v2.17_json_two_groups.json": "fio",
+    "fio/v3.33_normal_two_groups.txt": "fio",
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
     "fio/v3.33_client_two_hosts.json": "fio",
