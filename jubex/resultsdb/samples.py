@@ -19,12 +19,11 @@ from sqlalchemy.engine import Connection
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
-from jubex.results.comparison.compare_runs import completed_directions, default_metrics
+from jubex.results.comparison.compare_runs import completed_directions
 from jubex.results.tables.columns import Header
-from jubex.results.tables.keys import default_keys
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import directions_of, units_of
-from jubex.results.trends.history import RunRows, history
+from jubex.results.trends.history import RunRows, chosen_history
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.publish import points_of, taken, unit_of
@@ -349,14 +348,12 @@ def database_history(
         RunRows(first.label, first.created, list(rows.values()), first.definition)
         for first, rows in by_run.values()
     ]
-    rows = [entry.rows for entry in entries]
-    tables = list(found.latest_spec.benchmark.tables.values())
-    metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    keys = list(keys) or default_keys(rows, parameters, [found.latest_spec.benchmark])
-    table = history(
+    table = chosen_history(
         entries,
+        benchmarks=[found.latest_spec.benchmark],
         keys=keys,
         metrics=metrics,
+        all_metrics=all_metrics,
         directions=directions,
         units=units,
         tolerance=tolerance,

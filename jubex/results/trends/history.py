@@ -21,6 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from jubex.definition.model import Benchmark
 from jubex.engine import provenance
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.comparison.compare import group_points, numbers_of
@@ -244,14 +245,48 @@ def history_of_runs(
     rows = [rows_of([run], per_iteration=True) for run in runs]
     units = units_of(runs)
     directions, _ = completed_directions(directions_of(runs), units)
-    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
-    tables = list(runs[-1].benchmark.tables.values())
-    metrics = list(metrics) or default_metrics(rows, parameters, directions, tables, all_metrics)
-    keys = list(keys) or default_keys(rows, parameters, [run.benchmark for run in runs])
     entries = [
         RunRows(str(run.id), float(run.meta.get("created") or 0), side, _definition(run))
         for run, side in zip(runs, rows, strict=True)
     ]
+    return chosen_history(
+        entries,
+        benchmarks=[run.benchmark for run in runs],
+        keys=keys,
+        metrics=metrics,
+        all_metrics=all_metrics,
+        directions=directions,
+        units=units,
+        tolerance=tolerance,
+        alpha=alpha,
+        parameters={name for run in runs for name in run.benchmark.parameter_types()},
+        by=by,
+    )
+
+
+def chosen_history(
+    entries: Sequence[RunRows],
+    *,
+    benchmarks: Sequence[Benchmark],
+    keys: Sequence[str],
+    metrics: Sequence[str],
+    all_metrics: bool,
+    directions: Mapping[str, bool | None],
+    units: Mapping[str, str],
+    tolerance: float,
+    alpha: float,
+    parameters: Collection[str],
+    by: Sequence[str],
+) -> ResultTable:
+    """:func:`history` with the keys and metrics not given chosen as ``jubex compare``
+    chooses them (the newest benchmark's tables), for runs read from their directories and
+    from the results database alike."""
+    rows = [entry.rows for entry in entries]
+    tables = list(benchmarks[-1].tables.values())
+    metrics = list(metrics) or default_metrics(
+        rows, set(parameters), directions, tables, all_metrics
+    )
+    keys = list(keys) or default_keys(rows, parameters, benchmarks)
     return history(
         entries,
         keys=keys,
