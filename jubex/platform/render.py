@@ -8,8 +8,8 @@ A platform file may come from elsewhere (a site's collection, ``platform detect`
 text is rendered in Jinja2's sandbox (no ``__class__`` walks; ``range()`` capped at
 100,000) and within bounds on what it may cost, whatever construct spends it (nested
 loops, ``'x' * n``, a namespace doubling a string, a wide ``center``): rendering stops
-past ``RENDER_SECONDS`` of wall time (on the main thread, where a timer can interrupt it),
-past ``RENDER_MEMORY`` bytes of memory beyond what the process held before, and past
+past ``RENDER_SECONDS`` of wall time, past ``RENDER_MEMORY`` bytes of memory beyond what
+the process held before (both on the main thread, where jubex renders), and past
 ``RENDER_OUTPUT`` characters of output, each with an error naming the text.
 """
 
@@ -179,19 +179,19 @@ def _render_capped(
 
 @contextmanager
 def _bounded() -> Iterator[None]:
-    """Bound the render's wall time (a timer signal, main thread only) and the process's
-    address space (``RLIMIT_AS`` lowered to what it holds now plus ``RENDER_MEMORY``), both
-    restored afterwards."""
+    """Bound the render's wall time (a timer signal) and the process's address space
+    (``RLIMIT_AS`` lowered to what it holds now plus ``RENDER_MEMORY``), both restored
+    afterwards. Both belong to the whole process, so only the main thread sets them (jubex
+    renders there); elsewhere the sandbox and the output cap still hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     with _address_space_limit(), _time_limit():
         yield
 
 
 @contextmanager
 def _time_limit() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
     def expired(signum: int, frame: FrameType | None) -> None:
         raise _OutOfTime
 
