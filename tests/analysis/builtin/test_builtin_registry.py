@@ -25,6 +25,8 @@ READS = {
     "ior/v2.10.3_posix_ssf_t1m_b4m_i3_np2.txt": "ior",
     "ior/v2.10.3_posix_fpp_t1m_b4m_i3_np2.txt": "ior",
     "ior/v2.10.3_posix_fpp_vv_t1m_b4m_i3_np2.txt": "ior",
+    "ior/v2.10.3_script_two_tests_i2_np2.txt": "ior",
+    "ior/err_v2.10.3_nonexistent_dir_np2.txt": "ior",
     "mdtest/err_v4.0.0_killed_before_summary.txt": "mdtest",
     "ior/clio_i5/ssf_run1.txt": "ior",
     "ior/clio_i5/ssf_run2.txt": "ior",

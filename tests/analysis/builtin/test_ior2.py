@@ -120,3 +120,26 @@ def test_an_error_fails_the_run(outputs):
     )
     result = builtin.get("ior").parse(text)
     assert not result.ok and "ERROR in aiori-POSIX.c" in result.reason
+
+
+def test_each_test_of_a_script_is_a_record(parse):
+    result = parse("ior", "ior/v2.10.3_script_two_tests_i2_np2.txt")
+    assert result.ok, result.reason
+    got = {(m.name, m.record): m.value for m in result.measurements}
+    assert (got["fpp", 0], got["write_max", 0], got["read_peak", 0]) == (0, 1448.04, 3836.54)
+    assert (got["fpp", 1], got["write_max", 1], got["read_peak", 1]) == (1, 2460.15, 6161.26)
+    assert (got["repetitions", 1], got["block_size", 1]) == (2, 2097152)
+
+
+def test_a_script_cut_between_its_tests_fails(outputs):
+    text = _text(outputs, "ior/v2.10.3_script_two_tests_i2_np2.txt")
+    second = text.index("IOR-2.10.3", 1)
+    result = builtin.get("ior").parse(text[:second])
+    assert not result.ok
+    assert result.reason == "output ends before IOR's 'Run finished' line (truncated run?)"
+
+
+def test_an_aborted_run_fails_quoting_its_error(parse):
+    result = parse("ior", "ior/err_v2.10.3_nonexistent_dir_np2.txt")
+    assert not result.ok
+    assert result.reason.startswith("ERROR in aiori-POSIX.c (line 105): cannot open file.")
