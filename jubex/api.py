@@ -249,8 +249,22 @@ def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError
     given = [*platform.parameters, *platform.environment]
     return [
         *([problem] if problem else []),
+        *_darshan_problems(benchmark, platform),
         *check_shell_names(apply_tags(benchmark, tuple(tags)), given),
     ]
+
+
+def _darshan_problems(benchmark: Benchmark, platform: Platform) -> list[JubexError]:
+    """Each step that is to run under Darshan must know where Darshan comes from."""
+    from jubex.workdir.render import step_darshan
+
+    problems: list[JubexError] = []
+    for step in benchmark.steps.values():
+        try:
+            step_darshan(benchmark, step, platform)
+        except JubexError as exc:
+            problems.append(exc)
+    return problems
 
 
 def _work_problems(
