@@ -24,7 +24,7 @@ from jubex.workdir.elf import needed
 from jubex.workdir.script import Command
 
 #: each workpackage's log, in its work directory
-LOG_NAME = "jubex.darshan"
+LOG_NAME = "darshan.log"
 #: programs around a benchmark that must not write the log (Darshan matches argv[0])
 SKIPPED = (
     *("mpirun", "mpiexec", "orterun", "prterun", "prted", "orted", "hydra_pmi_proxy"),
@@ -38,8 +38,12 @@ def darshan_lines(darshan: Darshan, workdir: Path, commands: Sequence[Command]) 
     """The lines, each value shell-quoted, that put this workpackage's commands under Darshan."""
     q = shlex.quote
     lines = [f"module load {q(darshan.module)} || exit $?"] if darshan.module else []
+    log = q(str(workdir / LOG_NAME))
     lines += [
-        f"export DARSHAN_LOGFILE={q(str(workdir / LOG_NAME))}",
+        # Darshan leaves a log that is there already as it was: a work directory set
+        # by the step may hold an earlier one
+        f"rm -f {log}",
+        f"export DARSHAN_LOGFILE={log}",
         "export DARSHAN_ENABLE_NONMPI=1",
         f"export DARSHAN_APP_EXCLUDE={q(APP_EXCLUDE)}",
     ]
