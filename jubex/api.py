@@ -115,7 +115,7 @@ def validate(
                 problems += spaces
                 if not reading.removed and all(isinstance(p, DefinitionWarning) for p in spaces):
                     problems += _work_problems(benchmark, tags, max_workpackages)
-                problems += reading.own(_with_platform(benchmark, tags))
+                problems += reading.own(_with_platform(benchmark, tags, selection.platform))
             problems += _outpath_problems(benchmark)
             if not any(p.exit_code for p in problems[before:]) and _rendered_checks(
                 benchmark, selection
@@ -227,7 +227,9 @@ def _platform_problems(name_or_path: str) -> list[JubexError]:
     return [problem] if problem else []
 
 
-def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError]:
+def _with_platform(
+    benchmark: Benchmark, tags: Sequence[str], chosen: str | None = None
+) -> list[JubexError]:
     """The definition's platform must exist and be valid, and the commands' ``$name``s
     must be parameters, the platform's values or set by a command (as ``run`` checks)."""
     from jubex.definition.shell_names import check_shell_names
@@ -235,7 +237,7 @@ def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError
     from jubex.platform.load import load_platform
 
     try:
-        platform = load_platform(benchmark.platform)
+        platform = load_platform(chosen or benchmark.platform)
     except JubexError as exc:
         errors = list(exc.errors) if isinstance(exc, ErrorList) else [exc]
         for error in errors:

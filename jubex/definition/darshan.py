@@ -12,6 +12,7 @@ every study. Which setting wins for a step is :func:`effective`'s to say.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +73,8 @@ def darshan_of(value: object, loc: Loc | None, base: Path) -> Darshan | None:
 
 
 def _library(text: str, loc: Loc | None, base: Path) -> str:
-    path = (base / Path(text).expanduser()).resolve()
+    # absolute, its links kept: libdarshan.so names the installed version, whichever it is
+    path = Path(os.path.normpath(base.absolute() / Path(text).expanduser()))
     if not path.is_file():
         raise DefinitionError(
             f"darshan: the library {text} does not exist ({path})",

@@ -3,6 +3,7 @@ program linked against libdarshan already."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -108,3 +109,20 @@ def test_a_program_linked_with_darshan_is_not_preloaded_again(linked: Path) -> N
 def test_a_step_that_says_linked_is_not_preloaded(tmp_path: Path) -> None:
     lines = darshan_lines(Darshan(library="/x/libdarshan.so", linked=True), tmp_path, [])
     assert not any("LD_PRELOAD" in line for line in lines)
+
+
+def test_an_mpi_program_is_not_told_it_runs_without_mpi(tmp_path: Path) -> None:
+    """DARSHAN_ENABLE_NONMPI makes each rank of an MPI program write its own log, and the
+    first one alone is kept: half the bytes of two ranks (measured with IOR)."""
+    mpicc = shutil.which("mpicc")
+    assert mpicc, "Open MPI is installed wherever the tests run"
+    (tmp_path / "m.c").write_text(
+        "#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n"
+    )
+    subprocess.run([mpicc, "-o", tmp_path / "m", tmp_path / "m.c"], check=True)
+    library = Darshan(library="/x/libdarshan.so")
+    mpi = darshan_lines(library, tmp_path, [Command("$launcher ./m -t 1m")])
+    assert "export DARSHAN_ENABLE_NONMPI=1" not in mpi
+    assert any(line.startswith("export LD_PRELOAD=") for line in mpi)
+    plain = darshan_lines(library, tmp_path, [Command("/bin/sh -c true")])
+    assert "export DARSHAN_ENABLE_NONMPI=1" in plain

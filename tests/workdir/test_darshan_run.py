@@ -1,5 +1,5 @@
 """A study run under the real darshan-runtime: each workpackage's log in its own work
-directory, telling what its program did (the bundled kernel and fio, neither using MPI).
+directory, telling what its program did (the bundled kernel without and with MPI, and fio).
 
 Runs where ``JUBEX_DARSHAN_LIB`` names a libdarshan.so (docs/darshan.md); elsewhere it is
 skipped saying so, the one skip CI keeps (tests/conftest.py, ``DARSHAN_ABSENT``).
@@ -29,6 +29,15 @@ steps:
     depend: [build]
     do: build/jubex-bw -n 1 -t $transfer -b 1m -F -e -C -w -r -o bw.dat
     analyse: [ior]
+  build_mpi:
+    darshan: false
+    use: []
+    do: make -s -C $jubex_kernels OUT=$jube_wp_abspath CC=mpicc CFLAGS="-O2 -DJUBEX_MPI"
+  mpi:
+    depend: [build_mpi]
+    use: []
+    resources: {{nodes: 1, tasks_per_node: 2}}
+    do: $launcher build_mpi/jubex-bw -t 32k -b 1m -F -e -C -w -r -o bw.dat
   fio:
     use: []
     do: {fio} --name=w --rw=write --bs=16k --size=256k --ioengine=psync --filename=fio.dat
@@ -50,7 +59,11 @@ def test_each_workpackage_writes_its_own_log_of_what_its_program_did(
     assert done.returncode == 0, done.stdout + done.stderr
     run = tmp_path / "runs" / "000000"
     assert not (run / "000000_build" / "work" / "darshan.log").exists()
-    expected = {"kernel": [(4096, 1 << 20), (65536, 1 << 20)], "fio": [(16384, 256 << 10)]}
+    expected = {
+        "kernel": [(4096, 1 << 20), (65536, 1 << 20)],
+        "mpi": [(32768, 2 << 20)],  # both ranks' records in one log
+        "fio": [(16384, 256 << 10)],
+    }
     for step, points in expected.items():
         logs = sorted(run.glob(f"*_{step}/work/darshan.log"))
         assert len(logs) == len(points), sorted(run.glob("*/work/*"))
