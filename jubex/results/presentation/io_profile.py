@@ -15,18 +15,19 @@ from dataclasses import dataclass
 from jubex.store.rundir import Run
 from jubex.store.store import DONE
 
-#: Darshan's access-size bins (its POSIX_SIZE_* counters), as the analyser names them
+#: Darshan's access-size bins (its POSIX_SIZE_* counters), as the analyser names them; a
+#: bin holds the sizes up to its bound (1 MiB requests count in 100K_1M: "≤ 1 MiB")
 BINS = (
-    ("0_100", "0–100 B"),
-    ("100_1k", "100 B–1 KiB"),
-    ("1k_10k", "1–10 KiB"),
-    ("10k_100k", "10–100 KiB"),
-    ("100k_1m", "100 KiB–1 MiB"),
-    ("1m_4m", "1–4 MiB"),
-    ("4m_10m", "4–10 MiB"),
-    ("10m_100m", "10–100 MiB"),
-    ("100m_1g", "100 MiB–1 GiB"),
-    ("1g_plus", "1 GiB and more"),
+    ("0_100", "≤ 100 B"),
+    ("100_1k", "≤ 1 KiB"),
+    ("1k_10k", "≤ 10 KiB"),
+    ("10k_100k", "≤ 100 KiB"),
+    ("100k_1m", "≤ 1 MiB"),
+    ("1m_4m", "≤ 4 MiB"),
+    ("4m_10m", "≤ 10 MiB"),
+    ("10m_100m", "≤ 100 MiB"),
+    ("100m_1g", "≤ 1 GiB"),
+    ("1g_plus", "> 1 GiB"),
 )
 OPERATIONS = ("read", "write")
 #: the analyser's flags of a workpackage, one text
@@ -68,9 +69,12 @@ def io_profiles(run: Run, limit: int = MAX_PROFILES) -> list[Profile]:
     """The profiles of a run's finished workpackages that Darshan's values describe."""
     done = run.store.workpackages(states=[DONE])
     values = run.store.values_of([wp.id for wp in done], NAMES)
+    done = [wp for wp in done if values.get(wp.id)]
+    varying = _varying([wp.point for wp in done])
     found = []
     for wp in done:
-        profile = profile_of(_firsts(values.get(wp.id, [])), _title(wp.step, wp.point))
+        point = {k: v for k, v in wp.point.items() if k in varying}
+        profile = profile_of(_firsts(values[wp.id]), _title(wp.step, wp.id, point))
         if profile is not None:
             found.append(profile)
             if len(found) == limit:
@@ -108,5 +112,18 @@ def _count(value: object) -> int | None:
     return int(value)
 
 
-def _title(step: str, point: Mapping[str, object]) -> str:
-    return f"{step}: " + ", ".join(f"{k}={v}" for k, v in point.items())
+def _varying(points: Sequence[Mapping[str, object]]) -> set[str]:
+    """The parameters whose values differ between the points: the rest names none of them."""
+    seen: dict[str, set[str]] = {}
+    for point in points:
+        for key, value in point.items():
+            seen.setdefault(key, set()).add(str(value))
+    return {key for key, values in seen.items() if len(values) > 1}
+
+
+def _title(step: str, wp_id: int, point: Mapping[str, object]) -> str:
+    return (
+        f"{step} {wp_id}"
+        + (": " if point else "")
+        + ", ".join(f"{k}={v}" for k, v in point.items())
+    )

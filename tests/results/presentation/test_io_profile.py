@@ -36,8 +36,8 @@ def test_a_profile_scales_each_bin_to_the_largest() -> None:
     assert profile is not None and profile.flags == []
     bars = {bar.label: bar for bar in profile.bars}
     assert [bar.label for bar in profile.bars] == [label for _, label in BINS]
-    assert (bars["1–10 KiB"].writes, bars["1–10 KiB"].write_share) == (256, 1.0)
-    assert (bars["1–4 MiB"].reads, bars["1–4 MiB"].read_share) == (64, 0.25)
+    assert (bars["≤ 10 KiB"].writes, bars["≤ 10 KiB"].write_share) == (256, 1.0)
+    assert (bars["≤ 4 MiB"].reads, bars["≤ 4 MiB"].read_share) == (64, 0.25)
     assert profile_of({"write_bw": 3.0}, "no darshan") is None
 
 
@@ -56,3 +56,4 @@ def test_the_report_shows_each_points_histogram_and_flags_escaped(tmp_path: Path
     assert '<div class="bar write" style="width: 100.0%">' in section
     assert ">256 / 0<" not in section and ">0 / 256<" in section  # reads / writes
     assert section.count("no flags") == 1
+    assert "<h3>run 0: transfer=4k</h3>" in section  # the parameters that differ
