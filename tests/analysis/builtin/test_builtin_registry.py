@@ -102,7 +102,7 @@ NOT_OUTPUT = (".md", ".csv", ".ini", "timestampfile", "io500_list.txt")
 
 
 def test_names_and_aliases():
-    assert builtin.names() == ["fio", "io500", "ior", "jubex-bw", "jubex-md", "mdtest"]
+    assert builtin.names() == ["darshan", "fio", "io500", "ior", "jubex-bw", "jubex-md", "mdtest"]
     assert builtin.get("jubex-bw") is builtin.get("ior")
     assert builtin.get("jubex-md").name == "mdtest"
     assert builtin.is_builtin("fio") and not builtin.is_builtin("stdout")
