@@ -7,6 +7,7 @@ skipped saying so, the one skip CI keeps (tests/conftest.py, ``DARSHAN_ABSENT``)
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ name: under-darshan
 darshan: {library}
 parameters:
   transfer: [4k, 64k]
+  declared_transfer: 64k
 steps:
   build:
     darshan: false
@@ -28,7 +30,7 @@ steps:
   kernel:
     depend: [build]
     do: build/jubex-bw -n 1 -t $transfer -b 1m -F -e -C -w -r -o bw.dat
-    analyse: [ior]
+    analyse: [ior, darshan]
   build_mpi:
     darshan: false
     use: []
@@ -41,6 +43,9 @@ steps:
   fio:
     use: []
     do: {fio} --name=w --rw=write --bs=16k --size=256k --ioengine=psync --filename=fio.dat
+results:
+  seen:
+    columns: [transfer, write_bw, posix_bytes_written, posix_writes, transfer_check]
 """
 
 
@@ -73,3 +78,13 @@ def test_each_workpackage_writes_its_own_log_of_what_its_program_did(
             assert counters["POSIX_BYTES_WRITTEN"].sum() == written, log
             assert counters["POSIX_WRITES"].sum() == written // size, log
             assert counters["POSIX_ACCESS1_ACCESS"].max() == size, log
+    table = subprocess.run(
+        [sys.executable, "-m", "jubex", "result", str(run), "-f", "json"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert table.returncode == 0, table.stderr
+    rows = {row["transfer"]: row for row in json.loads(table.stdout)["rows"] if row["transfer"]}
+    # the darshan analyser's values beside the kernel's own, the 4k point flagged
+    assert rows[4096]["posix_writes"] == 256 and rows[65536]["posix_writes"] == 16
+    assert rows[4096]["transfer_check"] != "ok" and rows[65536]["transfer_check"] == "ok"
+    assert all(row["write_bw"] > 0 for row in rows.values())

@@ -30,15 +30,15 @@ BINS = (
     ("1g_plus", "> 1 GiB"),
 )
 OPERATIONS = ("read", "write")
-#: the analyser's flags of a workpackage, one text
-FLAGS = "darshan_flags"
+#: the analyser's flags of a workpackage, one text, comma-separated
+FLAGS = "darshan_insights"
 #: profiles a report shows; more are one command away (jubex result)
 MAX_PROFILES = 200
 
 
 def bin_name(operation: str, key: str) -> str:
     """The analysed value of one bin: requests of that size, summed over the ranks."""
-    return f"darshan_posix_size_{operation}_{key}"
+    return f"posix_{operation}_size_{key}"
 
 
 NAMES = frozenset({FLAGS, *(bin_name(op, key) for op in OPERATIONS for key, _ in BINS)})

@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jubex.results.presentation.io_profile import BINS, bin_name, profile_of
+from jubex.analysis.builtin import darshan
+from jubex.results.presentation.io_profile import BINS, FLAGS, NAMES, bin_name, profile_of
 
 #: a study whose own patterns give the values the darshan analyser gives (the report reads
 #: names, not analysers)
@@ -16,10 +17,10 @@ parameters:
   transfer: [4k, 1m]
 patterns:
   darshan:
-    darshan_posix_size_write_1k_10k: {regex: '^w1k10k $jube_pat_int', type: int}
-    darshan_posix_size_write_1m_4m: {regex: '^w1m4m $jube_pat_int', type: int}
-    darshan_posix_size_read_1m_4m: {regex: '^r1m4m $jube_pat_int', type: int}
-    darshan_flags: {regex: '^flags (.*)$', type: str}
+    posix_write_size_1k_10k: {regex: '^w1k10k $jube_pat_int', type: int}
+    posix_write_size_1m_4m: {regex: '^w1m4m $jube_pat_int', type: int}
+    posix_read_size_1m_4m: {regex: '^r1m4m $jube_pat_int', type: int}
+    darshan_insights: {regex: '^flags (.*)$', type: str}
 steps:
   run:
     do: >-
@@ -31,7 +32,11 @@ steps:
 
 
 def test_a_profile_scales_each_bin_to_the_largest() -> None:
-    values = {bin_name("write", "1k_10k"): 256, bin_name("read", "1m_4m"): 64, "darshan_flags": ""}
+    values = {
+        bin_name("write", "1k_10k"): 256,
+        bin_name("read", "1m_4m"): 64,
+        "darshan_insights": "",
+    }
     profile = profile_of(values, "run: transfer=4k")
     assert profile is not None and profile.flags == []
     bars = {bar.label: bar for bar in profile.bars}
@@ -57,3 +62,10 @@ def test_the_report_shows_each_points_histogram_and_flags_escaped(tmp_path: Path
     assert ">256 / 0<" not in section and ">0 / 256<" in section  # reads / writes
     assert section.count("no flags") == 1
     assert "<h3>run 0: transfer=4k</h3>" in section  # the parameters that differ
+
+
+def test_the_report_reads_the_names_the_darshan_analyser_gives() -> None:
+    assert [key for key, _ in BINS] == [b.lower() for b in darshan.BINS]
+    given = set(darshan.METRICS)
+    assert given >= NAMES, NAMES - given
+    assert FLAGS == "darshan_insights"
