@@ -108,3 +108,25 @@ def test_validate_refuses_a_bad_value_with_exit_2_naming_file_and_line(
     assert f"{tmp_path / 'study.yaml'}:2:" in done.stderr + done.stdout
     assert said in done.stderr + done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_the_xml_spelling_says_the_same(tmp_path: Path) -> None:
+    from jubex.definition.load import load
+
+    (tmp_path / "libdarshan.so").write_bytes(b"")
+    (tmp_path / "s.xml").write_text(
+        '<jubex name="x" darshan="./libdarshan.so">\n'
+        '  <step name="run"><do>echo hi</do></step>\n'
+        '  <step name="built" darshan="linked"><do>./ior</do></step>\n'
+        '  <step name="off" darshan="false"><do>echo b</do></step>\n'
+        "</jubex>\n"
+    )
+    benchmark = load(tmp_path / "s.xml")
+    assert benchmark.darshan is not None
+    assert benchmark.darshan.library == str(tmp_path / "libdarshan.so")
+    assert benchmark.steps["run"].darshan is None
+    assert benchmark.steps["built"].darshan == Darshan(
+        linked=True, loc=benchmark.steps["built"].darshan.loc
+    )
+    off = benchmark.steps["off"].darshan
+    assert off is not None and not off.enabled
