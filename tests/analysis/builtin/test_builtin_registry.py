@@ -68,7 +68,8 @@ READS = {
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
     "fio/v3.33_client_two_hosts.json": "fio",
-    "fio/unread_v3.33_client_two_hosts_normal.txt": "fio",  # a form not read: judged failed
+    "fio/v3.33_client_two_hosts_normal.txt": "fio",
+    "fio/v3.33_client_two_hosts_two_groups_normal.txt": "fio",
     "fio/v3.33_minimal_randrw.txt": "fio",
     "fio/v3.33_terse_v4_two_jobs.txt": "fio",
     "fio/v3.33_terse_v5_two_jobs.txt": "fio",
