@@ -242,7 +242,12 @@ def history_of_runs(
     """The history of analysed runs; keys and metrics chosen as ``jubex compare`` does."""
     if not runs:
         raise UsageError("no runs to show a history of")
-    rows = [rows_of([run], per_iteration=True) for run in runs]
+    # metrics named: only they are read (merging every value of 1,000 runs takes minutes);
+    # one the runs lack has every value read, for the error to name those they hold
+    names = None if all_metrics or not metrics else metrics
+    rows = [rows_of([run], per_iteration=True, names=names) for run in runs]
+    if names is not None and not set(names) <= {k for side in rows for row in side for k in row}:
+        rows = [rows_of([run], per_iteration=True) for run in runs]
     units = units_of(runs)
     directions, _ = completed_directions(directions_of(runs), units)
     entries = [
