@@ -16,6 +16,7 @@ file system shows.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -110,7 +111,7 @@ def history(
                             metric,
                             run,
                             values,
-                            summarize(values),
+                            _summary(values),
                             setting,
                         )
                     )
@@ -125,6 +126,18 @@ def history(
     for step, adjusted in zip(steps, adjust([s.p for s in steps]), strict=True):
         step.adjusted = adjusted
     return _table(steps, keys, directions, units, tolerance, alpha, notes)
+
+
+def _summary(values: Sequence[float]) -> Summary:
+    """The count, mean and spread a history shows, as :func:`summarize` computes them (the
+    same numbers), without the rest of a summary that a history never reads."""
+    n = len(values)
+    try:
+        mean = math.fsum(values) / n
+        std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else None
+    except OverflowError:
+        return summarize(values)
+    return Summary(n, 0, mean, std, None, None, None, None, None, None)
 
 
 def _grouped(
@@ -197,7 +210,11 @@ def _table(
     ]
     rows = []
     marked = 0
+    when: dict[float, str] = {}  # a run's time, written once for all its rows
     for step in sorted(steps, key=lambda s: (s.metric, str(s.point), s.run.created)):
+        created = step.run.created
+        if created not in when:
+            when[created] = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
         mark = _mark(step, directions.get(step.metric), tolerance, alpha)
         marked += bool(mark)
         rows.append(
@@ -206,7 +223,7 @@ def _table(
                 step.metric,
                 units.get(step.metric, ""),
                 step.run.label,
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(step.run.created)),
+                when[created],
                 step.summary.n,
                 step.summary.mean,
                 step.summary.std,
