@@ -183,13 +183,20 @@ def commit() -> str:
 
 
 def measure_all(
-    work: Path, repetitions: int, smoke: bool, plant: str | None, say: Callable[[str], None]
+    work: Path,
+    repetitions: int,
+    smoke: bool,
+    plant: str | None,
+    say: Callable[[str], None],
+    only: frozenset[str] = frozenset(),
 ) -> dict[str, list[tuple[float, float]]]:
     """Every case's (wall, CPU) per repetition, the cases interleaved so that the machine's
     drift hits them alike. ``plant`` names a case whose command runs twice per measurement:
-    a real 2x slowdown, to show that the gate catches one."""
+    a real 2x slowdown, to show that the gate catches one. ``only``: these cases alone."""
     measures: dict[str, Measure] = {}
     for case in CASES:
+        if only and case.name not in only:
+            continue
         folder = work / case.name
         folder.mkdir()
         times = 2 if case.name == plant else 1

@@ -96,6 +96,20 @@ def test_the_gate_passes_the_same_figures_and_fails_a_doubled_result(
     assert ("FAILED" in done.stdout) == (code == 1)
 
 
+def test_a_run_of_some_cases_is_judged_on_those_cases_alone(tmp_path: Path) -> None:
+    accepted, new = tmp_path / "accepted.json", tmp_path / "new.json"
+    accepted.write_text(json.dumps(figures()))
+    some = figures(2.0)
+    some["points"] = [p for p in some["points"] if p["parameters"]["bench"] == "result"]
+    new.write_text(json.dumps(some))
+    done = bench_run(
+        *("--from-record", str(new), "--accepted", str(accepted)),
+        *("--outpath", str(tmp_path / "runs")),
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 compared: 1 worse" in done.stdout and "missing" not in done.stdout
+
+
 def test_the_generated_part_of_the_document_is_rebuilt_and_the_prose_kept() -> None:
     doc = f"# Performance\n\nprose before\n\n{BEGIN}\nold figures\n{END}\n\nprose after\n"
     made = figures()
