@@ -214,12 +214,13 @@ def record(
     smoke: bool,
     plant: str | None,
     loads: tuple[float, float],
-    started: float,
+    started: tuple[float, str],
 ) -> dict[str, object]:
-    """The figures as a ``jubex-record/1`` (docs/record.md), with the machine they came from."""
+    """The figures as a ``jubex-record/1`` (docs/record.md), with the machine they came from;
+    ``started``: when, and at which commit (taken before measuring, not after)."""
     provenance = {
         **machine(),
-        "commit": commit(),
+        "commit": started[1],
         "load_before": f"{loads[0]:.2f}",
         "load_after": f"{loads[1]:.2f}",
         "sizes": "smoke" if smoke else "full",
@@ -239,7 +240,7 @@ def record(
             "host": socket.gethostname(),
             "directory": str(REPO),
         },
-        "created": started,
+        "created": started[0],
         "provenance": provenance,
         "metrics": {
             "cpu": {"unit": "s", "better": "lower"},
