@@ -75,6 +75,13 @@ def test_every_case_runs_at_its_small_size_and_its_figures_become_a_jubex_run(
     assert done.returncode == 0, done.stderr
     made = json.loads(kept.read_text())
     assert [p["parameters"]["bench"] for p in made["points"]] == [c.name for c in CASES]
+    some = bench_run(
+        *("--smoke", "--no-compare", "--repetitions", "1", "--only", "startup,xargs_floor"),
+        *("--outpath", str(tmp_path / "runs"), "--record", str(kept)),
+    )
+    assert some.returncode == 0, some.stderr
+    measured = [p["parameters"]["bench"] for p in json.loads(kept.read_text())["points"]]
+    assert measured == ["startup", "xargs_floor"]
     assert all(p["repetitions"][0]["values"]["cpu"] > 0 for p in made["points"])
     assert made["provenance"]["sizes"] == "smoke" and made["provenance"]["cores"]
     assert (tmp_path / "runs" / "000000" / "run.json").is_file()
