@@ -5,6 +5,7 @@ on scripted clients, and real jobs on that Grid Engine."""
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.platform.load import load_platform
-from jubex.schedulers.base import JobSpec, JobState, SchedulerError
+from jubex.schedulers.base import JobSpec, JobState, JobStatus, SchedulerError
 from jubex.schedulers.registry import scheduler_for
 from jubex.schedulers.sge import (
     SGEScheduler,
@@ -144,30 +145,40 @@ def test_real_jobs_run_fail_and_are_deleted(sge: Path, tmp_path: Path) -> None:
 
     ok = submit("ok", "echo done")
     bad = submit("bad", "exit 3")
-    slow = submit("slow", "sleep 60")
+    # far longer than the test, and cancelled only once its script runs: a qdel that lands
+    # while Grid Engine still hands the job to its host is lost (the job stays "dr", then
+    # runs to its end and is accounted as exit 0), and a short job may end before the qdel
+    started = tmp_path / "slow.started"
+    slow = submit("slow", f"touch {started}; sleep 600")
     array = submit("arr", "echo task $SGE_TASK_ID", array_size=3, stdout=tmp_path / "arr.$TASK_ID")
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not started.exists():
+            time.sleep(0.5)
+        backend.cancel([slow])
         tasks = [f"{array}.{task}" for task in (1, 2, 3)]
-        states = backend.poll([ok, bad, slow, *tasks])
-        running = states.get(slow) and states[slow].state is JobState.RUNNING
-        if running and all(states[j].state.finished for j in [ok, *tasks] if j in states):
-            break  # the array's tasks too: their outputs are read next
-        time.sleep(0.5)
-    backend.cancel([slow])
+        ended: dict[str, JobStatus] = {}
+        # until qacct has the deleted job (qstat's "dr" has no reason)
+        while time.monotonic() < deadline and not (len(ended) == 6 and ended[slow].reason):
+            for job_id, status in backend.poll([ok, bad, slow, *tasks]).items():
+                if status.state.finished:
+                    ended[job_id] = status
+            time.sleep(1)
+    finally:
+        subprocess.run([str(sge / "qdel"), slow], capture_output=True, check=False)
+    assert started.exists() and ended[slow].reason == "deleted (qdel)"
+    assert {job_id: status.state for job_id, status in ended.items()} == {
+        ok: JobState.COMPLETED,
+        bad: JobState.FAILED,
+        slow: JobState.CANCELLED,
+        **dict.fromkeys(tasks, JobState.COMPLETED),
+    }
     assert (tmp_path / "ok.o").read_text() == "done\n"
     assert [(tmp_path / f"arr.{task}").read_text() for task in (1, 2, 3)] == [
         "task 1\n",
         "task 2\n",
         "task 3\n",
     ]
-    ended: dict[str, JobState] = {}
-    while time.monotonic() < deadline and len(ended) < 3:
-        for job_id, status in backend.poll([ok, bad, slow]).items():
-            if status.state.finished:
-                ended[job_id] = status.state
-        time.sleep(1)
-    assert ended == {ok: JobState.COMPLETED, bad: JobState.FAILED, slow: JobState.CANCELLED}
     # deleting jobs that are gone (finished, deleted, never known: qdel exits 1) is no error,
     # and changes no outcome
     backend.cancel([ok, slow, "999999"])
