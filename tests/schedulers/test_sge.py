@@ -4,6 +4,7 @@ on scripted clients, and real jobs on that Grid Engine."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -91,6 +92,21 @@ def test_command_line_of_a_job_and_of_an_array(tmp_path: Path) -> None:
     argv = submit_arguments(array)
     assert argv[argv.index("-t") + 1] == "1-5" and argv[argv.index("-l") + 1] == "h_rt=1:01:02"
     assert SGEScheduler().array_task_id("42", 0) == "42.1"
+
+
+def test_an_exclusive_job_requests_the_complex_the_platform_names(tmp_path: Path) -> None:
+    job = JobSpec(
+        "jx-x", tmp_path / "x.sh", tmp_path, tmp_path / "o", tmp_path / "e", exclusive=True
+    )
+    assert "exclusive=true" not in submit_arguments(job)  # no standard flag: nothing to guess
+    argv = submit_arguments(job, "excl_host")
+    assert argv[argv.index("-l") + 1] == "excl_host=true"
+    shared = JobSpec("jx-s", tmp_path / "s.sh", tmp_path, tmp_path / "o", tmp_path / "e")
+    assert "-l" not in submit_arguments(shared, "excl_host")
+    data = {"name": "site", "extends": "sge", "scheduler_options": {"exclusive_complex": "excl"}}
+    (tmp_path / "site.yaml").write_text(json.dumps(data))
+    backend = scheduler_for(load_platform(str(tmp_path / "site.yaml")))
+    assert isinstance(backend, SGEScheduler) and backend.exclusive_complex == "excl"
 
 
 def script(tmp_path: Path, name: str, text: str) -> str:
@@ -186,3 +202,41 @@ def test_real_jobs_run_fail_and_are_deleted(sge: Path, tmp_path: Path) -> None:
     assert again == {ok: JobState.COMPLETED, slow: JobState.CANCELLED}
     assert backend.find(["ok", "nothing"]) == {}
     assert os.environ["SGE_ROOT"]
+
+
+@pytest.mark.sge
+def test_real_exclusive_job_keeps_the_host_to_itself(sge: Path, tmp_path: Path) -> None:
+    """ci/start-local-sge.sh defines the EXCL complex ``exclusive`` on its one host. A
+    first job waits (at most 15 s) for a second one submitted while it runs: beside a
+    shared job it starts, beside an exclusive one it does not until the first has ended."""
+    clients = {k: str(sge / k) for k in ("qsub", "qstat", "qdel", "qacct")}
+    backend = SGEScheduler(**clients, exclusive_complex="exclusive")
+
+    def pair(exclusive: bool) -> str:
+        first, second = tmp_path / f"first-{exclusive}", tmp_path / f"second-{exclusive}"
+        wait = (
+            f"touch {first}.started; i=0\n"
+            f"while [ ! -e {second} ] && [ $i -lt 30 ]; do sleep 0.5; i=$((i+1)); done\n"
+            f"if [ -e {second} ]; then echo shared; else echo alone; fi"
+        )
+        jobs = [
+            JobSpec(f"first{exclusive:d}", Path(script(tmp_path, f"f{exclusive}.sh", wait)),
+                    tmp_path, Path(f"{first}.o"), Path(f"{first}.e"), exclusive=exclusive),
+        ]  # fmt: skip
+        ids = [backend.submit(jobs[0])]
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not Path(f"{first}.started").exists():
+            time.sleep(0.5)
+        body = f"touch {second}"
+        ids.append(backend.submit(JobSpec(f"second{exclusive:d}",
+            Path(script(tmp_path, f"s{exclusive}.sh", body)), tmp_path,
+            Path(f"{second}.o"), Path(f"{second}.e"))))  # fmt: skip
+        while time.monotonic() < deadline and not second.exists():
+            time.sleep(0.5)
+        assert second.exists() and Path(f"{first}.started").exists()
+        while time.monotonic() < deadline and not Path(f"{first}.o").read_text():
+            time.sleep(0.5)
+        return Path(f"{first}.o").read_text().strip()
+
+    assert pair(exclusive=False) == "shared"
+    assert pair(exclusive=True) == "alone"
