@@ -53,7 +53,7 @@ def test_a_prior_of_no_weight_leaves_welchs_test(baseline, candidate, alternativ
 
 
 def test_alike_noise_finds_a_10_percent_loss_far_more_often_than_welch() -> None:
-    """5 repetitions, 5 % noise, 30 metrics: the loss is 3.2 standard errors. Welch's 8
+    """5 repetitions, 5 % noise, 30 metrics, 24 trials: the loss is 3.2 standard errors. Welch's 8
     degrees of freedom need about 4.1 at alpha 0.05/30, a noise estimated from all 30
     metrics about 3.0 (the bound with the noise known: 2.9, found in 59 % of trials)."""
     metrics = [f"m{i:02d}" for i in range(30)]
@@ -68,7 +68,7 @@ def test_alike_noise_finds_a_10_percent_loss_far_more_often_than_welch() -> None
 
     found = {"welch": 0, "moderated": 0}
     methods = set()
-    for _ in range(40):
+    for _ in range(24):
         baseline, candidate = side(0.0), side(0.10)
         for test in found:
             result = compare(
@@ -77,7 +77,7 @@ def test_alike_noise_finds_a_10_percent_loss_far_more_often_than_welch() -> None
             )  # fmt: skip
             found[test] += any(i.metric == "m00" and i.verdict == "worse" for i in result.items)
             methods.add(result.method().split(",")[0])
-    assert found["moderated"] >= max(16, 2 * found["welch"]), found
+    assert found["moderated"] >= max(10, 2 * found["welch"]), found
     assert methods == {
         "one-sided Welch t-test",
         "one-sided Welch t-test with variances moderated over the points",
