@@ -207,7 +207,7 @@ def test_real_jobs_run_fail_and_are_deleted(sge: Path, tmp_path: Path) -> None:
 @pytest.mark.sge
 def test_real_exclusive_job_keeps_the_host_to_itself(sge: Path, tmp_path: Path) -> None:
     """ci/start-local-sge.sh defines the EXCL complex ``exclusive`` on its one host. A
-    first job waits (at most 15 s) for a second one submitted while it runs: beside a
+    first job waits (at most 10 s) for a second one submitted while it runs: beside a
     shared job it starts, beside an exclusive one it does not until the first has ended."""
     clients = {k: str(sge / k) for k in ("qsub", "qstat", "qdel", "qacct")}
     backend = SGEScheduler(**clients, exclusive_complex="exclusive")
@@ -216,7 +216,7 @@ def test_real_exclusive_job_keeps_the_host_to_itself(sge: Path, tmp_path: Path) 
         first, second = tmp_path / f"first-{exclusive}", tmp_path / f"second-{exclusive}"
         wait = (
             f"touch {first}.started; i=0\n"
-            f"while [ ! -e {second} ] && [ $i -lt 30 ]; do sleep 0.5; i=$((i+1)); done\n"
+            f"while [ ! -e {second} ] && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done\n"
             f"if [ -e {second} ]; then echo shared; else echo alone; fi"
         )
         jobs = [
