@@ -92,6 +92,12 @@ class Harvester:
             if missing:
                 reasons.append(missing)
             for path in paths:
+                if rule.builtin is not None and rule.builtin.read is not None:
+                    found = rule.builtin.read(path, params)
+                    builtins.extend(found.measurements)
+                    if not found.ok:
+                        reasons.append(f"{rule.builtin.name}: {found.reason}")
+                    continue
                 text, problem = _read(path)
                 if problem:
                     reasons.append(problem)

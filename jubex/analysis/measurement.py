@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,3 +45,6 @@ class BuiltinAnalyser:
     #: why a failed run failed, from the files beside the one read (a harness's phase
     #: outputs): ``(path read, reason) -> reason``, ``""`` when they say nothing more
     explain: Callable[[Path, str], str] | None = None
+    #: for a binary file (a Darshan log): reads it by path, with the workpackage's
+    #: parameters, instead of ``parse`` reading its text
+    read: Callable[[Path, Mapping[str, object]], ParseResult] | None = None

@@ -11,7 +11,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from rich.console import Console
@@ -69,8 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     everything = args.all or args.format == "json"
-    parse = _parser(args.analyser, args.definition, statistics=everything)
-    results = [(name, parse(_read(name))) for name in args.files]
+    reader = _path_reader(args.analyser, args.definition)
+    if reader is not None:
+        results = [(name, reader(_existing(name), {})) for name in args.files]
+    else:
+        parse = _parser(args.analyser, args.definition, statistics=everything)
+        results = [(name, parse(_read(name))) for name in args.files]
     if args.format == "json":
         json.dump(_document(results), sys.stdout, indent=2)
         print()
@@ -79,6 +83,22 @@ def handle(args: argparse.Namespace) -> int:
     else:
         _summaries(results)
     return 0 if all(result.ok for _, result in results) else 1
+
+
+def _path_reader(
+    name: str, definition: str | None
+) -> Callable[[Path, Mapping[str, object]], ParseResult] | None:
+    """The reader of a built-in that reads binary files by path (``darshan``), else None."""
+    if definition is not None or not builtin.is_builtin(name):
+        return None
+    return builtin.get(name).read
+
+
+def _existing(name: str) -> Path:
+    path = Path(name)
+    if not path.is_file():
+        raise no_such_file(name)
+    return path
 
 
 def _parser(name: str, definition: str | None, *, statistics: bool = True) -> _Parse:

@@ -54,6 +54,10 @@ _RUN_RECORDS = {SPEC, DEFINITION, PLATFORM, "provenance.json", "report.html"}
 _RECORD_FOLDERS = {"source", "result", "plots"}
 MAX_MEMBERS = 2_000_000
 MAX_MANIFEST = 256 << 20
+#: bytes of a run's own records that every command reads whole: its store, and each of
+#: spec.json, the definition's and platform's copies and provenance.json
+MAX_STORE, MAX_RECORD = 1 << 30, 16 << 20
+_READ_WHOLE = {STORE, SPEC, DEFINITION, PLATFORM, "provenance.json"}
 
 
 class BundleError(JubexError):
@@ -287,6 +291,7 @@ def _unpack_checked(bundle: Path, staging: Path) -> dict:
                 tar.members = []  # type: ignore[attr-defined]
                 budget.take(bundle, info)
                 name = _checked_name(bundle, info.name, seen)
+                _check_record_size(bundle, name, info.size)
                 if name == MANIFEST and info.isfile():
                     manifest = _read_manifest(bundle, _read(bundle, tar, info))
                 elif info.issym():
@@ -342,6 +347,20 @@ class _Budget:
             raise BundleError(
                 f"the bundle {bundle} holds more than {MAX_MEMBERS:,} members; nothing was imported"
             )
+
+
+def _check_record_size(bundle: Path, name: str, size: int) -> None:
+    """A run's store and records are read whole by every command: bounded, refused from the
+    member's header before any of it is written."""
+    parts = PurePosixPath(name).parts
+    if len(parts) != 2 or parts[1] not in _READ_WHOLE:
+        return
+    limit = MAX_STORE if parts[1] == STORE else MAX_RECORD
+    if size > limit:
+        raise BundleError(
+            f"the bundle {bundle} holds '{name}' of {size:,} bytes, more than the {limit:,} "
+            "jubex accepts for a run's store or record; nothing was imported"
+        )
 
 
 def _unpack_file(tar: tarfile.TarFile, info: tarfile.TarInfo, path: Path) -> str:

@@ -3,8 +3,8 @@
 The store in a bundle is a file someone else wrote, and SQLite trusts its schema: a trigger
 would run on a write, a view on a read, a generated column on every row. So that file is
 only read, and only its plain tables of jubex's names: each column by name, each value
-checked for the type jubex's schema gives it, every query under a time limit (SQLite's
-progress handler). What the run keeps is a new file jubex made, holding
+checked for the type jubex's schema gives it and for its size (``MAX_VALUE``), every query
+under a time limit (SQLite's progress handler). What the run keeps is a new file jubex made, holding
 rows of its own tables and nothing else. A workpackage's directory must be one plain name
 inside the run, not the run's own (``source``) nor another workpackage's (a store naming
 ``/home/x``, ``../x`` or ``source`` is refused), and the store is then
@@ -25,6 +25,9 @@ from jubex.store.store import SCHEMA_VERSION, Store
 
 #: seconds the whole copy may take (a hostile store cannot hold an import for longer)
 TIME_LIMIT = 60.0
+#: bytes one value of a bundled store may hold: a workpackage's parameters (JSON), an
+#: event's detail, ...; and a workpackage's packed measurements
+MAX_VALUE, MAX_PACKED = 1 << 20, 16 << 20
 _TYPES = {"INTEGER": (int,), "REAL": (float, int), "TEXT": (str,)}
 
 
@@ -122,6 +125,7 @@ def _rows(
     hidden = [name for name, row in found.items() if row[6]]
     if hidden:
         raise UntrustedStore(f"computes the column '{hidden[0]}' of its table '{table}'")
+    _check_sizes(db, table, columns)
     names = ", ".join(f'"{name}"' for name, _, _ in columns)
     owners: dict[object, object] = {}  # each workpackage directory's workpackage
     for row in db.execute(f"SELECT {names} FROM {table}"):
@@ -149,6 +153,20 @@ def _rows(
                 f"workpackage {owners[row[5]]}"
             )
         yield row
+
+
+def _check_sizes(db: sqlite3.Connection, table: str, columns: list[tuple[str, str, bool]]) -> None:
+    """Each value's size, measured by SQLite before any row is read into memory: one value
+    of 200 MiB held every command reading the run for minutes and gigabytes."""
+    lengths = ", ".join(f'max(length(CAST("{name}" AS BLOB)))' for name, _, _ in columns)
+    found = db.execute(f"SELECT {lengths} FROM {table}").fetchone() or ()
+    for longest, (name, _, _) in zip(found, columns, strict=True):
+        limit = MAX_PACKED if table == "packed" else MAX_VALUE
+        if isinstance(longest, int) and longest > limit:
+            raise UntrustedStore(
+                f"holds a value of {longest:,} bytes in the column '{name}' of its table "
+                f"'{table}', more than the {limit:,} jubex accepts there"
+            )
 
 
 def _plain_name(name: object) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jubex.analysis import builtin
-from jubex.analysis.builtin import fio, mdtest
+from jubex.analysis.builtin import darshan, fio, mdtest
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "analysers.md"
 PLACEHOLDERS = {
@@ -17,6 +17,11 @@ PLACEHOLDERS = {
     "mdtest": {"op": [m.removesuffix("_max") for m in mdtest.METRICS if m.endswith("_time_max")]},
     "fio": {"dir": ["read", "write", "trim"], "lat": ["slat", "clat", "lat"]},
     "io500": {},
+    "darshan": {
+        "module": ["posix", "mpiio", "stdio"],
+        "op": ["read", "write"],
+        "bin": [b.lower() for b in darshan.BINS],
+    },
 }
 PLACEHOLDERS["mdtest"]["op"] = [op.removesuffix("_time") for op in PLACEHOLDERS["mdtest"]["op"]]
 PLACEHOLDERS["fio"]["p"] = sorted({m.rpartition("_p")[2] for m in fio.METRICS if "_clat_p" in m})
@@ -48,7 +53,7 @@ def documented(name: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("name", ["ior", "mdtest", "fio", "io500"])
+@pytest.mark.parametrize("name", ["ior", "mdtest", "fio", "io500", "darshan"])
 def test_every_metric_is_documented_with_its_unit(name):
     docs = documented(name)
     for metric, spec in builtin.get(name).metrics.items():
@@ -58,3 +63,14 @@ def test_every_metric_is_documented_with_its_unit(name):
                 metric,
                 docs[metric],
             )
+
+
+def test_darshan_flags_are_documented_with_their_thresholds():
+    text = section("darshan")
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line[:3] == "| `"}
+    for flag in darshan.INSIGHTS:
+        assert f"`{flag}`" in rows, flag
+    for flag, limit in darshan.THRESHOLDS.items():
+        assert f"{limit:.0%}".replace("%", " %") in rows[f"`{flag}`"], flag
+    assert f"at least {darshan.MIN_REQUESTS} POSIX requests" in text
+    assert f"at least {darshan.MIN_IMBALANCE_SECONDS:g} s in I/O" in text

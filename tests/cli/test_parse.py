@@ -123,3 +123,17 @@ def test_name_unknown_to_the_definition(capsys, definition):
     err = capsys.readouterr().err
     assert "'rowz' is neither a built-in analyser nor a patternset or analyser" in err
     assert "did you mean 'rows'?" in err
+
+
+def test_parse_reads_a_darshan_log_by_path_and_a_bad_one_is_a_failed_run():
+    pytest.importorskip("darshan", reason="PyDarshan (pip install 'jubex[darshan]') reads logs")
+    good, bad = (
+        str(OUTPUTS.parent / "darshan" / f) for f in ("ior-1m.darshan", "bad-truncated.darshan")
+    )
+    code, out, err = run("parse", "darshan", good, bad, "-f", "json")
+    assert code == 1 and "Traceback" not in err
+    document = json.loads(out)
+    written = [m for m in document["measurements"] if m["name"] == "posix_bytes_written"]
+    assert [(m["file"], m["value"], m["unit"]) for m in written] == [(good, 8388608, "B")]
+    assert [f["ok"] for f in document["files"]] == [True, False]
+    assert "it is truncated" in document["files"][1]["reason"]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from jubex.cli.main import main
 from jubex.platform.detect import machine, pbs, sge, slurm
+from jubex.platform.detect.check import NAME, checked
 from jubex.platform.detect.run import detect
 from jubex.platform.detect.write import platform_text
 from jubex.platform.load import load_platform
@@ -183,6 +184,12 @@ PIECES = st.sampled_from(
 )
 
 
+def test_a_nodes_line_among_the_partitions_is_no_partition() -> None:
+    found = slurm.detect("NodeName=n1 \nPartitionName=p MaxTime=1:00:00\n", "NodeName=n1 ")
+    assert [p.name for p in found.partitions] == ["p"]
+    assert checked(found) == []
+
+
 @given(st.text(max_size=300) | st.lists(PIECES | st.text(max_size=8), max_size=30).map("".join))
 def test_the_parsers_take_any_text_without_failing(text: str) -> None:
     for found, scheduler in [
@@ -191,6 +198,12 @@ def test_the_parsers_take_any_text_without_failing(text: str) -> None:
         (sge.detect(lambda argv: text), "sge"),  # a host group naming itself included
     ]:
         assert found.scheduler == scheduler
+        notes = checked(found)
+        # what is kept is a name the scheduler takes; what was read and left out is said
+        assert all(NAME.fullmatch(p.name) for p in found.partitions)
+        assert all(n.startswith("left out") for n in notes)
+    # a record that names no partition (a node's line) is no partition, not one named ''
+    assert slurm.detect(text, "").partitions == [] or "PartitionName=" in text
     # a real line after the noise is still read: a parser that gave up on any text would pass
     # the calls above
     real = "PartitionName=zz Nodes=n1 MaxTime=01:00:00 State=UP"

@@ -161,9 +161,14 @@ def test_links_inside_the_run_still_come_along(bundle: Path, tmp_path: Path) -> 
         ("UPDATE workpackage SET iteration = 'many' WHERE id = 0;", "where jubex keeps integer"),
         ("UPDATE workpackage SET params = '{}],[{}' WHERE id = 0;", "cannot be read"),
         ("ALTER TABLE unit ADD COLUMN b AS (length(name) * 2);", "computes the column 'b'"),
+        ("UPDATE workpackage SET params = json_object('n', hex(zeroblob(600000))) WHERE id = 0;",
+         "holds a value of 1,200,0"),
+        ("UPDATE event SET detail = hex(zeroblob(600000));", "in the column 'detail'"),
     ],
     ids=["trigger", "endless view", "missing table", "schema version", "absolute workdir",
-         "dot-dot workdir", "mistyped column", "bad parameters", "generated column"],
+         "dot-dot workdir", "mistyped column", "bad parameters", "generated column",
+         "huge parameter value",
+         "huge event detail"],
 )  # fmt: skip
 def test_a_hostile_store_is_refused_in_seconds(
     sql: str, message: str, bundle: Path, tmp_path: Path
@@ -228,6 +233,19 @@ def test_a_compression_bomb_is_refused_before_it_is_written(
     assert bad.stat().st_size * 100 < zeros  # gzip packs 64 MiB of zeros in under 640 KiB
     monkeypatch.setattr(bundle_module, "MIN_UNPACKED", 1 << 20)
     with pytest.raises(BundleError, match="compression bomb"):
+        import_bundle(bad, tmp_path / "runs")
+    assert not list((tmp_path / "runs").iterdir())
+
+
+def test_a_record_read_whole_is_bounded_before_it_is_written(
+    bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def padded(found: Members) -> Members:
+        return [(i, d + b" " * 5000 if i.name.endswith("/run.json") else d) for i, d in found]
+
+    bad = rebuilt(bundle, tmp_path / "big.tgz", padded)
+    monkeypatch.setattr(bundle_module, "MAX_RECORD", 4096)
+    with pytest.raises(BundleError, match=r"run\.json' of \d[\d,]* bytes, more than the 4,096"):
         import_bundle(bad, tmp_path / "runs")
     assert not list((tmp_path / "runs").iterdir())
 

@@ -11,7 +11,7 @@ import importlib
 from jubex.analysis.measurement import BuiltinAnalyser
 from jubex.errors import DefinitionError, did_you_mean
 
-_MODULES = ("fio", "io500", "ior", "mdtest")
+_MODULES = ("darshan", "fio", "io500", "ior", "mdtest")
 _ALIASES = {"jubex-bw": "ior", "jubex-md": "mdtest"}
 
 

@@ -104,19 +104,32 @@ class _Normal:
         self.out.add(name, value, record, target, self.line)
 
 
-#: client/server mode's normal output: a ``<host>`` line before each host's block of jobs
-#: and group totals, then ``All clients:`` (its ``BW=205Mi``, without ``/s``); fio prints
+#: client/server mode's normal output: ``hostname=...`` for each server connected, then
+#: a bare ``<host>`` line before each host's jobs and group totals, then ``All clients:``
+#: (fio's sum over every host and job, its ``BW=205Mi`` without ``/s``); fio prints
 #: ``<host>`` at the start of a line only in that mode
 _CLIENT_HOST = re.compile(r"^<[^>\s]+> ", re.MULTILINE)
+_HOSTNAME = re.compile(r"^hostname=([^,\s]+), be=", re.MULTILINE)
+_HOST_BLOCK = re.compile(r"^<([^>\s]+)> ?$")
+_ALL_CLIENTS = re.compile(r"^All clients: \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
+_CLIENT_DIRECTION = re.compile(
+    rf"^\s*(read|write|trim)\s*: IOPS=({_NUM}), BW=([\d.]+)({_UNIT})(?:/s)?\s*(?:\([^)]*\))?"
+    rf"\s*\(([\d.]+)({_UNIT}B)/(\d+)msec\)"
+)
+#: the sum's last line: what it issued (3.x, four directions each; 2.x ``r=/w=/d=``)
+_ISSUED = re.compile(
+    r"^\s*issued(?: rwts: total=(?:\d+,){3}\d+ short=(?:\d+,){3}\d+ dropped=(?:\d+,){3}\d+"
+    r"|\s*: total=r=\d+/w=\d+/d=\d+, short=r=\d+/w=\d+/d=\d+)",
+    re.MULTILINE,
+)
+#: the client's progress line, which the first host's results follow on the same line
+_PROGRESS = re.compile(r"^Jobs: \d+ \(f=\d+\)(?:: (?:\[[^\]]*\])+)?")
 
 
 def _parse_normal(text: str) -> ParseResult:
     out = Collector(METRICS)
-    if _CLIENT_HOST.search(text):  # cut before its "All clients", too
-        return out.result(
-            "fio's normal output of client/server mode (--client) is not read: its hosts' "
-            "jobs and group totals interleave; use --output-format=json, which is"
-        )
+    if _CLIENT_HOST.search(text):
+        return _parse_client(text, out)
     reader = _NormalReader(out)
     for reader.line, line in enumerate(text.splitlines(), start=1):
         reader.read(line)
@@ -205,12 +218,15 @@ def _latency(direction: str, kind: str) -> str:
     return "sync_lat" if kind == "sync" else f"{direction}_{kind}"
 
 
-def _groups_incomplete(out: Collector, last_job: int, groups: list[str]) -> str:
+def _groups_incomplete(out: Collector, last_job: int, groups: list[str], first: int = 0) -> str:
     """Why the group totals are not all there, or ``""``: each direction a group's jobs ran
-    needs its total line (fio prints them last, so a cut output lacks some)."""
+    needs its total line (fio prints them last, so a cut output lacks some). ``first`` is
+    the first job's record (a host's block in client/server mode)."""
     group_of: dict[int, object] = {}
     ran: dict[object, set[str]] = {}
     for m in out.measurements:
+        if not first <= m.record <= last_job + len(groups):
+            continue
         if m.name == "group":
             group_of[m.record] = m.value
         elif m.name.endswith("_io"):
@@ -232,6 +248,87 @@ def _groups_incomplete(out: Collector, last_job: int, groups: list[str]) -> str:
                 f"output ends before the {', '.join(missing)} total of 'Run status group "
                 f"{group}' (truncated run?)"
             )
+    return ""
+
+
+def _parse_client(text: str, out: Collector) -> ParseResult:
+    """Client/server mode: each host's block read as normal output, its records carrying
+    ``host``; then ``All clients``, fio's own sum, as printed. Complete when every host
+    connected has a block with all its group totals and, for more than one job, the sum
+    has every direction the jobs ran."""
+    reader = _NormalReader(out)
+    hosts: list[tuple[str, int]] = []  # (host, its first record)
+    summed = -1
+    for reader.line, raw in enumerate(text.splitlines(), start=1):
+        line = _PROGRESS.sub("", raw)
+        if (block := _HOST_BLOCK.match(line)) is not None:
+            reason = _host_incomplete(out, reader, hosts)
+            if reason:
+                return out.result(reason)
+            reader.record += len(reader.groups)
+            reader.groups, reader.direction = [], ""
+            hosts.append((block[1], reader.record + 1))
+        elif (head := _ALL_CLIENTS.match(line)) is not None and hosts and summed < 0:
+            reason = _host_incomplete(out, reader, hosts)
+            if reason:
+                return out.result(reason)
+            summed = reader.record = reader.record + len(reader.groups) + 1
+            reader.groups, reader.direction = [], ""
+            out.add("job", fio_json.ALL_CLIENTS, summed)
+            for name, value in (("group", head[1]), ("jobs", head[2]), ("error", head[3])):
+                out.number(name, value, summed, line=reader.line)
+        elif summed >= 0 and (head := _CLIENT_DIRECTION.match(line)) is not None:
+            reader.direction = head[1]
+            rate = f"{head[4]}/s" if head[4].endswith("B") else f"{head[4]}B/s"  # 205Mi
+            reader.moved(head[1], (head[3], rate), (head[5], head[6]), head[7])
+            reader.add(f"{head[1]}_iops", head[2], "IOPS", summed)
+        elif hosts and not line.startswith("<"):
+            reader.read(line)
+    last = _host_incomplete(out, reader, hosts) if summed < 0 else ""
+    return out.result(last or _client_incomplete(text, out, hosts, summed))
+
+
+def _host_incomplete(out: Collector, reader: _NormalReader, hosts: list[tuple[str, int]]) -> str:
+    """Why the last host's block is not complete (``""`` when it is), its records given
+    their ``host`` when it is."""
+    if not hosts:
+        return ""
+    host, first = hosts[-1]
+    if reader.record < first:
+        return f"the results of host {host!r} end before its first job (truncated run?)"
+    if not reader.groups:
+        return f"the results of host {host!r} end before its 'Run status group' totals"
+    reason = _groups_incomplete(out, reader.record, reader.groups, first)
+    if reason:
+        return f"host {host!r}: {reason}"
+    for record in range(first, reader.record + len(reader.groups) + 1):
+        out.add("host", host, record)
+    return ""
+
+
+def _client_incomplete(text: str, out: Collector, hosts: list[tuple[str, int]], summed: int) -> str:
+    """Why a client/server output is not complete, or ``""``."""
+    reason = failure(text, ERRORS, CLUES)
+    connected = _HOSTNAME.findall(text)
+    jobs = sum(1 for m in out.measurements if m.name == "job" and m.record != summed)
+    if reason:
+        return reason
+    if len(hosts) < max(len(connected), 1):
+        return (
+            f"output ends after the results of {len(hosts)} of the {len(connected)} hosts "
+            "connected (truncated run?)"
+        )
+    if summed < 0:
+        if jobs > 1:
+            return "output ends before fio's 'All clients' sum over the hosts (truncated run?)"
+        return ""
+    ran = {m.name for m in out.measurements if m.name.endswith("_io") and m.record < summed}
+    said = {m.name for m in out.measurements if m.name.endswith("_io") and m.record == summed}
+    if ran - said:
+        missing = ", ".join(sorted(n.removesuffix("_io") for n in ran - said))
+        return f"output ends before the {missing} line of fio's 'All clients' sum (truncated run?)"
+    if not _ISSUED.search(text, text.index("\nAll clients: ")):
+        return "output ends inside fio's 'All clients' sum, before its 'issued' line"
     return ""
 
 

@@ -41,7 +41,9 @@ def detect(partitions_text: str, nodes_text: str) -> Detected:
         for member_of in set(node.get("Partitions", "").split(",")):
             by_partition.setdefault(member_of, []).append(node)
     for fields in records(partitions_text):
-        name = fields.get("PartitionName", "")
+        if "PartitionName" not in fields:  # a node's or other record: no partition at all
+            continue
+        name = fields["PartitionName"]
         members = by_partition.get(name, [])
         partition = DetectedPartition(name)
         partition.set("default", True if fields.get("Default") == "YES" else None)

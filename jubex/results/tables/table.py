@@ -27,6 +27,7 @@ from jubex.results.tables.columns import (
     derive_rows,
     plan_columns,
 )
+from jubex.results.tables.insights import insight_notes
 from jubex.results.tables.peaks import above_peak, plan_peaks, share
 
 #: the last column of a grouped table whose points deserve a second look
@@ -135,6 +136,7 @@ def build_table(
         note = flag_note(list(marks.values()), cv_limit, alpha)
         if note:
             notes.append(note)
+    notes += insight_notes(rows, table.group_by or [c.name for c in table.columns[:1]])
     notes += _concurrency(groups)
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"

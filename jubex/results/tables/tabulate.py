@@ -20,6 +20,7 @@ from jubex.results.samples.rows import META, keeping_steps, reducing_steps, resu
 from jubex.results.samples.summaries import counts_read, summaries_of, summary_notes
 from jubex.results.statistics.targets import targets_of
 from jubex.results.tables.dimensions import WHERE, Dimensions, dimensions, run_labels
+from jubex.results.tables.insights import FLAGS as INSIGHT_FLAGS
 from jubex.results.tables.peaks import platform_peaks
 from jubex.results.tables.pivot import pivot
 from jubex.results.tables.table import ResultTable, Row, build_table
@@ -168,7 +169,8 @@ def names_used(tables: Sequence[Table]) -> set[str]:
     """Every name the tables may read: columns, their expressions, filters and sorting.
 
     A column with statistics reads its base name; a JUBE-style ``x_avg`` is stored as such
-    but may also be a statistic of ``x``, so both are read.
+    but may also be a statistic of ``x``, so both are read; and the darshan analyser's
+    insight flags, which every table notes.
     """
     found: set[str] = set()
     texts = []
@@ -185,7 +187,7 @@ def names_used(tables: Sequence[Table]) -> set[str]:
         except JubexError:
             continue
     found |= {n.rpartition("_")[0] for n in found if "_" in n}
-    return found
+    return found | {INSIGHT_FLAGS}  # a Darshan log's flags are a note of every table
 
 
 def rows_of(

@@ -139,6 +139,7 @@ DIALECTS = [
     ("io500", "io500/bash2018_warning_not_official_summary.txt"),
     ("io500", "io500/bash2017_total_product_result_summary.txt"),
     ("fio", "fio/v3.33_client_two_hosts.json"),
+    ("fio", "fio/v3.33_client_two_hosts_two_groups_normal.txt"),
     ("fio", "fio/v3.33_json_appended_with_shell_lines.txt"),
     ("fio", "fio/v3.33_minimal_randrw.txt"),
     ("fio", "fio/v3.33_terse_v5_two_jobs.txt"),

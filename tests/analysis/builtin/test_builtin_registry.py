@@ -68,7 +68,8 @@ READS = {
     "fio/v3.28_json_in_pod_log.txt": "fio",
     "fio/v3.33_jsonplus_fdatasync.json": "fio",
     "fio/v3.33_client_two_hosts.json": "fio",
-    "fio/unread_v3.33_client_two_hosts_normal.txt": "fio",  # a form not read: judged failed
+    "fio/v3.33_client_two_hosts_normal.txt": "fio",
+    "fio/v3.33_client_two_hosts_two_groups_normal.txt": "fio",
     "fio/v3.33_minimal_randrw.txt": "fio",
     "fio/v3.33_terse_v4_two_jobs.txt": "fio",
     "fio/v3.33_terse_v5_two_jobs.txt": "fio",
@@ -102,7 +103,7 @@ NOT_OUTPUT = (".md", ".csv", ".ini", "timestampfile", "io500_list.txt")
 
 
 def test_names_and_aliases():
-    assert builtin.names() == ["fio", "io500", "ior", "jubex-bw", "jubex-md", "mdtest"]
+    assert builtin.names() == ["darshan", "fio", "io500", "ior", "jubex-bw", "jubex-md", "mdtest"]
     assert builtin.get("jubex-bw") is builtin.get("ior")
     assert builtin.get("jubex-md").name == "mdtest"
     assert builtin.is_builtin("fio") and not builtin.is_builtin("stdout")

@@ -179,17 +179,58 @@ def test_terse_line_cut_short_fails(outputs):
     assert "130 fields, not 180 or more" in fio.parse(fewer).reason
 
 
-def test_client_mode_normal_output_is_refused_saying_why(parse):
-    result = parse("fio", "fio/unread_v3.33_client_two_hosts_normal.txt")
-    assert not result.ok
-    assert result.reason.startswith("fio's normal output of client/server mode (--client)")
-    assert "use --output-format=json" in result.reason
-    assert not result.measurements  # nothing half-read from interleaved hosts
+def test_client_mode_normal_output_of_two_hosts_and_two_groups(parse, by_name, units_of):
+    result = parse("fio", "fio/v3.33_client_two_hosts_two_groups_normal.txt")
+    assert result.ok, result.reason
+    rows = [by_name(result, r) for r in range(9)]
+    assert [(r.get("job"), r.get("host"), r["group"]) for r in rows] == [
+        (["seqwrite"], ["node2"], [0]), (["seqread"], ["node2"], [1]),
+        (None, ["node2"], [0]), (None, ["node2"], [1]),
+        (["seqwrite"], ["vm"], [0]), (["seqread"], ["vm"], [1]),
+        (None, ["vm"], [0]), (None, ["vm"], [1]),
+        (["All clients"], None, [1]),
+    ]  # fmt: skip
+    node2, vm, summed = rows[0], rows[4], rows[8]
+    assert (node2["write_bw"], node2["write_iops"], node2["write_runtime"]) == (
+        [471.0],
+        [7529.0],
+        [0.017],
+    )  # IOPS=7529, BW=471MiB/s (493MB/s)(8192KiB/17msec)
+    assert vm["write_clat_mean"] == [149.67] and rows[5]["read_bw"] == [615.0]
+    assert rows[7]["read_io"] == [8192 * KIB]  # group 1's READ total on vm
+    assert summed["jobs"] == [4] and summed["read_bw"] == [941.0]  # BW=941Mi (987M)
+    assert (summed["write_bw"], summed["write_io"]) == ([762.0], [16 * MIB])  # 16.0MiB/21msec
+    assert summed["write_clat_mean"] == [133.33]
+    assert units_of(result)["write_bw"] == "MiB/s"
 
 
-def test_client_mode_normal_output_cut_before_all_clients_is_refused_too(outputs):
+def test_client_mode_normal_output_of_one_group(parse, by_name):
+    result = parse("fio", "fio/v3.33_client_two_hosts_normal.txt")
+    assert result.ok, result.reason
+    first, second, summed = by_name(result, 0), by_name(result, 3), by_name(result, 6)
+    assert (first["job"], first["host"], first["write_bw"]) == (["seqwrite"], ["vm"], [2000.0])
+    assert (second["job"], second["host"]) == (["seqwrite"], ["vm"])
+    assert by_name(result, 4)["read_bw"] == [103.0] and by_name(result, 5)["read_bw"] == [103.0]
+    assert (summed["job"], summed["read_bw"], summed["write_bw"]) == (
+        ["All clients"],
+        [205.0],
+        [4000.0],
+    )  # BW=205Mi, BW=4000Mi
+
+
+@pytest.mark.parametrize(
+    ("cut", "said"),
+    [
+        ("All clients:", "before fio's 'All clients' sum"),
+        ("<vm> \n", "after the results of 1 of the 2 hosts"),
+        ("  write: IOPS=12.2k, BW=762Mi", "before the write line of fio's 'All clients'"),
+        ("  cpu          : usr=0.00%, sys=15.62%", "before its 'issued' line"),
+        ("Run status group 1 (all jobs):\n   READ: bw=615MiB", "host 'vm': output ends before"),
+    ],
+)
+def test_client_mode_normal_output_cut_short_is_refused(outputs, cut, said):
     from jubex.analysis.builtin import fio
 
-    text = (outputs / "fio/unread_v3.33_client_two_hosts_normal.txt").read_text()
-    result = fio.parse(text[: text.index("All clients:")])  # two hosts' blocks, interleaved
-    assert not result.ok and "client/server mode" in result.reason
+    text = (outputs / "fio/v3.33_client_two_hosts_two_groups_normal.txt").read_text()
+    result = fio.parse(text[: text.index(cut)])
+    assert not result.ok and said in result.reason, result.reason
