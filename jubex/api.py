@@ -467,7 +467,7 @@ def compare(
     table: str | None = None,
     tolerance: float = 0.05,
     alpha: float = 0.05,
-    test: str = "welch",
+    test: str = "moderated",
     correction: str = "holm",
     all_metrics: bool = False,
     analyse: bool = True,

@@ -15,8 +15,9 @@ from typing import Literal
 
 from jubex.results.statistics.stats import Summary, t_quantile
 
-#: the tests a comparison may use: Welch's t-test on the means, or Mann–Whitney's U on ranks
-TESTS = ("welch", "mannwhitney")
+#: the tests a comparison may use: Welch's t-test on the means (its variances moderated
+#: across the comparison's points, see :mod:`.moderated`, or not), or Mann–Whitney's U on ranks
+TESTS = ("moderated", "welch", "mannwhitney")
 #: the corrections for testing many points and metrics at once
 CORRECTIONS = ("holm", "bh")
 
