@@ -2,8 +2,10 @@
 
 Each workpackage prints one line such as ``bw: 123.4 MiB/s`` into its own directory; xargs
 runs the same N commands writing the same files with as many processes at once as there are
-cores. Reports wall time (median of RUNS), jubex's peak memory, and what a run leaves on
-disk per workpackage.
+cores. Reports wall and CPU time (user + system of the children, median of RUNS), the ratio
+of jubex's CPU to the xargs floor's, jubex's peak memory, and what a run leaves on disk per
+workpackage. On a shared machine the CPU ratio is the figure to read: waiting for a core
+inflates the wall times of both.
 
     python bench/bench_engine_local.py --n 1000 10000 --runs 5
 """
@@ -20,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from timing import ENV
+
 DEFINITION = """
 name: trivial
 parameters:
@@ -34,17 +38,23 @@ steps:
 """
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and the child's peak RSS in MiB (a fresh process per run)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def timed(cmd: list[str] | str, cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system of the child and its children) and the
+    children's peak RSS in MiB so far (a fresh process per run)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, shell=isinstance(cmd, str), env=ENV
+    )
     wall = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, after.ru_maxrss / 1024
 
 
-def jubex_run(n: int, work: Path) -> tuple[float, float, int, int]:
+def jubex_run(n: int, work: Path) -> tuple[float, float, float, int, int]:
+    """Wall and CPU seconds, peak RSS, files and bytes on disk of ``jubex run`` of n
+    workpackages in ``work``."""
     definition = work / "trivial.yaml"
     definition.write_text(DEFINITION.format(last=n - 1))
     cmd = [
@@ -58,19 +68,19 @@ def jubex_run(n: int, work: Path) -> tuple[float, float, int, int]:
         "-q",
         "--no-result",
     ]
-    wall, peak = timed(cmd, work)
+    wall, cpu, peak = timed(cmd, work)
     run = work / "runs" / "000000"
     files = sum(len(f) for _, _, f in os.walk(run))
     size = sum(p.stat().st_size for p in run.rglob("*") if p.is_file())
-    return wall, peak, files, size
+    return wall, cpu, peak, files, size
 
 
-def xargs_run(n: int, work: Path) -> float:
+def xargs_run(n: int, work: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of the floor: the same n commands by ``xargs -P``."""
     script = 'mkdir -p "w/$1" && echo "bw: $1.4 MiB/s" > "w/$1/stdout"'
     cmd = f"seq 0 {n - 1} | xargs -P {os.cpu_count()} -I{{}} sh -c '{script}' _ {{}}"
-    start = time.perf_counter()
-    subprocess.run(cmd, shell=True, cwd=work, check=True)
-    return time.perf_counter() - start
+    wall, cpu, _ = timed(cmd, work)
+    return wall, cpu
 
 
 def main() -> None:
@@ -83,9 +93,10 @@ def main() -> None:
         f"load {os.getloadavg()[0]:.1f}"
     )
     print(
-        "| N | jubex run (s) | xargs -P (s) | ratio | jubex peak RSS (MiB) | files/wp | bytes/wp |"
+        "| N | jubex run (s wall) | xargs -P (s wall) | jubex run (s CPU) | xargs -P (s CPU) "
+        "| CPU ratio | jubex peak RSS (MiB) | files/wp | bytes/wp |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     # Nothing is deleted until the end: on ext4 without a journal, inodes freed in the last
     # minutes are skipped one by one when new ones are allocated, so deleting one run's
     # files would slow the next run's file creation (and the more files, the more).
@@ -96,16 +107,17 @@ def main() -> None:
             for i in range(args.runs):
                 work = Path(root) / f"jubex-{n}-{i}"
                 work.mkdir()
-                wall, peak, files, size = jubex_run(n, work)
-                jubex_times.append(wall)
+                wall, cpu, peak, files, size = jubex_run(n, work)
+                jubex_times.append((wall, cpu))
                 peaks.append(peak)
                 work = Path(root) / f"xargs-{n}-{i}"
                 work.mkdir()
                 xargs_times.append(xargs_run(n, work))
-            j, x = statistics.median(jubex_times), statistics.median(xargs_times)
+            jw, jc = (statistics.median(t[k] for t in jubex_times) for k in (0, 1))
+            xw, xc = (statistics.median(t[k] for t in xargs_times) for k in (0, 1))
             print(
-                f"| {n} | {j:.2f} | {x:.2f} | {j / x:.2f} | {max(peaks):.0f} "
-                f"| {files / n:.1f} | {size / n:.0f} |",
+                f"| {n} | {jw:.2f} | {xw:.2f} | {jc:.2f} | {xc:.2f} | {jc / xc:.2f} "
+                f"| {max(peaks):.0f} | {files / n:.1f} | {size / n:.0f} |",
                 flush=True,
             )
 

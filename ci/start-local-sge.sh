@@ -22,7 +22,8 @@
 #      complexes, usersets), with jobs allowed for every user (root included: min_uid 0)
 #      and this host's names for 127.0.0.1 as aliases of one host name;
 #   3. starts sge_qmaster and sge_execd on private ports, adds a queue all.q of
-#      JUBEX_SGE_SLOTS slots on this host, schedules every second;
+#      JUBEX_SGE_SLOTS slots on this host, schedules every second, and defines a boolean
+#      EXCL complex 'exclusive' on the host (what sites define for whole-host jobs);
 #   4. waits until the queue takes jobs, then prints the environment on stdout.
 # Progress messages go to stderr, so stdout is safe to eval.
 #
@@ -82,8 +83,21 @@ queue_up() {  # the queue instance exists and is in no error, disabled or unknow
     [[ $(awk '{print $6}' <<<"$line") == "" ]]
 }
 
+exclusive_complex() {  # a site's whole-host request: a boolean EXCL complex on the host
+    local dir=$BASE/conf
+    mkdir -p "$dir"
+    if ! qconf -sc 2>/dev/null | grep -q '^exclusive '; then
+        qconf -sc >"$dir/complexes" 2>/dev/null || return 1
+        echo "exclusive excl BOOL EXCL YES YES 0 1000" >>"$dir/complexes"
+        qconf -Mc "$dir/complexes" >/dev/null 2>&1 || return 1
+    fi
+    qconf -se "$HOST" 2>/dev/null | grep -q 'exclusive=TRUE' ||
+        qconf -mattr exechost complex_values exclusive=true "$HOST" >/dev/null 2>&1
+}
+
 if [[ -x $BIN/qstat ]] && queue_up; then
     qconf -rattr queue load_thresholds NONE all.q >/dev/null 2>&1 || true
+    exclusive_complex || log "could not define the complex 'exclusive'"
     log "Grid Engine already up in $BASE"
     environment | tee "$BASE/env.sh"
     exit 0
@@ -201,5 +215,6 @@ if ! qping -info "$HOST" "$EPORT" execd 1 >/dev/null 2>&1; then
     until_true "sge_execd" qping -info "$HOST" "$EPORT" execd 1
 fi
 until_true "queue all.q to take jobs" queue_up
+until_true "the complex 'exclusive'" exclusive_complex
 log "Grid Engine up: queue all.q, $SLOTS slots on $HOST"
 environment | tee "$BASE/env.sh"

@@ -115,7 +115,7 @@ def validate(
                 problems += spaces
                 if not reading.removed and all(isinstance(p, DefinitionWarning) for p in spaces):
                     problems += _work_problems(benchmark, tags, max_workpackages)
-                problems += reading.own(_with_platform(benchmark, tags))
+                problems += reading.own(_with_platform(benchmark, tags, selection.platform))
             problems += _outpath_problems(benchmark)
             if not any(p.exit_code for p in problems[before:]) and _rendered_checks(
                 benchmark, selection
@@ -227,7 +227,9 @@ def _platform_problems(name_or_path: str) -> list[JubexError]:
     return [problem] if problem else []
 
 
-def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError]:
+def _with_platform(
+    benchmark: Benchmark, tags: Sequence[str], chosen: str | None = None
+) -> list[JubexError]:
     """The definition's platform must exist and be valid, and the commands' ``$name``s
     must be parameters, the platform's values or set by a command (as ``run`` checks)."""
     from jubex.definition.shell_names import check_shell_names
@@ -235,7 +237,7 @@ def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError
     from jubex.platform.load import load_platform
 
     try:
-        platform = load_platform(benchmark.platform)
+        platform = load_platform(chosen or benchmark.platform)
     except JubexError as exc:
         errors = list(exc.errors) if isinstance(exc, ErrorList) else [exc]
         for error in errors:
@@ -249,8 +251,22 @@ def _with_platform(benchmark: Benchmark, tags: Sequence[str]) -> list[JubexError
     given = [*platform.parameters, *platform.environment]
     return [
         *([problem] if problem else []),
+        *_darshan_problems(benchmark, platform),
         *check_shell_names(apply_tags(benchmark, tuple(tags)), given),
     ]
+
+
+def _darshan_problems(benchmark: Benchmark, platform: Platform) -> list[JubexError]:
+    """Each step that is to run under Darshan must know where Darshan comes from."""
+    from jubex.workdir.render import step_darshan
+
+    problems: list[JubexError] = []
+    for step in benchmark.steps.values():
+        try:
+            step_darshan(benchmark, step, platform)
+        except JubexError as exc:
+            problems.append(exc)
+    return problems
 
 
 def _work_problems(
@@ -451,7 +467,7 @@ def compare(
     table: str | None = None,
     tolerance: float = 0.05,
     alpha: float = 0.05,
-    test: str = "welch",
+    test: str = "moderated",
     correction: str = "holm",
     all_metrics: bool = False,
     analyse: bool = True,

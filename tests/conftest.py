@@ -57,8 +57,47 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()  # type: ignore[attr-defined]
     if report.skipped and under_ci() and not hasattr(report, "wasxfail"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        if _darshan_absent(item, str(reason)):
+            return
         report.outcome = "failed"
         report.longrepr = f"skipped under CI, which runs every test: {reason}"
+
+
+#: the one skip CI keeps (docs/darshan.md): darshan-runtime is built from its source, which
+#: CI cannot fetch, and no distribution packages it; the log reading is tested on kept logs
+DARSHAN_ABSENT = "darshan-runtime is not here (JUBEX_DARSHAN_LIB names its libdarshan.so)"
+
+
+def _darshan_absent(item: pytest.Item, reason: str) -> bool:
+    """A test marked ``requires_darshan_runtime`` skipped for that one reason, and no other."""
+    return item.get_closest_marker("requires_darshan_runtime") is not None and (
+        DARSHAN_ABSENT in reason
+    )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how many tests the missing Darshan runtime left out, under CI too."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    absent = [r for r in skipped if DARSHAN_ABSENT in str(r.longrepr)]
+    if absent:
+        terminalreporter.write_line(
+            f"{len(absent)} test(s) did not run: {DARSHAN_ABSENT}; they run a study under "
+            "Darshan where it is installed (docs/darshan.md)",
+            yellow=True,
+        )
+
+
+@pytest.fixture(scope="session")
+def darshan_library() -> Path:
+    """The libdarshan.so that ``JUBEX_DARSHAN_LIB`` names, or the test is skipped saying so
+    (under CI as well: see :data:`DARSHAN_ABSENT`); a name that is no file is a failure."""
+    named = os.environ.get("JUBEX_DARSHAN_LIB")
+    if not named:
+        pytest.skip(DARSHAN_ABSENT)
+    library = Path(named)
+    if not library.is_file():
+        pytest.fail(f"JUBEX_DARSHAN_LIB={named} is no file")
+    return library
 
 
 @pytest.fixture(scope="session", autouse=True)

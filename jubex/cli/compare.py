@@ -87,9 +87,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--test",
         choices=TESTS,
-        default="welch",
-        help="welch: Welch's t-test on the means (default); mannwhitney: Mann-Whitney's U "
-        "on ranks, for skewed data (needs more repetitions)",
+        default="moderated",
+        help="moderated: Welch's t-test on the means, each variance moderated by those of "
+        "the other points (default; Welch's own below 10 points); welch: Welch's t-test "
+        "alone; mannwhitney: Mann-Whitney's U on ranks, for skewed data (needs more "
+        "repetitions)",
     )
     parser.add_argument(
         "--correction",

@@ -119,6 +119,7 @@ def _as_dict(item: DryWorkpackage) -> dict[str, object]:
         "work_dir": str(item.rendered.prepared.workdir),
         "commands": [text for cycle in _commands(item) for text in cycle],
         "cycles": _commands(item),
+        "darshan": item.rendered.prepared.darshan,
         "files": item.actions,
         "job_script": job[0] if job else None,
     }
@@ -140,6 +141,8 @@ def _print(item: DryWorkpackage) -> None:
     for action in item.actions:
         if action.endswith(STOPS):
             print(f"  ! {action}")
+    for line in item.rendered.prepared.darshan:
+        print(f"  | {line}")
     cycles = _commands(item)
     for number, commands in enumerate(cycles):
         if len(cycles) > 1:

@@ -112,10 +112,11 @@ def finish(run: Run, counts: dict[str, int], args: argparse.Namespace) -> int:
 def publish_finished(run: Run) -> None:
     """Publish a finished run when the configuration asks for it (``publish: true``); a
     failure to publish is said and leaves the run's outcome as it is."""
-    from jubex.resultsdb.connect import Database, publishes
+    from jubex.resultsdb.config import publishes
 
     if not publishes():
         return
+    from jubex.resultsdb.connect import Database
     from jubex.resultsdb.publish import publish
 
     try:

@@ -76,10 +76,10 @@ def build(
 
 def _pages(site: Dashboard, charts: bool) -> list[pages.Page]:
     found = [
-        pages.overview(site),
-        pages.regressions(site),
-        pages.runs_page(site),
-        pages.compare_index(site),
+        *pages.overview(site),
+        *pages.regressions(site),
+        *pages.runs_page(site),
+        *pages.compare_index(site),
         *pages.history_pages(site, charts),
         *pages.run_pages(site),
         *pages.compare_pages(site),

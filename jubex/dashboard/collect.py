@@ -1,9 +1,9 @@
 """What the pages show, read through the results database's public functions.
 
-The runs come from the ``db:`` selector; each benchmark at each site is then a selection of
-its own, read as ``jubex query`` reads samples and as ``jubex history`` finds change points
-(so the pages show what the command line says), its two latest runs compared as ``jubex
-compare`` compares them.
+The runs come from the ``db:`` selector, their samples read once as ``jubex query`` reads
+them; each benchmark at each site is then a history of its own, its change points found as
+``jubex history`` finds them (so the pages show what the command line says), its two latest
+runs compared as ``jubex compare`` compares them.
 """
 
 from __future__ import annotations
@@ -18,13 +18,17 @@ from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.annotations import annotations_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures
-from jubex.resultsdb.samples import Sample, database_history, read_samples
+from jubex.resultsdb.samples import (
+    Sample,
+    Samples,
+    history_of_samples,
+    read_samples,
+    read_specs,
+)
 from jubex.resultsdb.select import parse, selected
 
 #: the columns of ``jubex history``'s table after its keys
 HISTORY_TAIL = ("metric", "unit", "run", "created", "n", "mean", "std", "change")
-#: characters a selector value cannot hold
-UNSELECTABLE = (",", "=")
 
 
 def collect(
@@ -36,25 +40,31 @@ def collect(
     all_metrics: bool = False,
 ) -> Dashboard:
     """Everything the site of the runs ``text`` selects shows: of the headline metrics
-    ``jubex history`` follows, or of every measured value (``all_metrics``)."""
+    ``jubex history`` follows, or of every measured value (``all_metrics``).
+
+    The samples of the whole selection are read in one query; each benchmark at each site
+    is then a history of its own, from the spec of its newest run."""
     with database.reading() as connection:
         rows = selected(connection, parse(text), database)
     runs = {row.id: _run_info(row) for row in rows}
-    notes: list[str] = []
+    newest = {(row.benchmark, row.site): row.spec_hash for row in rows}
+    specs = read_specs(database, set(newest.values()))
+    every = read_samples(text, (), database)
+    notes: list[str] = list(every.notes)
+    by_group: dict[tuple[str, str], list[Sample]] = {}
+    for sample in every.items:
+        run = runs[sample.run]
+        by_group.setdefault((run.benchmark, run.site), []).append(sample)
     series: list[Series] = []
     compared: list[Compared] = []
-    groups = dict.fromkeys((r.benchmark, r.site) for r in runs.values())
-    for benchmark, site in groups:
-        if any(c in benchmark + site for c in UNSELECTABLE):
-            notes.append(f"{benchmark} at {site}: a name with ',' or '=' cannot be selected")
-            continue
-        group = f"{text.rstrip(',')},benchmark={benchmark},site={site}"
-        found = read_samples(group, (), database).items
-        if not found:
-            continue
-        table = database_history(
-            group, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha, database=database
+    for (benchmark, site), found in by_group.items():
+        held = dict.fromkeys(s.run for s in found)
+        part = Samples(
+            found,
+            specs[newest[benchmark, site]],
+            points={run: every.points[run] for run in held if run in every.points},
         )
+        table = history_of_samples(part, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha)
         filesystem = runs[found[-1].run].filesystem
         made = _series(benchmark, site, filesystem, found, table)
         series += made

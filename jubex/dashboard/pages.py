@@ -21,7 +21,10 @@ from jubex.results.statistics.stats import summarize
 from jubex.version import __version__
 
 #: rows of a listing rendered without a script (the filters show all of them)
-LIMIT = 500
+LIMIT = 100
+#: rows of a listing on one page: a longer listing is continued on more pages, so that no
+#: page grows past a size a browser opens at once (2,000 rows are some 0.5 MB)
+PAGE_ROWS = 2000
 #: how many runs back the trend of the overview looks
 TREND_RUNS = 5
 
@@ -82,7 +85,10 @@ def _listing(
     *,
     intro: str = "",
     notes: Sequence[str] = (),
-) -> Page:
+) -> list[Page]:
+    """A listing's pages: ``path`` holds its first PAGE_ROWS rows, ``NAME-2.html`` and on
+    the rows after them; the filters choose among the rows of a page, the downloads named
+    ``data/NAME`` hold every row."""
     filters = {
         name: columns.index(column)
         for name, column in (
@@ -95,22 +101,30 @@ def _listing(
         for name, index in filters.items()
         if name in ("site", "benchmark")
     }
-    return _render(
-        "listing.html",
-        path,
-        site,
-        title=title,
-        intro=intro,
-        notes=list(notes),
-        table_id="listing",
-        columns=list(columns),
-        rows=[[finite(c) for c in row] for row in rows],
-        hrefs=list(hrefs),
-        filters=filters,
-        choices=choices,
-        limit=LIMIT,
-        download=f"data/{Path(path).stem}",
-    )
+    stem = Path(path).stem
+    starts = range(0, max(len(rows), 1), PAGE_ROWS)
+    names = [path, *(f"{stem}-{n}.html" for n in range(2, len(starts) + 1))]
+    return [
+        _render(
+            "listing.html",
+            name,
+            site,
+            title=title if number == 1 else f"{title} (page {number})",
+            intro=intro,
+            notes=list(notes),
+            table_id="listing",
+            columns=list(columns),
+            rows=[[finite(c) for c in row] for row in rows[start : start + PAGE_ROWS]],
+            hrefs=list(hrefs[start : start + PAGE_ROWS]),
+            filters=filters,
+            choices=choices,
+            limit=LIMIT,
+            download=f"data/{stem}",
+            pager=[(n, other) for n, other in enumerate(names, 1)] if len(names) > 1 else [],
+            current=number,
+        )
+        for number, (name, start) in enumerate(zip(names, starts, strict=True), 1)
+    ]
 
 
 OVERVIEW = ("benchmark", "site", "file system", "metric", "point", "unit", "date")
@@ -151,7 +165,7 @@ def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[
     return columns, rows, hrefs
 
 
-def overview(site: Dashboard) -> Page:
+def overview(site: Dashboard) -> list[Page]:
     columns, rows, hrefs = overview_rows(site)
     intro = (
         f"{len(site.runs)} run(s), {len(site.series)} series (a metric at a point of a "
@@ -194,7 +208,7 @@ def regression_rows(site: Dashboard) -> tuple[list[str], list[list[object]], lis
     return columns, rows, [{0: s.page, 5: run.page} for _, s, _, run, _ in found]
 
 
-def regressions(site: Dashboard) -> Page:
+def regressions(site: Dashboard) -> list[Page]:
     columns, rows, hrefs = regression_rows(site)
     intro = (
         "Change points as jubex history finds them, newest first: 'worse' and 'better' where "
@@ -211,7 +225,7 @@ def regressions(site: Dashboard) -> Page:
     )
 
 
-def runs_page(site: Dashboard) -> Page:
+def runs_page(site: Dashboard) -> list[Page]:
     columns = ["run", "benchmark", "site", "file system", "date", "user", "failures"]
     ordered = sorted(site.runs.values(), key=lambda r: -r.created)
     rows: list[list[object]] = [
@@ -222,7 +236,7 @@ def runs_page(site: Dashboard) -> Page:
     return _listing("runs.html", site, "Runs", columns, rows, [{0: r.page} for r in ordered])
 
 
-def compare_index(site: Dashboard) -> Page:
+def compare_index(site: Dashboard) -> list[Page]:
     columns = ["benchmark", "site", "baseline", "candidate", "date", "verdict"]
     rows: list[list[object]] = []
     for c in site.compared:
@@ -245,7 +259,7 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
     columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
     rows: list[list[object]] = []
     hrefs: list[Links] = []
-    for e in reversed(series.entries):
+    for e in list(reversed(series.entries))[:PAGE_ROWS]:
         run = site.runs[e.run]
         values = " ".join(f"{v:.6g}" for v in e.values)
         rows.append([run.label, date(e.created), len(e.values), e.mean, e.std, e.change,
@@ -255,17 +269,24 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         {"date": date(moment), "text": text, "moment": moment}
         for moment, text in site.annotations.get(series.site, [])
     ]
+    shown = series.entries
     chart = {
         "metric": series.metric,
         "unit": series.unit,
-        "runs": [
-            {"run": site.runs[e.run].label, "date": date(e.created),
-             "values": [v for v in e.values if math.isfinite(v)], "mean": finite(e.mean),
-             "mark": e.mark, "href": site.runs[e.run].page}
-            for e in series.entries
-        ],
+        "run": [site.runs[e.run].label for e in shown],
+        "date": [date(e.created) for e in shown],
+        "values": [[_drawn(v) for v in e.values if math.isfinite(v)] for e in shown],
+        "mean": [finite(_drawn(e.mean)) for e in shown],
+        "mark": [e.mark or "" for e in shown],
         "annotations": notes,
-    }  # fmt: skip
+    }
+    if len(series.entries) > PAGE_ROWS:
+        notes_shown = [
+            f"The table holds the newest {PAGE_ROWS} of {len(series.entries)} runs; the chart "
+            "and the downloads hold every run."
+        ]
+    else:
+        notes_shown = []
     direction = (
         "no better direction known"
         if series.higher_is_better is None
@@ -281,7 +302,7 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         title=f"{series.metric} · {series.benchmark} · {series.site}",
         series=series,
         direction=direction,
-        notes=[],
+        notes=notes_shown,
         charts=charts,
         annotations=notes,
         chart=chart,
@@ -293,7 +314,14 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         choices={},
         limit=LIMIT,
         download=f"data/history/{Path(page).stem}",
+        pager=[],
+        current=1,
     )
+
+
+def _drawn(value: float | None) -> float | None:
+    """A value as the chart draws it: to 6 significant digits, a third of the text."""
+    return None if value is None or not math.isfinite(value) else float(f"{value:.6g}")
 
 
 def run_pages(site: Dashboard) -> Iterator[Page]:

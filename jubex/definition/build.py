@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from jubex.definition.darshan import Darshan, darshan_of
 from jubex.definition.model import (
     DERIVED_MODES,
     AnalyseFile,
@@ -87,11 +89,23 @@ class Builder:
             plots={n: self.plot(n, s, at) for n, s, at in _named(tree, "plots")},
             where=self.where(tree),
             environment=environment_of(tree.get("environment")),
+            darshan=self.darshan(tree),
             tags=tuple(tree.get("tags", ())),
             platform=text_of(tree, "platform") if "platform" in tree else None,
             file=self.file,
             loc=tree.loc,
         )
+
+    def darshan(self, holder: Map) -> Darshan | None:
+        """A ``darshan:`` setting; a library that is not there is one of the problems."""
+        if "darshan" not in holder:
+            return None
+        loc = holder.value_loc("darshan")
+        try:
+            return darshan_of(holder["darshan"], loc, Path(loc.file).parent)
+        except DefinitionError as exc:
+            self.errors.append(exc)
+            return None
 
     def parameterset(self, name: str, spec: Map, loc: Loc) -> ParameterSet:
         result = ParameterSet(name, init_with=spec.get("init_with"), loc=loc)
@@ -340,6 +354,7 @@ class Builder:
             pack=pack,
             pack_time=pack_time,
             pack_nodes=pack_nodes,
+            darshan=self.darshan(spec),
             tag=spec.get("tag"),
             loc=loc,
             locs=_places(spec),

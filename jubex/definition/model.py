@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from jubex.definition.darshan import Darshan
 from jubex.errors import Loc
 from jubex.language.ranges import Linear
 
@@ -171,6 +172,8 @@ class Step:
     pack_time: str | None = None
     #: nodes of a whole pack, its members side by side as many as fit (0: one at a time)
     pack_nodes: int = 0
+    #: run its workpackages under Darshan (None: as the study and the platform say)
+    darshan: Darshan | None = None
     tag: str | None = None
     loc: Loc | None = None
     #: where each key's value, and each item of a list (``analyse[1]``), was written
@@ -405,6 +408,8 @@ class Benchmark:
     plots: dict[str, Plot] = field(default_factory=dict)
     where: list[Constraint] = field(default_factory=list)
     environment: dict[str, str] = field(default_factory=dict)
+    #: run every step under Darshan (None: as the platform says)
+    darshan: Darshan | None = None
     tags: tuple[str, ...] = ()
     platform: str | None = None
     file: str = ""

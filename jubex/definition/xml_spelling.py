@@ -21,6 +21,8 @@ from jubex.errors import DefinitionError, Loc, did_you_mean
 from jubex.language.values import MAX_DIGITS
 
 T, L, N, B = "text", "list", "int", "bool"
+#: ``darshan="true"``, ``"false"``, ``"linked"``, a module or a library (docs/darshan.md)
+D = "darshan"
 
 
 def _spec(texts: str = "", *, lists: str = "", ints: str = "", bools: str = "") -> dict[str, str]:
@@ -151,7 +153,10 @@ class _Reader:
         holder.put(name, value, self.loc(el))
 
     def benchmark(self, root: etree._Element) -> Map:
-        tree = self.attrs(root, {"name": T, "outpath": T, "platform": T, "max_workpackages": N})
+        tree = self.attrs(
+            root,
+            {"name": T, "outpath": T, "platform": T, "max_workpackages": N, "darshan": D},
+        )
         loc = self.loc
 
         def section(key: str, kind: type[Map] | type[Seq]) -> Any:
@@ -356,7 +361,7 @@ class _Reader:
         return result
 
     def step(self, el: etree._Element) -> Map:
-        result = self.attrs(el, _STEP, skip=("name",))
+        result = self.attrs(el, {**_STEP, "darshan": D}, skip=("name",))
         dos = Seq(self.loc(el))
 
         def one_do(child: etree._Element) -> None:
@@ -419,7 +424,7 @@ def _coerce(raw: str, kind: str) -> Any:
     text = raw.strip()
     if kind == L:
         return [part for part in re.split(r"[,\s]+", text) if part]
-    if kind == B and text.lower() in ("true", "false"):
+    if kind in (B, D) and text.lower() in ("true", "false"):
         return text.lower() == "true"
     if kind in (N, "num") and len(text) <= MAX_DIGITS and re.fullmatch(r"[-+]?\d+", text):
         return int(text)
@@ -428,4 +433,4 @@ def _coerce(raw: str, kind: str) -> Any:
             return float(text)
         except ValueError:
             return text
-    return raw if kind == T else text
+    return raw if kind == T else text  # a darshan module or library: its text

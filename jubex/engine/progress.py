@@ -1,22 +1,19 @@
-"""Progress of a run: a live bar on a terminal, plain lines otherwise, nothing with --quiet."""
+"""Progress of a run: a live bar on a terminal, plain lines otherwise, nothing with --quiet.
+
+rich is imported for the bar only: a run into a pipe or with --quiet does without it
+(0.15 s of CPU, a tenth of the engine's own cost for 1,000 trivial workpackages).
+"""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.progress import (
-    Progress as Bar,
-)
+if TYPE_CHECKING:
+    from rich.progress import Progress as Bar
+    from rich.progress import TaskID
 
 FINAL = ("done", "failed", "skipped", "cancelled")
 
@@ -51,6 +48,15 @@ class Progress:
         finished = sum(counts.get(s, 0) for s in FINAL)
         if self.mode == "bar":
             if self.bar is None or self.task is None:
+                from rich.console import Console
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    TextColumn,
+                    TimeElapsedColumn,
+                )
+                from rich.progress import Progress as Bar
+
                 self.bar = Bar(
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),

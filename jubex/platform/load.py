@@ -23,6 +23,7 @@ from typing import Any
 import jsonschema
 import platformdirs
 
+from jubex.definition.darshan import Darshan, darshan_of
 from jubex.errors import DefinitionError, ErrorList, JubexError, Loc, did_you_mean
 from jubex.language.confine import control_character, is_shell_name
 from jubex.platform.model import FileSystem, Partition, Platform, duration
@@ -251,6 +252,11 @@ def _check_job_values(platform: Platform) -> None:
             )
 
 
+def _darshan(value: object, loc: Loc | None, path: Path) -> Darshan | None:
+    """The platform's Darshan; a relative library starts from the file that names it."""
+    return darshan_of(value, loc, Path(loc.file).parent if loc else path.parent)
+
+
 def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
     partitions = {
         name: _partition(name, spec, locs.get(f"partitions.{name}"))
@@ -284,6 +290,7 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
         filesystems=filesystems,
         resources=dict(data.get("resources") or {}),
         modules=[str(m) for m in data.get("modules") or []],
+        darshan=_darshan(data.get("darshan"), locs.get("darshan"), path),
         environment={k: str(v) for k, v in (data.get("environment") or {}).items()},
         parameters=dict(data.get("parameters") or {}),
         hardware=dict(data.get("hardware") or {}),

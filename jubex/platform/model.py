@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jubex.definition.darshan import Darshan
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.language.confine import control_character
 from jubex.language.values import Bool, Duration, Size, parse_value
@@ -84,6 +85,8 @@ class Platform:
     filesystems: dict[str, FileSystem] = field(default_factory=dict)
     resources: dict[str, object] = field(default_factory=dict)
     modules: list[str] = field(default_factory=list)
+    #: how jobs here run under Darshan, and whether every study's does
+    darshan: Darshan | None = None
     environment: dict[str, str] = field(default_factory=dict)
     parameters: dict[str, object] = field(default_factory=dict)
     hardware: dict[str, object] = field(default_factory=dict)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -89,6 +89,7 @@ def read_samples(
             found += _reread(connection, selector, metrics, partial)
             found.sort(key=_order)
     labels = _labels(runs)
+    parsed: dict[str, dict[str, str]] = {}  # a point's parameters, read once for its samples
     items = [
         Sample(
             row.run,
@@ -100,7 +101,7 @@ def read_samples(
             row.definition_hash,
             row.user_name,
             row.step,
-            json.loads(row.parameters),
+            _parsed(row.parameters, parsed),
             row.metric,
             row.repetition,
             row.iteration,
@@ -123,6 +124,24 @@ def read_samples(
             (point.id, point.step, json.loads(point.parameters))
         )
     return Samples(items, from_json(RunSpec, spec), notes, points)
+
+
+def read_specs(database: Database, hashes: Collection[str]) -> dict[str, RunSpec]:
+    """The specs of these hashes, in one query."""
+    with database.reading() as connection:
+        found = connection.execute(
+            sa.select(schema.specs.c.hash, schema.specs.c.body).where(
+                schema.specs.c.hash.in_(list(hashes))
+            )
+        )
+        return {row.hash: from_json(RunSpec, row.body) for row in found}
+
+
+def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
+    found = known.get(text)
+    if found is None:
+        found = known[text] = json.loads(text)
+    return found
 
 
 class _Row(NamedTuple):
@@ -308,8 +327,37 @@ def database_history(
     database: Database | None = None,
 ) -> ResultTable:
     """``jubex history db:...``: the history of the selected runs from their samples."""
-    found = read_samples(text, metrics, database)
-    typed = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
+    return history_of_samples(
+        read_samples(text, metrics, database),
+        keys=keys,
+        metrics=metrics,
+        tolerance=tolerance,
+        alpha=alpha,
+        all_metrics=all_metrics,
+        by=by,
+    )
+
+
+def history_of_samples(
+    found: Samples,
+    *,
+    keys: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    all_metrics: bool = False,
+    by: Sequence[str] = (),
+) -> ResultTable:
+    """The history of samples already read (the site reads a whole selection at once and
+    sets each benchmark at each site apart)."""
+    decode = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
+    decoded: dict[int, dict[str, object]] = {}
+
+    def typed(point: int, values: dict[str, str]) -> dict[str, object]:
+        if point not in decoded:
+            decoded[point] = decode(values)
+        return decoded[point]
+
     by_run: dict[int, tuple[Sample, dict[tuple[int, int], dict[str, object]]]] = {}
     parameters: set[str] = set()
     units: dict[str, str] = {}
@@ -319,7 +367,7 @@ def database_history(
         row = points.setdefault(
             (sample.point, sample.repetition),
             {
-                **typed(sample.parameters),
+                **typed(sample.point, sample.parameters),
                 "jube_step_name": sample.step,
                 "platform": sample.platform,
                 "site": sample.site,
@@ -338,7 +386,7 @@ def database_history(
         for point, step, values in found.points.get(run, []):
             if point not in held:
                 points[point, -1] = {
-                    **typed(values),
+                    **typed(point, values),
                     "jube_step_name": step,
                     "platform": first.platform,
                     "site": first.site,

@@ -71,13 +71,16 @@ class SGEScheduler(Scheduler):
         qacct: str = "qacct",
         submit_args: Sequence[str] = (),
         timeout: float = 60.0,
+        exclusive_complex: str | None = None,
     ) -> None:
         self.commands = {"qsub": qsub, "qstat": qstat, "qdel": qdel, "qacct": qacct}
         self.submit_args = tuple(submit_args)
         self.timeout = float(timeout)
+        self.exclusive_complex = exclusive_complex
 
     def submit(self, job: JobSpec) -> str:
-        argv = [self.commands["qsub"], *submit_arguments(job), *self.submit_args, str(job.script)]
+        options = submit_arguments(job, self.exclusive_complex)
+        argv = [self.commands["qsub"], *options, *self.submit_args, str(job.script)]
         result = run_command(argv, timeout=self.timeout, transient=TRANSIENT, cwd=job.workdir)
         lines = result.stdout.strip().splitlines()
         found = _TERSE.match(lines[-1].strip() if lines else "")
@@ -138,8 +141,12 @@ class SGEScheduler(Scheduler):
         return None
 
 
-def submit_arguments(job: JobSpec) -> list[str]:
-    """qsub options for a job: terse id, name, outputs, directory, array, time limit."""
+def submit_arguments(job: JobSpec, exclusive_complex: str | None = None) -> list[str]:
+    """qsub options for a job: terse id, name, outputs, directory, array, time limit.
+
+    Grid Engine has no flag for a whole host: sites define a boolean complex of relation
+    ``EXCL`` (sge_complex(5)) and attach it to their hosts; ``exclusive_complex`` names it,
+    and a job of an ``exclusive`` step requests it (``-l exclusive=true``)."""
     argv = ["-terse", "-N", job.name, "-o", str(job.stdout), "-e", str(job.stderr)]
     argv += ["-wd", str(job.workdir)]
     if job.array_size:
@@ -149,6 +156,8 @@ def submit_arguments(job: JobSpec) -> list[str]:
     if job.time_limit_s:
         seconds = math.ceil(job.time_limit_s)
         argv += ["-l", f"h_rt={seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"]
+    if job.exclusive and exclusive_complex:
+        argv += ["-l", f"{exclusive_complex}=true"]
     for key, value in job.directives.items():
         argv += ["-l", f"{key}={value}" if value else key]
     return argv

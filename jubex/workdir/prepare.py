@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from jubex.definition.darshan import Darshan
 from jubex.definition.model import Benchmark, FileOp, Step, SubstituteSet
 from jubex.definition.order import set_names
 from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, warn
@@ -21,6 +22,7 @@ from jubex.language.confine import escapes, too_long
 from jubex.language.template import Template, template
 from jubex.space.conditions import Condition, condition
 from jubex.space.expand import CYCLE, PER_CYCLE, Space
+from jubex.workdir.darshan import darshan_lines
 from jubex.workdir.do_log import log_path, write_do_log
 from jubex.workdir.script import BODY, DO, ENVIRONMENT, Command, admin_dir, wrapper
 from jubex.workdir.writer import Confine, Writer
@@ -39,6 +41,8 @@ class Prepared:
     #: values of the parameters its cycles evaluated again, as the last cycle left them:
     #: what JUBE keeps for the workpackage, and so what its tables show
     updated: dict[str, object] = field(default_factory=dict)
+    #: the lines that run its commands under Darshan (none: it runs without)
+    darshan: list[str] = field(default_factory=list)
 
 
 def set_aside(wp_dir: Path) -> Path | None:
@@ -129,8 +133,10 @@ class StepPreparer:
         shared_dir: Path | None = None,
         platform_environment: Mapping[str, str] | None = None,
         local: bool = False,
+        darshan: Darshan | None = None,
     ) -> Prepared:
-        """Make the work directory (files, links, substitutions) and the wrapper script."""
+        """Make the work directory (files, links, substitutions) and the wrapper script;
+        with ``darshan`` its commands run under Darshan."""
         cycles = self.cycles(env)
         env = cycles[0]
         workdir = wp_dir / "work"
@@ -162,6 +168,7 @@ class StepPreparer:
             raise JubexError(f"cannot prepare the work directory {workdir}: {exc}") from None
         per_cycle = [self._commands(values, workdir) for values in cycles]
         commands = [command for cycle in per_cycle for command in cycle]
+        setup = darshan_lines(darshan, workdir, commands) if darshan else []
         environment = dict(platform_environment or {})
         environment.update({k: t.render(env) for k, t in self.env})
         environment.update({n: str(env[n]) for n in self.exported if n in env})
@@ -192,6 +199,7 @@ class StepPreparer:
             inherit=inherit,
             export=self.step.export,
             local=local,
+            setup=setup,
         )
         body = admin / BODY
         writer.write(body, text)
@@ -199,7 +207,7 @@ class StepPreparer:
             writer.write(admin / DO, do_script)
         last = cycles[-1]
         return Prepared(
-            workdir, body, per_cycle, environment, {n: last[n] for n, _ in self.per_cycle}
+            workdir, body, per_cycle, environment, {n: last[n] for n, _ in self.per_cycle}, setup
         )
 
     def cycles(self, env: Mapping[str, object]) -> list[dict[str, object]]:

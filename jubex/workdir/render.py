@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jubex.definition.model import Step
+from jubex.definition.darshan import Darshan, effective
+from jubex.definition.model import Benchmark, Step
 from jubex.errors import DefinitionError, Loc
 from jubex.language.confine import control_character
 from jubex.language.template import template
@@ -90,6 +91,7 @@ class Renderer:
         self.resolved: dict[tuple, tuple[dict[str, object], str]] = {}
         self.platform_envs: dict[tuple, dict[str, str]] = {}
         self.exports: dict[str, list[str]] = {}
+        self.darshans: dict[str, Darshan | None] = {}
         #: what the user should hear once (more processes per node than cores), not yet said
         self.warnings: list[str] = []
         self.said: set[str] = set()
@@ -121,6 +123,7 @@ class Renderer:
             shared_dir=shared_dir,
             platform_environment=self._platform_environment(resources),
             local=self.local,
+            darshan=self.darshan(step),
         )
         return Rendered(wp, wp_dir, prepared, values, resources, depends)
 
@@ -157,6 +160,12 @@ class Renderer:
             if isinstance(value, str) and "$" in value and "jube_" in value:
                 env[name] = _late(value, env, step)
         return env, resources
+
+    def darshan(self, step: Step) -> Darshan | None:
+        """How a step runs under Darshan (None: without), worked out once per step."""
+        if step.name not in self.darshans:
+            self.darshans[step.name] = step_darshan(self.spec.benchmark, step, self.spec.platform)
+        return self.darshans[step.name]
 
     def exported(self, step: Step) -> list[str]:
         """The parameters a step exports (JUBE's ``jube_wp_envstr``), worked out once."""
@@ -276,6 +285,11 @@ class Renderer:
         if found is None:
             found = self.platform_envs[key] = platform.environment_for(resolved)
         return found
+
+
+def step_darshan(benchmark: Benchmark, step: Step, platform: Platform) -> Darshan | None:
+    """The Darshan a step runs under: its own setting, else its study's, else the platform's."""
+    return effective(step.darshan, benchmark.darshan, platform.darshan, f"step '{step.name}'")
 
 
 def _late(value: str, env: Mapping[str, object], step: Step) -> str:

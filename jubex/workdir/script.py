@@ -107,11 +107,13 @@ def wrapper(
     inherit: Sequence[Path] = (),
     export: bool = False,
     local: bool = False,
+    setup: Sequence[str] = (),
 ) -> tuple[str, str | None]:
     """The wrapper's text, and the text of a separate do-script when a time limit applies.
 
     ``inherit`` lists the environment files of exporting parents, read first; with
     ``export`` the environment the commands leave behind is saved for dependent steps.
+    ``setup`` lines open the block of commands (a failure among them fails the block).
     """
     q = shlex.quote
     for name, value in environment.items():
@@ -123,7 +125,7 @@ def wrapper(
             )
     sources = "".join(f". {q(str(path))}\n" for path in inherit)
     exports = sources + "".join(f"export {k}={q(str(v))}\n" for k, v in environment.items())
-    block = commands_block(commands, admin)
+    block = "".join(f"{line}\n" for line in setup) + commands_block(commands, admin)
     if export:
         block += f"export -p > {q(str(admin / ENVIRONMENT))}\n"
     out = f">>{q(stdout)} 2>>{q(stderr)} </dev/null"

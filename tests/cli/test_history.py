@@ -62,3 +62,15 @@ def test_runs_given_one_by_one(definition: Path, capsys: pytest.CaptureFixture[s
     assert [(r["run"], r["change_point"]) for r in rows] == [("000000", None), ("000002", "worse")]
     assert main(["history", str(runs / "000000"), "--metric", "bww"]) == 2
     assert "metric 'bww' is in none of the runs (did you mean 'bw'?)" in capsys.readouterr().err
+
+
+def test_a_history_of_named_metrics_reads_only_them(definition: Path) -> None:
+    from jubex.results.tables.tabulate import rows_of
+    from jubex.store.rundir import open_run
+
+    run = open_run(definition.parent / "runs" / "000000")
+    every = rows_of([run], per_iteration=True)
+    assert {"bw", "bw_avg"} <= set(every[0])
+    named = rows_of([run], per_iteration=True, names=["bw"])
+    assert "bw" in named[0] and "bw_avg" not in named[0]
+    assert [r["bw"] for r in named] == [r["bw"] for r in every]

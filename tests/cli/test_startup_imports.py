@@ -4,6 +4,7 @@ command. Checked structurally (which modules a real process holds at its end), n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -82,3 +83,19 @@ def test_the_probe_sees_an_import(tmp_path: Path) -> None:
         capture_output=True,
     )
     assert _imported("result", "last", "-f", "pretty", cwd=tmp_path) == ["rich"]
+
+
+def test_version_is_answered_before_the_commands_are_imported(tmp_path: Path, capsys) -> None:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jubex", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "jubex.cli" not in done.stderr
+    from jubex.cli.main import main
+
+    with contextlib.suppress(SystemExit):
+        main(["--version"])
+    assert done.stdout == capsys.readouterr().out

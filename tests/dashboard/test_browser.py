@@ -9,6 +9,8 @@ are installed (the test extra, Debian's chromium) and their absence is a failure
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import shutil
 import threading
@@ -116,6 +118,51 @@ def test_the_filters_narrow_the_overview_and_its_download(browser: object, url: 
     page.fill("input[name=parameter]", "")
     page.select_option("select[name=benchmark]", "")
     shot(page, "overview")
+    assert watched.problems == []
+
+
+def _shown(page: object) -> tuple[list[list[str]], list[dict[str, object]], list[list[str]]]:
+    """The rows the table shows (their first cells), and the JSON and CSV downloads."""
+    cells = page.eval_on_selector_all(  # type: ignore[attr-defined]
+        "table#listing tbody tr", "rows => rows.map(r => r.cells[0].textContent)"
+    )
+    with page.expect_download() as json_download:  # type: ignore[attr-defined]
+        page.click("a.json")  # type: ignore[attr-defined]
+    with page.expect_download() as csv_download:  # type: ignore[attr-defined]
+        page.click("a.csv")  # type: ignore[attr-defined]
+    records = json.loads(Path(json_download.value.path()).read_text())
+    lines = list(csv.reader(Path(csv_download.value.path()).read_text().splitlines()))
+    return cells, records, lines
+
+
+@pytest.mark.parametrize(
+    ("control", "value", "keep"),
+    [
+        ("select[name=site]", "site00", lambda row: row["site"] == "site00"),
+        ("select[name=benchmark]", "sitestudy", lambda row: row["benchmark"] == "sitestudy"),
+        ("input[name=since]", "2026-02-01", lambda row: str(row["date"]) >= "2026-02-01"),
+        ("input[name=until]", "2026-01-02", lambda row: str(row["date"])[:10] <= "2026-01-02"),
+    ],
+)
+def test_each_filter_shows_the_rows_it_keeps_and_the_downloads_hold_exactly_those(
+    browser: object, url: str, control: str, value: str, keep: object
+) -> None:
+    watched = Watched(browser, url)
+    page = watched.page
+    page.goto(url + "runs.html")
+    data = json.loads(page.text_content("#listing-data"))
+    every = [dict(zip(data["columns"], row, strict=True)) for row in data["rows"]]
+    wanted = [row for row in every if keep(row)]  # type: ignore[operator]
+    assert 0 < len(wanted) < len(every), "the filter must narrow the listing"
+    if control.startswith("select"):
+        page.select_option(control, value)
+    else:
+        page.fill(control, value)
+    cells, records, lines = _shown(page)
+    assert page.inner_text(".shown") == str(len(wanted))
+    assert cells == [str(row["run"]) for row in wanted]
+    assert records == wanted
+    assert lines[0] == data["columns"] and [line[0] for line in lines[1:]] == cells
     assert watched.problems == []
 
 

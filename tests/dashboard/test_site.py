@@ -57,8 +57,8 @@ def history_of(site: Path, metric: str) -> str:
 def test_a_history_page_has_every_repetition_the_change_point_and_the_note(site: Path) -> None:
     page = history_of(site, "m00")
     data = json.loads(re.search(r'id="series-data">(.*?)</script>', page, re.S).group(1))  # type: ignore[union-attr]
-    assert len(data["runs"]) == 1000 and all(len(r["values"]) == 5 for r in data["runs"])
-    assert [r["run"] for r in data["runs"] if r["mark"]] == [STEP_RUN]
+    assert len(data["run"]) == 1000 and all(len(values) == 5 for values in data["values"])
+    assert [run for run, mark in zip(data["run"], data["mark"], strict=True) if mark] == [STEP_RUN]
     assert [a["text"] for a in data["annotations"]] == [NOTE]
     assert "Lustre 2.15 upgrade &lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert" not in page and "\\u003cscript\\u003e" in page

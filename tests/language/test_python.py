@@ -66,6 +66,9 @@ def test_a_hang_is_stopped_at_the_time_limit(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(ExpressionError) as caught:
         PythonExpr("exec('while True: pass')", LOC).evaluate({})
     assert "longer than 0.5 s" in caught.value.message and caught.value.loc == LOC
+    # the next evaluation starts a new interpreter, which a loaded machine may take longer than
+    # the tiny limit to start: it is judged under the default limit
+    monkeypatch.delenv("JUBEX_PYTHON_TIMEOUT")
     assert PythonExpr("1 + 1").evaluate({}) == 2
 
 

@@ -4,7 +4,9 @@ on scripted clients, and real jobs on that Grid Engine."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jubex.platform.load import load_platform
-from jubex.schedulers.base import JobSpec, JobState, SchedulerError
+from jubex.schedulers.base import JobSpec, JobState, JobStatus, SchedulerError
 from jubex.schedulers.registry import scheduler_for
 from jubex.schedulers.sge import (
     SGEScheduler,
@@ -92,6 +94,21 @@ def test_command_line_of_a_job_and_of_an_array(tmp_path: Path) -> None:
     assert SGEScheduler().array_task_id("42", 0) == "42.1"
 
 
+def test_an_exclusive_job_requests_the_complex_the_platform_names(tmp_path: Path) -> None:
+    job = JobSpec(
+        "jx-x", tmp_path / "x.sh", tmp_path, tmp_path / "o", tmp_path / "e", exclusive=True
+    )
+    assert "exclusive=true" not in submit_arguments(job)  # no standard flag: nothing to guess
+    argv = submit_arguments(job, "excl_host")
+    assert argv[argv.index("-l") + 1] == "excl_host=true"
+    shared = JobSpec("jx-s", tmp_path / "s.sh", tmp_path, tmp_path / "o", tmp_path / "e")
+    assert "-l" not in submit_arguments(shared, "excl_host")
+    data = {"name": "site", "extends": "sge", "scheduler_options": {"exclusive_complex": "excl"}}
+    (tmp_path / "site.yaml").write_text(json.dumps(data))
+    backend = scheduler_for(load_platform(str(tmp_path / "site.yaml")))
+    assert isinstance(backend, SGEScheduler) and backend.exclusive_complex == "excl"
+
+
 def script(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
     path.write_text(f"#!/bin/sh\n{text}\n")
@@ -144,30 +161,40 @@ def test_real_jobs_run_fail_and_are_deleted(sge: Path, tmp_path: Path) -> None:
 
     ok = submit("ok", "echo done")
     bad = submit("bad", "exit 3")
-    slow = submit("slow", "sleep 60")
+    # far longer than the test, and cancelled only once its script runs: a qdel that lands
+    # while Grid Engine still hands the job to its host is lost (the job stays "dr", then
+    # runs to its end and is accounted as exit 0), and a short job may end before the qdel
+    started = tmp_path / "slow.started"
+    slow = submit("slow", f"touch {started}; sleep 600")
     array = submit("arr", "echo task $SGE_TASK_ID", array_size=3, stdout=tmp_path / "arr.$TASK_ID")
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not started.exists():
+            time.sleep(0.5)
+        backend.cancel([slow])
         tasks = [f"{array}.{task}" for task in (1, 2, 3)]
-        states = backend.poll([ok, bad, slow, *tasks])
-        running = states.get(slow) and states[slow].state is JobState.RUNNING
-        if running and all(states[j].state.finished for j in [ok, *tasks] if j in states):
-            break  # the array's tasks too: their outputs are read next
-        time.sleep(0.5)
-    backend.cancel([slow])
+        ended: dict[str, JobStatus] = {}
+        # until qacct has the deleted job (qstat's "dr" has no reason)
+        while time.monotonic() < deadline and not (len(ended) == 6 and ended[slow].reason):
+            for job_id, status in backend.poll([ok, bad, slow, *tasks]).items():
+                if status.state.finished:
+                    ended[job_id] = status
+            time.sleep(1)
+    finally:
+        subprocess.run([str(sge / "qdel"), slow], capture_output=True, check=False)
+    assert started.exists() and ended[slow].reason == "deleted (qdel)"
+    assert {job_id: status.state for job_id, status in ended.items()} == {
+        ok: JobState.COMPLETED,
+        bad: JobState.FAILED,
+        slow: JobState.CANCELLED,
+        **dict.fromkeys(tasks, JobState.COMPLETED),
+    }
     assert (tmp_path / "ok.o").read_text() == "done\n"
     assert [(tmp_path / f"arr.{task}").read_text() for task in (1, 2, 3)] == [
         "task 1\n",
         "task 2\n",
         "task 3\n",
     ]
-    ended: dict[str, JobState] = {}
-    while time.monotonic() < deadline and len(ended) < 3:
-        for job_id, status in backend.poll([ok, bad, slow]).items():
-            if status.state.finished:
-                ended[job_id] = status.state
-        time.sleep(1)
-    assert ended == {ok: JobState.COMPLETED, bad: JobState.FAILED, slow: JobState.CANCELLED}
     # deleting jobs that are gone (finished, deleted, never known: qdel exits 1) is no error,
     # and changes no outcome
     backend.cancel([ok, slow, "999999"])
@@ -175,3 +202,41 @@ def test_real_jobs_run_fail_and_are_deleted(sge: Path, tmp_path: Path) -> None:
     assert again == {ok: JobState.COMPLETED, slow: JobState.CANCELLED}
     assert backend.find(["ok", "nothing"]) == {}
     assert os.environ["SGE_ROOT"]
+
+
+@pytest.mark.sge
+def test_real_exclusive_job_keeps_the_host_to_itself(sge: Path, tmp_path: Path) -> None:
+    """ci/start-local-sge.sh defines the EXCL complex ``exclusive`` on its one host. A
+    first job waits (at most 10 s) for a second one submitted while it runs: beside a
+    shared job it starts, beside an exclusive one it does not until the first has ended."""
+    clients = {k: str(sge / k) for k in ("qsub", "qstat", "qdel", "qacct")}
+    backend = SGEScheduler(**clients, exclusive_complex="exclusive")
+
+    def pair(exclusive: bool) -> str:
+        first, second = tmp_path / f"first-{exclusive}", tmp_path / f"second-{exclusive}"
+        wait = (
+            f"touch {first}.started; i=0\n"
+            f"while [ ! -e {second} ] && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done\n"
+            f"if [ -e {second} ]; then echo shared; else echo alone; fi"
+        )
+        jobs = [
+            JobSpec(f"first{exclusive:d}", Path(script(tmp_path, f"f{exclusive}.sh", wait)),
+                    tmp_path, Path(f"{first}.o"), Path(f"{first}.e"), exclusive=exclusive),
+        ]  # fmt: skip
+        ids = [backend.submit(jobs[0])]
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not Path(f"{first}.started").exists():
+            time.sleep(0.5)
+        body = f"touch {second}"
+        ids.append(backend.submit(JobSpec(f"second{exclusive:d}",
+            Path(script(tmp_path, f"s{exclusive}.sh", body)), tmp_path,
+            Path(f"{second}.o"), Path(f"{second}.e"))))  # fmt: skip
+        while time.monotonic() < deadline and not second.exists():
+            time.sleep(0.5)
+        assert second.exists() and Path(f"{first}.started").exists()
+        while time.monotonic() < deadline and not Path(f"{first}.o").read_text():
+            time.sleep(0.5)
+        return Path(f"{first}.o").read_text().strip()
+
+    assert pair(exclusive=False) == "shared"
+    assert pair(exclusive=True) == "alone"

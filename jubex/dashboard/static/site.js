@@ -92,10 +92,14 @@ function jubexHistory() {
   const source = document.getElementById("series-data");
   if (!holder || !source || typeof Plotly === "undefined") return;
   const data = JSON.parse(source.textContent);
+  // the runs come as columns (a third of the text of a record each)
+  const every = data.run.map((run, i) => ({
+    run, date: data.date[i], values: data.values[i], mean: data.mean[i], mark: data.mark[i],
+  }));
   window.jubexChart = function (since, until) {
     const inside = (date) =>
       (!since || date.slice(0, 10) >= since) && (!until || date.slice(0, 10) <= until);
-    const runs = data.runs.filter((r) => inside(r.date));
+    const runs = every.filter((r) => inside(r.date));
     const dots = { x: [], y: [], text: [] };
     runs.forEach((r) => r.values.forEach((v) => {
       dots.x.push(r.date); dots.y.push(v); dots.text.push(jubexPlain(r.run));

@@ -21,7 +21,7 @@ from jubex.definition.jube.parameters import read_parameterset
 from jubex.definition.jube.python_mode import Known
 from jubex.definition.jube.results import analysers, results
 from jubex.definition.jube.sets import expanded, fileset, patternset, substituteset
-from jubex.definition.jube.source import ENV_INCLUDE_PATH, JubeFile, Sources
+from jubex.definition.jube.source import ENV_INCLUDE_PATH, JubeFile, Selected, Sources
 from jubex.definition.jube.steps import set_kind, step
 from jubex.definition.model import STATISTICS, Analyser, Benchmark, Step
 from jubex.definition.order import step_order
@@ -79,7 +79,7 @@ def read_jube(
     warnings = list({str(w): w for w in ctx.warnings}.values())
     benchmark_model.warnings = tuple(str(w) for w in warnings)
     if len(builder.names) > 1:
-        benchmark_model.file_benchmarks = tuple(builder.names)
+        benchmark_model.file_benchmarks = builder.names
     return Loaded(benchmark_model, ctx.jube, ctx.notes, warnings)
 
 
@@ -108,11 +108,10 @@ class _Builder:
         self.ctx = ctx
         self.root = ctx.jube.root
         #: the names of the benchmarks ``<selection>`` leaves, in the file's order
-        self.names: list[str] = []
+        self.names: tuple[str, ...] = ()
 
     def benchmark(self, name: str | None = None) -> Benchmark | None:
         ctx = self.ctx
-        ctx.check(self.root, _ROOT)
         node = self.selected(name)
         if node is None:
             return None
@@ -162,44 +161,55 @@ class _Builder:
             built.patternsets[item.get("name") or ""] = patternset(ctx, item, known)
         return known
 
-    def candidates(self) -> list[Node]:
-        """The benchmarks ``<selection>`` leaves, in the file's order."""
+    def root_facts(self) -> Selected:
+        """The root checked, the benchmarks ``<selection>`` leaves (in the file's order) and
+        the root's sets: once per file, whichever of its benchmarks is read first."""
+        jube = self.ctx.jube
+        if jube.selected is not None:
+            return jube.selected
+        scratch = Context(self.ctx.sources, jube)
+        scratch.check(self.root, _ROOT)
         only: set[str] = set()
         never: set[str] = set()
         for selection in self.root.all("selection"):
-            self.ctx.check(selection, ("only", "not", "tag"))
+            scratch.check(selection, ("only", "not", "tag"))
             for child in selection.children:
                 (only if child.tag == "only" else never if child.tag == "not" else set()).update(
                     split_list(child.value)
                 )
-        found = self.root.all("benchmark")
-        return [
-            b for b in found if (not only or b.get("name") in only) and b.get("name") not in never
+        chosen = [
+            b
+            for b in self.root.all("benchmark")
+            if (not only or b.get("name") in only) and b.get("name") not in never
         ]
+        names = tuple(b.get("name") or "" for b in chosen)
+        index: dict[str, int] = {}
+        for i, name in enumerate(names):
+            index.setdefault(name, i)
+        sets = [c for c in self.root.children if c.tag in SET_KINDS]
+        jube.selected = Selected(chosen, names, index, sets, scratch.errors, scratch.warnings)
+        return jube.selected
 
     def selected(self, name: str | None) -> Node | None:
         """The benchmark named ``name``, else the first of those ``<selection>`` leaves
         (``jubex run`` runs each in turn, as JUBE does; the other commands read one)."""
-        if self.ctx.jube.selected is None:
-            chosen = self.candidates()
-            self.ctx.jube.selected = (chosen, [b.get("name") or "" for b in chosen])
-        else:
-            for selection in self.root.all("selection"):
-                self.ctx.check(selection, ("only", "not", "tag"))
-        chosen, names = self.ctx.jube.selected
+        facts = self.root_facts()
+        self.ctx.errors.extend(facts.errors)
+        self.ctx.warnings.extend(facts.warnings)
+        chosen, names = facts.benchmarks, facts.names
         if not chosen:
             self.ctx.fail("the file holds no selected benchmark", self.root.loc)
             return None
         self.names = names
         if name is not None:
-            if name not in names:
+            if name not in facts.index:
                 self.ctx.fail(
                     f"the file holds no benchmark '{name}' (it holds {', '.join(names)})",
                     self.root.loc,
                     did_you_mean(name, names),
                 )
                 return None
-            return chosen[names.index(name)]
+            return chosen[facts.index[name]]
         if len(chosen) > 1:
             shown = ", ".join(names[:10]) + (f", ... {len(names) - 10:,} more" * (len(names) > 10))
             self.ctx.warn(
@@ -213,7 +223,8 @@ class _Builder:
 
     def use_from(self, node: Node) -> None:
         """``<use from="file[:name...]">`` as JUBE reads it: a new set initialised from the file."""
-        taken = {s.get("name") for s in [*self.root.children, *node.children] if s.tag in SET_KINDS}
+        own = [s for s in node.children if s.tag in SET_KINDS]
+        taken = {s.get("name") for s in [*self.root_facts().sets, *own]}
         made: dict[tuple[Path, str], str] = {}  # one set per file and name, however often used
         for use in [n for n in node.walk() if n.tag == "use" and n.get("from")]:
             names, loaded = split_list(use.value), []
@@ -259,7 +270,7 @@ class _Builder:
         """Global sets (children of the root) and the benchmark's, each name once."""
         found: dict[str, list] = {kind: [] for kind in SET_KINDS}
         seen: dict[str, Loc] = {}
-        for item in [*self.root.children, *node.children]:
+        for item in [*self.root_facts().sets, *node.children]:
             if item.tag not in SET_KINDS:
                 continue
             name = item.get("name") or ""

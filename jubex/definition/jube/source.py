@@ -20,7 +20,7 @@ from jubex.definition.jube.xml_reader import read_xml
 from jubex.definition.jube.yaml_reader import read_yaml
 from jubex.definition.source_file import read_bytes
 from jubex.definition.tags import tag_matches
-from jubex.errors import DefinitionError, Loc, UsageError
+from jubex.errors import DefinitionError, DefinitionWarning, JubexError, Loc, UsageError
 
 ENV_INCLUDE_PATH = "JUBE_INCLUDE_PATH"
 _TAG = re.compile(r"[\w.\-]+")
@@ -40,6 +40,23 @@ def read_tree(path: Path, include_path: Sequence[Path] = ()) -> Node:
 
 
 @dataclass
+class Selected:
+    """What the file's root says to each of its benchmarks, worked out once for all of them:
+    each of N benchmarks passing over the root's N children made reading them quadratic."""
+
+    #: the benchmarks ``<selection>`` leaves, in the file's order, and their names (one
+    #: tuple shared by every benchmark read)
+    benchmarks: list[Node]
+    names: tuple[str, ...]
+    index: dict[str, int]
+    #: the root's own sets, which every benchmark sees
+    sets: list[Node]
+    #: what checking the root and its ``<selection>`` elements found
+    errors: list[JubexError]
+    warnings: list[DefinitionWarning]
+
+
+@dataclass
 class JubeFile:
     """The prepared tree of the main file and what reading it found out."""
 
@@ -50,8 +67,7 @@ class JubeFile:
     known_tags: set[str] = field(default_factory=set)
     dropped: list[Node] = field(default_factory=list)
     tag_docs: dict[str, str] = field(default_factory=dict)
-    #: the benchmarks ``<selection>`` leaves and their names, worked out once for all of them
-    selected: tuple[list[Node], list[str]] | None = None
+    selected: Selected | None = None
 
 
 class Sources:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jubex.errors import UsageError, did_you_mean
@@ -28,6 +28,7 @@ from jubex.results.samples.rows import executions_of, samples_of
 from jubex.results.samples.units import UnitError, factor
 from jubex.results.statistics.experimental_unit import execution_note, units_tested
 from jubex.results.statistics.flags import side_warnings
+from jubex.results.statistics.moderated import fit_prior, moderated_welch
 from jubex.results.statistics.significance import (
     CORRECTIONS,
     MOST_REPETITIONS,
@@ -59,7 +60,11 @@ VERDICTS = (
 )
 NO_SPREAD = "no spread: cannot tell noise"
 CONSTANT = "no spread on either side: any difference is real"
-TEST_NAMES = {"welch": "Welch t-test", "mannwhitney": "Mann-Whitney U test"}
+TEST_NAMES = {
+    "moderated": "Welch t-test with variances moderated over the points",
+    "welch": "Welch t-test",
+    "mannwhitney": "Mann-Whitney U test",
+}
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 
 
@@ -332,7 +337,7 @@ def compare(
     directions: Mapping[str, bool | None],
     tolerance: float = 0.05,
     alpha: float = 0.05,
-    test: str = "welch",
+    test: str = "moderated",
     correction: str = "holm",
     units: Mapping[str, str] | None = None,
     candidate_units: Mapping[str, str] | None = None,
@@ -378,7 +383,7 @@ def compare(
             else:
                 runs = (_runs(base_rows, metric), _runs(cand_rows, metric))
                 pending.append(_Point(point, metric, base, cand, directions.get(metric), *runs))
-    _test_all(pending, test, correction, alpha)
+    test = _test_all(pending, test, correction, alpha)
     notes += execution_note(sum(p.by_execution for p in pending))
     if test == "mannwhitney":
         notes += _rank_limit(pending, alpha)
@@ -483,26 +488,51 @@ def _missing(
     return PointComparison(point, metric, b, c, None, None, None, None, "missing", note)
 
 
-def _test_all(points: list[_Point], test: str, correction: str, alpha: float) -> None:
-    """Each point's p-values, then each family corrected over all points and metrics.
+def _test_all(points: list[_Point], test: str, correction: str, alpha: float) -> str:
+    """Each point's p-values, then each family corrected over all points and metrics; the
+    test that was made (``welch`` where too few points moderate their variances).
 
     Three families: worse and better for metrics of known direction, changed (two-sided)
     for the others. A gate fails only on the first, so its false alarms are bounded by
     alpha whatever the other two hold.
     """
+    test, test_of = _tester(points, test)
     for p in points:
         if p.direction is None:
-            p.p_two = p_value(p.base_units, p.cand_units, "two-sided", test)
+            p.p_two = test_of(p, "two-sided")
             continue
         lower: Alternative = "less"
         higher: Alternative = "greater"
-        p.p_worse = p_value(p.base_units, p.cand_units, lower if p.direction else higher, test)
-        p.p_better = p_value(p.base_units, p.cand_units, higher if p.direction else lower, test)
+        p.p_worse = test_of(p, lower if p.direction else higher)
+        p.p_better = test_of(p, higher if p.direction else lower)
     worse = adjust([p.p_worse for p in points], correction)
     better = adjust([p.p_better for p in points], correction)
     two = adjust([p.p_two for p in points], correction)
     for p, adj_worse, adj_better, adj_two in zip(points, worse, better, two, strict=True):
         p.adj_worse, p.adj_better, p.adj_two = adj_worse, adj_better, adj_two
+    return test
+
+
+def _tester(
+    points: Sequence[_Point], test: str
+) -> tuple[str, Callable[[_Point, Alternative], float | None]]:
+    """The test made and the p-value of one point by it: ``moderated`` is Welch's test
+    with each side's variances moderated by a prior fitted to all points of that side, and
+    Welch's own where too few points have a spread to fit one."""
+    base = fit_prior([p.base_units for p in points]) if test == "moderated" else None
+    cand = fit_prior([p.cand_units for p in points]) if test == "moderated" else None
+    if base is None or cand is None:
+        test = "welch" if test == "moderated" else test
+        return test, lambda p, alternative: p_value(p.base_units, p.cand_units, alternative, test)
+    priors = (base, cand)
+
+    def moderated(p: _Point, alternative: Alternative) -> float | None:
+        if p_value(p.base_units, p.cand_units, alternative) is None:
+            return None  # what Welch's test cannot tell (one value, no spread) stays untold
+        value = moderated_welch(p.base_units, p.cand_units, alternative, priors)
+        return None if math.isnan(value) else value
+
+    return test, moderated
 
 
 def _rank_limit(points: Sequence[_Point], alpha: float) -> list[str]:

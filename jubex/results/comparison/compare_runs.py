@@ -34,7 +34,7 @@ def compare_runs(
     table: str | None = None,
     tolerance: float = 0.05,
     alpha: float = 0.05,
-    test: str = "welch",
+    test: str = "moderated",
     correction: str = "holm",
     all_metrics: bool = False,
     allow_inconclusive: bool = False,

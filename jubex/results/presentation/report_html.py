@@ -25,6 +25,7 @@ from jubex.definition.model import Plot
 from jubex.engine import provenance
 from jubex.engine.failures import failure_causes
 from jubex.results.presentation.default_plots import default_plots
+from jubex.results.presentation.io_profile import Profile, io_profiles
 from jubex.results.presentation.plotdata import plot_table
 from jubex.results.presentation.report_study import Verdict, comparisons, provenance_diff, sides
 from jubex.results.samples.concurrency import SPANS
@@ -133,7 +134,19 @@ def render_report(
         undrawn=sorted(plots) if not drawable else [],
         tables=[_html_table(t) for t in results],
         noise=[line for t in results for line in noise_notes(t)],
+        profiles=_profiles(runs, labels),
     )
+
+
+def _profiles(runs: Sequence[Run], labels: Sequence[str]) -> list[Profile]:
+    """Each run's Darshan profiles, named by run where there are several."""
+    found = []
+    for run, label in zip(runs, labels, strict=True):
+        for profile in io_profiles(run):
+            if len(runs) > 1:
+                profile.title = f"{label} {profile.title}"
+            found.append(profile)
+    return found
 
 
 def _rows(runs: Sequence[Run]) -> list[Row]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import os
 from collections.abc import Iterable
 
 from jubex.space.plan import SHARED, Workpackage
@@ -32,9 +33,11 @@ def spans_of(run: Run, wps: Iterable[Workpackage]) -> dict[int, tuple[float, flo
     for wp in wps:
         if wp.kind == SHARED:
             continue
-        admin = admin_dir(wp_dir_of(run.dir, wp))
+        # two stats per workpackage: plain strings, pathlib's joins cost more than the stats
+        admin = os.fspath(admin_dir(wp_dir_of(run.dir, wp)))
         try:
-            spans[wp.id] = ((admin / CLAIM).stat().st_mtime, (admin / EXIT).stat().st_mtime)
+            claim = os.stat(os.path.join(admin, CLAIM)).st_mtime
+            spans[wp.id] = (claim, os.stat(os.path.join(admin, EXIT)).st_mtime)
         except OSError:
             continue
     return spans

@@ -68,7 +68,8 @@ def result_rows(
     the repetitions themselves, not their merge.
     """
     stored = _stored_names(names) if names is not None else None
-    groups = _iteration_groups(run, per_iteration)
+    every = run.store.workpackages()  # one read for the rows and their neighbours
+    groups = _iteration_groups(run, every, per_iteration)
     analysed = run.store.analysed()
     harvesters = {step: Harvester(run.benchmark, step) for step in {g[0].step for g, _ in groups}}
     computed = {step for step, harvester in harvesters.items() if harvester.computes(stored)}
@@ -78,7 +79,7 @@ def result_rows(
     values = run.store.representatives(stored, _label) if len(merged) < len(groups) else {}
     merge = _Merge(run, merged, stored, harvesters)
     repeats = _Repeats(run, groups, stored, harvesters)
-    beside = neighbours(run, run.store.workpackages())
+    beside = neighbours(run, every)
     where = {
         "run": label or run.id,
         "platform": run.platform.name,
@@ -206,8 +207,11 @@ def keeping_steps(benchmark: Benchmark) -> set[str]:
     return {name for name, reduce in kinds.items() if not reduce or False in reduce}
 
 
-def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpackage], bool]]:
-    """The analysed workpackages in rows: alone, or with their iteration siblings (``True``).
+def _iteration_groups(
+    run: Run, every: Sequence[Workpackage], per_iteration: bool
+) -> list[tuple[list[Workpackage], bool]]:
+    """The analysed workpackages of ``every`` one of the run's (in order of id) in rows:
+    alone, or with their iteration siblings (``True``).
 
     The planner numbers the iterations of one point and parent consecutively, iteration
     ``base + k`` (``base`` a multiple of the step's iterations) with id ``first + k``.
@@ -216,9 +220,10 @@ def _iteration_groups(run: Run, per_iteration: bool) -> list[tuple[list[Workpack
     rows = run.meta.get(JUBE_ROWS)
     # a JUBE run's rows are those JUBE analysed, of unfinished workpackages too (as in
     # its tables: an interrupted workpackage's outputs, a row of one never started)
-    states = None if rows else list(ANALYSABLE)
     wps = [
-        wp for wp in run.store.workpackages(states=states) if wp.kind != SHARED and wp.step in steps
+        wp
+        for wp in every
+        if wp.kind != SHARED and wp.step in steps and (rows or wp.state in ANALYSABLE)
     ]
     if rows:
         return _jube_groups(wps, json.loads(rows))

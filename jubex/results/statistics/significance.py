@@ -15,8 +15,9 @@ from typing import Literal
 
 from jubex.results.statistics.stats import Summary, t_quantile
 
-#: the tests a comparison may use: Welch's t-test on the means, or Mann–Whitney's U on ranks
-TESTS = ("welch", "mannwhitney")
+#: the tests a comparison may use: Welch's t-test on the means (its variances moderated
+#: across the comparison's points, see :mod:`.moderated`, or not), or Mann–Whitney's U on ranks
+TESTS = ("moderated", "welch", "mannwhitney")
 #: the corrections for testing many points and metrics at once
 CORRECTIONS = ("holm", "bh")
 
@@ -57,7 +58,7 @@ def welch(baseline: Sequence[float], candidate: Sequence[float], alternative: Al
     """
     from scipy.special import stdtr
 
-    (mb, vb), (mc, vc) = _moments(baseline), _moments(candidate)
+    (mb, vb), (mc, vc) = moments(baseline), moments(candidate)
     sb, sc = vb / len(baseline), vc / len(candidate)
     df = (sb + sc) ** 2 / (sb**2 / (len(baseline) - 1) + sc**2 / (len(candidate) - 1))
     t = (mc - mb) / math.sqrt(sb + sc)
@@ -68,7 +69,7 @@ def welch(baseline: Sequence[float], candidate: Sequence[float], alternative: Al
     return float(2 * stdtr(df, -abs(t)))
 
 
-def _moments(values: Sequence[float]) -> tuple[float, float]:
+def moments(values: Sequence[float]) -> tuple[float, float]:
     """Mean and sample variance: what Welch's test runs from."""
     mean = math.fsum(values) / len(values)
     return mean, math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)

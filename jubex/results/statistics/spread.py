@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from statistics import median
+from statistics import NormalDist, median
 
 from jubex.results.statistics.farthest import Search
 from jubex.results.statistics.stats import (
@@ -139,7 +139,7 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
         if far is None:
             break
         score, df, position = far
-        if score > t_quantile(df, 1 - alpha / search.tested):
+        if _beyond(score, df, 1 - alpha / search.tested):
             found = step + 1
         search.remove(position)
         removed.append(position)
@@ -154,11 +154,23 @@ def _starts(executions: Sequence[Sequence[Number]]) -> list[int]:
     return starts
 
 
+def _beyond(score: float, df: int, level: float) -> bool:
+    """Whether ``score`` exceeds the two-sided Student t quantile of ``df`` at ``level``.
+
+    The t quantile is never below the normal one: a score under the normal quantile (most
+    removals of the search) is decided without SciPy, whose import costs more than a
+    table of 10,000 rows; the rest ask SciPy's exact quantile."""
+    normal = NormalDist().inv_cdf(0.5 + level / 2)
+    if score < normal * (1 - 1e-9):
+        return False
+    return score > t_quantile(df, level)
+
+
 def runs_differ(executions: Sequence[Sequence[Number]], alpha: float) -> tuple[float, float] | None:
     """The coefficients of variation between the executions' means and within them, when
     executions of two values or more differ by the Kruskal–Wallis test at ``alpha``."""
     repeated = [list(e) for e in executions if len(e) >= 2]
-    if len(repeated) < 2 or kruskal_p(repeated) >= alpha:
+    if len(repeated) < 2 or _kruskal_at_least(repeated, alpha):
         return None
     values = [v for e in repeated for v in e]
     centre = abs(math.fsum(values) / len(values))
@@ -172,31 +184,85 @@ def runs_differ(executions: Sequence[Sequence[Number]], alpha: float) -> tuple[f
     return between / centre, within / centre
 
 
+def _kruskal_at_least(samples: Sequence[Sequence[Number]], alpha: float) -> bool:
+    """Whether the Kruskal–Wallis p-value of ``samples`` is ``alpha`` or more: from a
+    series for the chi-squared tail (about 13 digits) where it lies clearly on one side,
+    else from SciPy's exact :func:`kruskal_p`."""
+    h = _kruskal_h(samples)
+    if h is None:
+        return True
+    p = chi2_sf(h, len(samples) - 1)
+    if abs(p - alpha) > 1e-9 * alpha:
+        return p >= alpha
+    return kruskal_p(samples) >= alpha
+
+
 def kruskal_p(samples: Sequence[Sequence[Number]]) -> float:
     """The p-value of the Kruskal–Wallis H test (ties corrected, chi-squared), as
     ``scipy.stats.kruskal`` gives it, without the second that importing scipy.stats takes."""
     from scipy.special import chdtrc
 
-    pooled = sorted((v, k) for k, sample in enumerate(samples) for v in sample)
-    n = len(pooled)
-    ranks = [0.0] * len(samples)
-    ties = 0.0
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and pooled[j + 1][0] == pooled[i][0]:
-            j += 1
-        rank = (i + j) / 2 + 1
-        for _, k in pooled[i : j + 1]:
-            ranks[k] += rank
-        ties += (j - i + 1) ** 3 - (j - i + 1)
-        i = j + 1
+    h = _kruskal_h(samples)
+    if h is None:
+        return 1.0  # every value is the same
+    return float(chdtrc(len(samples) - 1, h))
+
+
+def _kruskal_h(samples: Sequence[Sequence[Number]]) -> float | None:
+    """The tie-corrected H statistic, None when every value is the same. The ranks are
+    sorted and summed by numpy: half-integers, whose sums are exact."""
+    import numpy as np
+
+    pooled = np.array([v for sample in samples for v in sample], dtype=float)
+    owner = np.repeat(np.arange(len(samples)), [len(s) for s in samples])
+    order = np.argsort(pooled, kind="stable")
+    ordered = pooled[order]
+    n = len(ordered)
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    counts = np.diff(np.r_[starts, n])
+    rank = np.repeat((2 * starts + counts - 1) / 2 + 1, counts)
+    ranks = np.bincount(owner[order], weights=rank, minlength=len(samples)).tolist()
+    ties = float(int((counts**3 - counts).sum()))
     correction = 1 - ties / (n**3 - n)
     if correction <= 0:
-        return 1.0  # every value is the same
+        return None
     h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
-    h = (h - 3 * (n + 1)) / correction
-    return float(chdtrc(len(samples) - 1, h))
+    return (h - 3 * (n + 1)) / correction
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """The chi-squared upper tail P(X > x) for ``df`` degrees of freedom: the regularized
+    upper incomplete gamma function Q(df/2, x/2), by its series below the mean and its
+    continued fraction above (Numerical Recipes, 6.2), to about 13 digits."""
+    a, half = df / 2, x / 2
+    if half <= 0:
+        return 1.0
+    front = math.exp(a * math.log(half) - half - math.lgamma(a))
+    if half < a + 1:
+        term = total = 1 / a
+        k = a
+        while abs(term) > abs(total) * 1e-16:
+            k += 1
+            term *= half / k
+            total += term
+        return max(0.0, 1 - total * front)
+    tiny = 1e-300
+    b = half + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-16:
+            break
+    return front * h
 
 
 def two_groups(values: Sequence[Number], alpha: float) -> Groups | None:

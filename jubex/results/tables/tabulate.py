@@ -9,7 +9,7 @@ carrying units and better directions. It only reads: where a table is also writt
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from jubex.analysis import builtin
 from jubex.definition.model import Analyser, Benchmark, Column, Table
@@ -191,11 +191,16 @@ def names_used(tables: Sequence[Table]) -> set[str]:
 
 
 def rows_of(
-    runs: Sequence[Run], tables: Sequence[Table] = (), *, per_iteration: bool = False
+    runs: Sequence[Run],
+    tables: Sequence[Table] = (),
+    *,
+    per_iteration: bool = False,
+    names: Collection[str] | None = None,
 ) -> list[Row]:
-    """The rows of all runs, with only the values ``tables`` read (every value without);
-    ``per_iteration``: a row per iteration even where an analyser merges them."""
-    reads = names_used(tables) if tables else None
+    """The rows of all runs, with only the values ``tables`` read, or the values ``names``
+    (every value without either); ``per_iteration``: a row per iteration even where an
+    analyser merges them."""
+    reads = names_used(tables) if tables else None if names is None else set(names)
     if reads is not None:
         reads |= counts_read(reads, summaries_of(runs))
     labels = run_labels(runs)

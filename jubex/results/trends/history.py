@@ -16,6 +16,7 @@ file system shows.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,12 +27,13 @@ from jubex.engine import provenance
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.comparison.compare import group_points, numbers_of
 from jubex.results.comparison.compare_runs import completed_directions, default_metrics
-from jubex.results.statistics.significance import adjust, p_value
+from jubex.results.statistics.significance import adjust
 from jubex.results.statistics.stats import Summary, summarize
 from jubex.results.tables.columns import Header, Row
 from jubex.results.tables.keys import default_keys
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import directions_of, rows_of, units_of
+from jubex.results.trends.steps import stepwise_p
 from jubex.store.rundir import Run
 
 
@@ -91,10 +93,12 @@ def history(
     others = [name for name in parameters if name not in keys]
     notes: list[str] = []
     steps: list[_Step] = []
+    grouped = [_grouped(run, keys, others) for run in ordered]
     for metric in metrics:
         by_point: dict[tuple[object, ...], list[_Step]] = {}
-        for run in ordered:
-            for point, rows in group_points(run.rows, keys, f"run {run.label}", notes).items():
+        for run, (points, said) in zip(ordered, grouped, strict=True):
+            notes += said
+            for point, (rows, setting) in points.items():
                 try:
                     values = numbers_of(rows, metric, 1.0)
                 except ValueError as error:
@@ -107,8 +111,8 @@ def history(
                             metric,
                             run,
                             values,
-                            summarize(values),
-                            setting_of(run, rows, others),
+                            _summary(values),
+                            setting,
                         )
                     )
         for at_point in by_point.values():
@@ -122,6 +126,28 @@ def history(
     for step, adjusted in zip(steps, adjust([s.p for s in steps]), strict=True):
         step.adjusted = adjusted
     return _table(steps, keys, directions, units, tolerance, alpha, notes)
+
+
+def _summary(values: Sequence[float]) -> Summary:
+    """The count, mean and spread a history shows, as :func:`summarize` computes them (the
+    same numbers), without the rest of a summary that a history never reads."""
+    n = len(values)
+    try:
+        mean = math.fsum(values) / n
+        std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else None
+    except OverflowError:
+        return summarize(values)
+    return Summary(n, 0, mean, std, None, None, None, None, None, None)
+
+
+def _grouped(
+    run: RunRows, keys: Sequence[str], others: Sequence[str]
+) -> tuple[dict[tuple[object, ...], tuple[list[Row], tuple[tuple[str, str], ...]]], list[str]]:
+    """A run's rows by point, each with its setting, and the notes of the grouping: made
+    once per run, not once per metric."""
+    said: list[str] = []
+    points = group_points(run.rows, keys, f"run {run.label}", said)
+    return {point: (rows, setting_of(run, rows, others)) for point, rows in points.items()}, said
 
 
 def setting_of(
@@ -151,12 +177,13 @@ def _breaks(at_point: Sequence[_Step]) -> None:
 
 def _changes(series: list[_Step]) -> None:
     """Each run's change from the run before it, and the two-sided p of that change."""
-    for before, step in pairwise(series):
+    tests = stepwise_p([step.values for step in series])
+    for (before, step), p in zip(pairwise(series), tests[1:], strict=True):
         b, c = before.summary.mean, step.summary.mean
         if b is None or c is None:
             continue
         step.change = (c / b - 1) * 100 if b else None
-        step.p = p_value(before.values, step.values, "two-sided")
+        step.p = p
 
 
 def _table(
@@ -183,7 +210,11 @@ def _table(
     ]
     rows = []
     marked = 0
+    when: dict[float, str] = {}  # a run's time, written once for all its rows
     for step in sorted(steps, key=lambda s: (s.metric, str(s.point), s.run.created)):
+        created = step.run.created
+        if created not in when:
+            when[created] = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
         mark = _mark(step, directions.get(step.metric), tolerance, alpha)
         marked += bool(mark)
         rows.append(
@@ -192,7 +223,7 @@ def _table(
                 step.metric,
                 units.get(step.metric, ""),
                 step.run.label,
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(step.run.created)),
+                when[created],
                 step.summary.n,
                 step.summary.mean,
                 step.summary.std,
@@ -242,7 +273,12 @@ def history_of_runs(
     """The history of analysed runs; keys and metrics chosen as ``jubex compare`` does."""
     if not runs:
         raise UsageError("no runs to show a history of")
-    rows = [rows_of([run], per_iteration=True) for run in runs]
+    # metrics named: only they are read (merging every value of 1,000 runs takes minutes);
+    # one the runs lack has every value read, for the error to name those they hold
+    names = None if all_metrics or not metrics else metrics
+    rows = [rows_of([run], per_iteration=True, names=names) for run in runs]
+    if names is not None and not set(names) <= {k for side in rows for row in side for k in row}:
+        rows = [rows_of([run], per_iteration=True) for run in runs]
     units = units_of(runs)
     directions, _ = completed_directions(directions_of(runs), units)
     entries = [

@@ -12,14 +12,22 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import chdtrc
 from scipy.stats import kruskal
 
 from jubex.cli.main import main
 from jubex.results.comparison.compare import compare
 from jubex.results.samples.rows import executions_of, result_rows
 from jubex.results.statistics.flags import flag, side_warnings
-from jubex.results.statistics.spread import examine, few, kruskal_p
-from jubex.results.statistics.stats import outliers, summarize
+from jubex.results.statistics.spread import (
+    _beyond,
+    _kruskal_at_least,
+    chi2_sf,
+    examine,
+    few,
+    kruskal_p,
+)
+from jubex.results.statistics.stats import outliers, summarize, t_quantile
 from jubex.store.rundir import open_run
 
 #: five executions of ``ior -i 5`` at each access, real IOR 4.1.0+dev (SOURCES.md)
@@ -215,6 +223,35 @@ def test_the_kruskal_wallis_p_value_is_scipys(samples):
         assert kruskal_p(samples) == 1.0
         return
     assert kruskal_p(samples) == pytest.approx(kruskal(*samples).pvalue, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1, 3000), st.floats(1e-3, 20))
+def test_the_chi_squared_tail_is_scipys(df, scale):
+    x = df * scale
+    expected = chdtrc(df, x)
+    assert chi2_sf(x, df) == pytest.approx(expected, rel=1e-10, abs=1e-300)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    st.lists(
+        st.lists(st.integers(0, 20) | st.floats(0, 100), min_size=2, max_size=6),
+        min_size=2,
+        max_size=6,
+    ),
+    st.sampled_from([0.001, 0.01, 0.05, 0.5]),
+)
+def test_runs_differ_decides_as_the_exact_p_value(samples, alpha):
+    p = kruskal_p(samples)
+    assert _kruskal_at_least(samples, alpha) == (p >= alpha)
+    assert _kruskal_at_least(samples, p) is True  # on the boundary: SciPy decides
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.floats(0, 10), st.integers(3, 2000), st.floats(0.5, 1 - 1e-9))
+def test_the_outlier_score_is_tested_against_the_t_quantile(score, df, level):
+    assert _beyond(score, df, level) == (score > t_quantile(df, level))
 
 
 def test_a_comparison_says_a_side_is_two_groups_not_ten_outliers():

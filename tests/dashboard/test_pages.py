@@ -1,0 +1,45 @@
+"""A listing longer than a page is continued on more pages, each with its own rows."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from jubex.dashboard import pages
+from jubex.dashboard.model import Dashboard, RunInfo
+
+
+def runs(count: int) -> Dashboard:
+    made = {
+        i: RunInfo(i, f"{i:06d}", "bench", "site00", "lustre", 1.0e9 + i, {"user_name": "u"}, {})
+        for i in range(count)
+    }
+    return Dashboard("db:", made, [], [], {}, {}, [])
+
+
+def rows_of(html: str) -> list[str]:
+    data = json.loads(re.search(r'id="listing-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    return [row[0] for row in data["rows"]]
+
+
+def test_a_long_listing_is_continued_on_pages_that_link_each_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pages, "PAGE_ROWS", 2)
+    made = pages.runs_page(runs(5))
+    assert [path for path, _ in made] == ["runs.html", "runs-2.html", "runs-3.html"]
+    shown = [rows_of(html) for _, html in made]
+    assert shown == [["000004", "000003"], ["000002", "000001"], ["000000"]]
+    names = [path for path, _ in made]
+    for path, html in made:  # each page links every other page
+        pager = re.search(r'<p class="pager">(.*?)</p>', html, re.S).group(1)  # type: ignore[union-attr]
+        assert all((f'href="{other}"' in pager) == (other != path) for other in names)
+    assert "(page 2)" in made[1][1] and "<b>2</b>" in made[1][1]
+
+
+def test_a_short_listing_is_one_page_without_a_pager() -> None:
+    (path, html), *more = pages.runs_page(runs(3))
+    assert path == "runs.html" and not more and 'class="pager"' not in html
+    assert len(rows_of(html)) == 3
