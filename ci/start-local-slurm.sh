@@ -211,7 +211,9 @@ SlurmUser=$ME
 SlurmdUser=$ME
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$SOCK
+# cred_expire is also how long a requeued job waits before it may start again (120 s by
+# default): the tests that down a node under a job need only a short wait
+AuthInfo=socket=$SOCK,cred_expire=30
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$SLURMD_PORT
 StateSaveLocation=$BASE/state
