@@ -1,4 +1,5 @@
-"""IOR 3.x and 4.x: text output, the JSON and CSV summary formats, and jubex-bw (IOR's layout).
+"""IOR 3.x and 4.x: text output, the JSON and CSV summary formats, and jubex-bw (IOR's layout);
+IOR 2.x's text output is read by :mod:`ior2`.
 
 Every test of an IOR script is one record. Within a record the per-iteration rows repeat
 their names (``write_bw`` once per iteration); the "Summary of all tests" table gives the
@@ -23,6 +24,7 @@ from jubex.analysis.builtin.common import (
     number,
     untag,
 )
+from jubex.analysis.builtin.ior2 import parse_v2
 from jubex.analysis.builtin.ior_summary import (
     CLUES,
     ERRORS,
@@ -93,7 +95,7 @@ def _op_metrics() -> dict[str, Metric]:
             f"{op}_total": _per_iteration("s", False, f"total time of the {op} phase"),
         }
     for op in OPS:
-        out[f"{op}_peak"] = Metric("MiB/s", True, f"'Max {op.title()}' line (IOR 3.x)")
+        out[f"{op}_peak"] = Metric("MiB/s", True, f"'Max {op.title()}' line (IOR 2.x, 3.x)")
     for op in OPS:
         out |= {
             f"{op}_max": _summary("MiB/s", True, f"summary: highest {op} bandwidth"),
@@ -139,6 +141,8 @@ def parse(text: str) -> ParseResult:
     text = untag(text)
     if text.lstrip().startswith("{"):
         return parse_json(text, METRICS)
+    if (header := _header(text)) is not None and header[2].startswith("2."):
+        return parse_v2(text, header.start(), f"{header[1]}-{header[2]}", METRICS)
     if (header := _CSV_HEADER.search(text)) is not None and not _header(text):
         return parse_csv(text, header.start(), METRICS)
     return _parse_text(text)
@@ -363,7 +367,7 @@ def _incomplete(text: str, state: _TextState) -> str:
 
 ANALYSER = BuiltinAnalyser(
     name="ior",
-    description="IOR 3.x/4.x text, JSON and CSV output (also jubex-bw, which prints IOR's layout)",
+    description="IOR 2.x-4.x text, IOR 3.x/4.x JSON and CSV (also jubex-bw: IOR's layout)",
     parse=parse,
     metrics=METRICS,
 )

@@ -145,6 +145,9 @@ DIALECTS = [
     ("fio", "fio/v3.33_terse_v5_two_jobs.txt"),
     ("ior", "ior/v3.3.0_json_fpp_i2_np2.txt"),
     ("ior", "ior/v4.0.0_json_fpp_i2_np2.txt"),
+    ("ior", "ior/v2.10.3_posix_ssf_t1m_b4m_i3_np2.txt"),
+    ("ior", "ior/v2.10.3_posix_fpp_vv_t1m_b4m_i3_np2.txt"),
+    ("ior", "ior/v2.10.3_script_two_tests_i2_np2.txt"),
 ]
 
 
