@@ -18,6 +18,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from jubex.results.statistics.significance import welch_tail
+
 #: fewer variances than this tell too little of their spread: no prior, Welch's test
 SMALLEST_FAMILY = 10
 
@@ -107,17 +109,9 @@ def moderated_welch(
     priors: tuple[Prior, Prior],
 ) -> float:
     """Welch's t-test with each side's variance moderated by its prior."""
-    from scipy.special import stdtr
-
     mb, vb, db = priors[0].moderate(baseline)
     mc, vc, dc = priors[1].moderate(candidate)
     sb, sc = vb / len(baseline), vc / len(candidate)
     if sb + sc <= 0:
         return math.nan
-    df = (sb + sc) ** 2 / (sb**2 / db + sc**2 / dc)
-    t = (mc - mb) / math.sqrt(sb + sc)
-    if alternative == "less":
-        return float(stdtr(df, t))
-    if alternative == "greater":
-        return float(stdtr(df, -t))
-    return float(2 * stdtr(df, -abs(t)))
+    return welch_tail((mb, sb, db), (mc, sc, dc), alternative)
