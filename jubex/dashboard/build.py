@@ -11,9 +11,9 @@ from pathlib import Path
 
 from jubex.dashboard import pages
 from jubex.dashboard.assets import own, plotly_script
-from jubex.dashboard.collect import collect
+from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
-from jubex.dashboard.model import Dashboard, Series
+from jubex.dashboard.model import Compared, Dashboard, Series
 from jubex.dashboard.write import SiteWriter
 from jubex.resultsdb.connect import Database
 
@@ -42,24 +42,39 @@ def build(
     alpha: float = 0.05,
     all_metrics: bool = False,
 ) -> Built:
-    """Write the site of the runs ``selector`` names into ``root``."""
+    """Write the site of the runs ``selector`` names into ``root``.
+
+    Each benchmark at each site is read, judged and written in turn (its histories, its
+    runs' pages, its comparison), then only what the listings and the feed show of it is
+    kept: the memory of a build is one group's samples, not the whole selection's."""
     script = plotly_script() if charts else None  # its absence is said before any work
-    site = collect(selector, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics)
+    site = collect(selector, database)
     writer = SiteWriter.open(root)
     writer.put("assets/site.css", own("site.css"))
     writer.put("assets/site.js", own("site.js"))
     if script is not None:
         writer.put("assets/plotly.min.js", script)
-    for path, html in _pages(site, charts):
-        writer.put(path, html)
+    for group, runs in site.groups.items():
+        series, compared = history_of(
+            site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
+        )
+        _group_pages(writer, site, series, compared, runs, charts)
+        for s in series:
+            s.slim(pages.TREND_RUNS + 1)
+        site.series += series
+        site.compared += compared
+    for page in (
+        *pages.overview(site),
+        *pages.regressions(site),
+        *pages.runs_page(site),
+        *pages.compare_index(site),
+    ):
+        writer.put(*page)
     for name, (columns, rows, _) in (
         ("index", pages.overview_rows(site)),
         ("regressions", pages.regression_rows(site)),
     ):
         _downloads(writer, f"data/{name}", columns, rows)
-    for series in site.series:
-        columns, rows = _history_rows(site, series)
-        _downloads(writer, f"data/history/{Path(series.page).stem}", columns, rows)
     writer.put("feed.xml", feed(site, base_url))
     writer.close()
     marked = sum(bool(e.mark) for s in site.series for e in s.entries)
@@ -74,17 +89,25 @@ def build(
     )
 
 
-def _pages(site: Dashboard, charts: bool) -> list[pages.Page]:
-    found = [
-        *pages.overview(site),
-        *pages.regressions(site),
-        *pages.runs_page(site),
-        *pages.compare_index(site),
-        *pages.history_pages(site, charts),
-        *pages.run_pages(site),
-        *pages.compare_pages(site),
-    ]
-    return found
+def _group_pages(
+    writer: SiteWriter,
+    site: Dashboard,
+    series: Sequence[Series],
+    compared: Sequence[Compared],
+    runs: Sequence[int],
+    charts: bool,
+) -> None:
+    """The pages of one benchmark at one site: its histories (and their downloads), its
+    runs' pages, its comparison."""
+    for page in pages.history_pages(site, series, charts):
+        writer.put(*page)
+    for s in series:
+        columns, rows = _history_rows(site, s)
+        _downloads(writer, f"data/history/{Path(s.page).stem}", columns, rows)
+    for path, inputs, render in pages.run_pages(site, series, runs):
+        writer.put_rendered(path, inputs, render)
+    for page in pages.compare_pages(site, series, compared):
+        writer.put(*page)
 
 
 def _history_rows(site: Dashboard, series: Series) -> tuple[list[str], list[list[object]]]:

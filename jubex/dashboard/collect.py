@@ -1,7 +1,7 @@
 """What the pages show, read through the results database's public functions.
 
-The runs come from the ``db:`` selector, their samples read once as ``jubex query`` reads
-them; each benchmark at each site is then a history of its own, its change points found as
+The runs come from the ``db:`` selector; each benchmark at each site is a history of its
+own, its samples read as ``jubex query`` reads them, its change points found as
 ``jubex history`` finds them (so the pages show what the command line says), its two latest
 runs compared as ``jubex compare`` compares them.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
@@ -18,57 +19,24 @@ from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.annotations import annotations_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures
-from jubex.resultsdb.samples import (
-    Sample,
-    Samples,
-    history_of_samples,
-    read_samples,
-    read_specs,
-)
-from jubex.resultsdb.select import parse, selected
+from jubex.resultsdb.samples import Sample, history_of_samples, read_selected
+from jubex.resultsdb.select import Selector, parse, selected
 
 #: the columns of ``jubex history``'s table after its keys
 HISTORY_TAIL = ("metric", "unit", "run", "created", "n", "mean", "std", "change")
 
 
-def collect(
-    text: str,
-    database: Database,
-    *,
-    tolerance: float,
-    alpha: float,
-    all_metrics: bool = False,
-) -> Dashboard:
-    """Everything the site of the runs ``text`` selects shows: of the headline metrics
-    ``jubex history`` follows, or of every measured value (``all_metrics``).
-
-    The samples of the whole selection are read in one query; each benchmark at each site
-    is then a history of its own, from the spec of its newest run."""
+def collect(text: str, database: Database) -> Dashboard:
+    """The runs ``text`` selects, each benchmark at each site a group of them, the sites'
+    annotations and the runs' failures: all but the histories, which :func:`history_of`
+    reads a group at a time (so that the memory a build needs is one group's samples)."""
+    selector = parse(text)
     with database.reading() as connection:
-        rows = selected(connection, parse(text), database)
+        rows = selected(connection, selector, database)
     runs = {row.id: _run_info(row) for row in rows}
-    newest = {(row.benchmark, row.site): row.spec_hash for row in rows}
-    specs = read_specs(database, set(newest.values()))
-    every = read_samples(text, (), database)
-    notes: list[str] = list(every.notes)
-    by_group: dict[tuple[str, str], list[Sample]] = {}
-    for sample in every.items:
-        run = runs[sample.run]
-        by_group.setdefault((run.benchmark, run.site), []).append(sample)
-    series: list[Series] = []
-    compared: list[Compared] = []
-    for (benchmark, site), found in by_group.items():
-        held = dict.fromkeys(s.run for s in found)
-        part = Samples(
-            found,
-            specs[newest[benchmark, site]],
-            points={run: every.points[run] for run in held if run in every.points},
-        )
-        table = history_of_samples(part, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha)
-        filesystem = runs[found[-1].run].filesystem
-        made = _series(benchmark, site, filesystem, found, table)
-        series += made
-        compared += _compared(benchmark, site, found, table, made, tolerance, alpha, notes)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for row in rows:
+        groups.setdefault((row.benchmark, row.site), []).append(row.id)
     sites = sorted({r.site for r in runs.values()})
     notes_by_site: dict[str, list[tuple[float, str]]] = {}
     for note in annotations_of(database, sites):
@@ -84,7 +52,42 @@ def collect(
                 "reason": failure.reason,
             }
         )
-    return Dashboard(text, runs, series, compared, notes_by_site, failed, notes)
+    return Dashboard(text, runs, [], [], notes_by_site, failed, [], groups)
+
+
+def history_of(
+    site: Dashboard,
+    group: tuple[str, str],
+    database: Database,
+    *,
+    tolerance: float,
+    alpha: float,
+    all_metrics: bool = False,
+) -> tuple[list[Series], list[Compared]]:
+    """The series of one benchmark at one site, its change points found as ``jubex
+    history`` finds them, of the headline metrics it follows or of every measured value
+    (``all_metrics``), and its two latest runs compared; what cannot be said is a note."""
+    benchmark, where = group
+    ids = site.groups[group]
+    found = read_selected(_narrowed(parse(site.selector), group, site), (), database, set(ids))
+    site.notes += found.notes
+    if not found.items:
+        return [], []
+    table = history_of_samples(found, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha)
+    filesystem = site.runs[found.items[-1].run].filesystem
+    made = _series(benchmark, where, filesystem, found.items, table)
+    return made, _compared(benchmark, where, found.items, table, made, tolerance, alpha, site.notes)
+
+
+def _narrowed(selector: Selector, group: tuple[str, str], site: Dashboard) -> Selector:
+    """The selector of one group's runs: its benchmark and site, and ``last=N`` turned into
+    the time of the group's oldest selected run (``last`` counts the runs of every group)."""
+    since = selector.since
+    if selector.last is not None:
+        oldest = min(site.runs[run].created for run in site.groups[group])
+        since = oldest if since is None else max(since, oldest)
+    fields = {**selector.fields, "benchmark": group[0], "site": group[1]}
+    return replace(selector, fields=fields, since=since, last=None)
 
 
 def _run_info(row: object) -> RunInfo:

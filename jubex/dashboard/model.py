@@ -55,6 +55,8 @@ class Series:
     higher_is_better: bool | None
     point: dict[str, str]
     entries: list[Entry] = field(default_factory=list)
+    #: how many runs the series holds (its entries may be kept in part: :meth:`slim`)
+    count: int = 0
 
     @property
     def page(self) -> str:
@@ -64,6 +66,17 @@ class Series:
     @property
     def point_text(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.point.items()) or "(one point)"
+
+    def slim(self, latest: int) -> None:
+        """Keep only what the listings and the feed read once the series' own pages are
+        written: its ``latest`` runs with a mean and its change points, without their
+        repetitions (a build of many runs holds one history's samples at a time)."""
+        self.count = len(self.entries)
+        measured = [e for e in self.entries if e.mean is not None][-latest:]
+        kept = {id(e) for e in measured} | {id(e) for e in self.entries if e.mark}
+        self.entries = [e for e in self.entries if id(e) in kept]
+        for e in self.entries:
+            e.values = []
 
     def open_regression(self) -> Entry | None:
         """The last change point when it went the bad way: nothing better came after it."""
@@ -100,3 +113,5 @@ class Dashboard:
     annotations: dict[str, list[tuple[float, str]]]
     failures: dict[int, list[dict[str, object]]]
     notes: list[str]
+    #: each benchmark at each site: its runs, oldest first
+    groups: dict[tuple[str, str], list[int]] = field(default_factory=dict)

@@ -7,10 +7,11 @@ is embedded as JSON that cannot close its ``<script>`` element (``tojson``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +26,9 @@ LIMIT = 100
 #: rows of a listing on one page: a longer listing is continued on more pages, so that no
 #: page grows past a size a browser opens at once (2,000 rows are some 0.5 MB)
 PAGE_ROWS = 2000
+#: runs a history's chart draws: the newest, so that a page of a long history stays small
+#: (5,000 runs of 5 repetitions are some 0.4 MB of chart data)
+CHART_RUNS = 5000
 #: how many runs back the trend of the overview looks
 TREND_RUNS = 5
 
@@ -155,7 +159,7 @@ def overview_rows(site: Dashboard) -> tuple[list[str], list[list[object]], list[
         rows.append(
             [
                 s.benchmark, s.site, s.filesystem, s.metric, s.point_text, s.unit,
-                date(last.created), last.mean, last.std, trend, len(s.entries),
+                date(last.created), last.mean, last.std, trend, s.count or len(s.entries),
                 f"{regression.change:+.1f}% at {date(regression.created)}"
                 if regression and regression.change is not None
                 else "",
@@ -250,8 +254,8 @@ def compare_index(site: Dashboard) -> list[Page]:
     )  # fmt: skip
 
 
-def history_pages(site: Dashboard, charts: bool) -> Iterator[Page]:
-    for s in site.series:
+def history_pages(site: Dashboard, series: Sequence[Series], charts: bool) -> Iterator[Page]:
+    for s in series:
         yield history_page(site, s, charts)
 
 
@@ -269,7 +273,7 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         {"date": date(moment), "text": text, "moment": moment}
         for moment, text in site.annotations.get(series.site, [])
     ]
-    shown = series.entries
+    shown = series.entries[-CHART_RUNS:]
     chart = {
         "metric": series.metric,
         "unit": series.unit,
@@ -280,13 +284,12 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         "mark": [e.mark or "" for e in shown],
         "annotations": notes,
     }
-    if len(series.entries) > PAGE_ROWS:
-        notes_shown = [
-            f"The table holds the newest {PAGE_ROWS} of {len(series.entries)} runs; the chart "
-            "and the downloads hold every run."
-        ]
-    else:
-        notes_shown = []
+    notes_shown = [
+        f"The {what} holds the newest {limit} of {len(series.entries)} runs; the downloads "
+        "hold every run."
+        for what, limit in (("table", PAGE_ROWS), ("chart", CHART_RUNS))
+        if len(series.entries) > limit
+    ]
     direction = (
         "no better direction known"
         if series.higher_is_better is None
@@ -324,16 +327,43 @@ def _drawn(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(f"{value:.6g}")
 
 
-def run_pages(site: Dashboard) -> Iterator[Page]:
+def run_pages(
+    site: Dashboard, series: Sequence[Series], runs: Sequence[int]
+) -> Iterator[tuple[str, str, Callable[[], str]]]:
+    """The pages of ``runs`` (of one group, whose ``series`` they are in): each its path,
+    a digest of all it shows, and how to render it (left undone when the digest is the
+    one the page was written from: a run's page changes seldom, and there are many)."""
     by_run: dict[int, list[tuple[Series, int]]] = {}
-    for s in site.series:
+    for s in series:
         for i, e in enumerate(s.entries):
             by_run.setdefault(e.run, []).append((s, i))
-    for run in site.runs.values():
-        yield run_page(site, run, by_run.get(run.id, []))
+    for run in runs:
+        view = run_view(site, site.runs[run], by_run.get(run, []))
+        shown = json.dumps([view, site.selector, templates_digest()], default=str)
+        yield (
+            site.runs[run].page,
+            hashlib.sha256(shown.encode()).hexdigest(),
+            lambda view=view, run=run: _render(  # type: ignore[misc]
+                "run.html", site.runs[run].page, site, **view
+            )[1],
+        )
 
 
-def run_page(site: Dashboard, run: RunInfo, found: Sequence[tuple[Series, int]]) -> Page:
+@lru_cache(maxsize=1)
+def templates_digest() -> str:
+    """A digest of the templates and the version, which every page's HTML depends on too."""
+    env = environment()
+    sources = [
+        env.loader.get_source(env, name)[0]  # type: ignore[union-attr]
+        for name in sorted(env.list_templates())
+    ]
+    return hashlib.sha256("\0".join([__version__, *sources]).encode()).hexdigest()
+
+
+def run_view(
+    site: Dashboard, run: RunInfo, found: Sequence[tuple[Series, int]]
+) -> dict[str, object]:
+    """What a run's page shows: its provenance, its failures and its results."""
     results = []
     for s, i in found:
         e = s.entries[i]
@@ -352,26 +382,25 @@ def run_page(site: Dashboard, run: RunInfo, found: Sequence[tuple[Series, int]])
         {**f, "point": ", ".join(f"{k}={v}" for k, v in _mapping(f["parameters"]).items())}
         for f in site.failures.get(run.id, [])
     ]
-    return _render(
-        "run.html",
-        run.page,
-        site,
-        title=f"Run {run.label} of {run.benchmark} at {run.site}",
-        run=run,
-        created=date(run.created),
-        provenance=json.dumps(run.provenance, indent=1, sort_keys=True),
-        failures=failures,
-        results=results,
-    )
+    return {
+        "title": f"Run {run.label} of {run.benchmark} at {run.site}",
+        "run": run,
+        "created": date(run.created),
+        "provenance": json.dumps(run.provenance, indent=1, sort_keys=True),
+        "failures": failures,
+        "results": results,
+    }
 
 
 def _mapping(value: object) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def compare_pages(site: Dashboard) -> Iterator[Page]:
-    pages = {(s.benchmark, s.site, s.metric, s.point_text): s.page for s in site.series}
-    for c in site.compared:
+def compare_pages(
+    site: Dashboard, series: Sequence[Series], compared: Sequence[Compared]
+) -> Iterator[Page]:
+    pages = {(s.benchmark, s.site, s.metric, s.point_text): s.page for s in series}
+    for c in compared:
         yield compare_page(site, c, pages)
 
 

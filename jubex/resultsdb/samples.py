@@ -74,14 +74,27 @@ def read_samples(
     A run published before the database kept every sample holds one per execution (the
     first of a program's own iterations): its samples are taken from its stored run
     instead, as publishing takes them now, and a note says which runs those were."""
-    database = database or Database()
-    selector = parse(text)
+    return read_selected(parse(text), metrics, database or Database())
+
+
+def read_selected(
+    selector: Selector,
+    metrics: Sequence[str],
+    database: Database,
+    only: Collection[int] | None = None,
+) -> Samples:
+    """:func:`read_samples` of a parsed selector; ``only``: of these of its runs alone (the
+    site reads a benchmark at a site at a time, so that its memory is one history's)."""
     with database.reading() as connection:
         runs = selected(connection, selector, database)
+        if only is not None:
+            runs = [run for run in runs if run.id in only]
         spec = connection.execute(
             sa.select(schema.specs.c.body).where(schema.specs.c.hash == runs[-1].spec_hash)
         ).scalar_one()
         found: list[sa.Row | _Row] = list(connection.execute(_samples_query(selector, metrics)))
+        if only is not None:
+            found = [row for row in found if row.run in only]
         every_point = connection.execute(_points_query(selector, [run.id for run in runs])).all()
         partial = [run for run in runs if not run.every_sample]
         if partial:

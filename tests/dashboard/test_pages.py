@@ -8,7 +8,7 @@ import re
 import pytest
 
 from jubex.dashboard import pages
-from jubex.dashboard.model import Dashboard, RunInfo
+from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
 
 
 def runs(count: int) -> Dashboard:
@@ -43,3 +43,30 @@ def test_a_short_listing_is_one_page_without_a_pager() -> None:
     (path, html), *more = pages.runs_page(runs(3))
     assert path == "runs.html" and not more and 'class="pager"' not in html
     assert len(rows_of(html)) == 3
+
+
+def test_a_long_history_charts_its_newest_runs_and_stays_small(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pages, "CHART_RUNS", 300)
+    site = runs(1000)
+    series = Series("bench", "site00", "lustre", "bw", "MiB/s", True, {})
+    series.entries = [
+        Entry(i, 1.0e9 + i, [1000.0 + i, 1001.0 + i], 1000.5 + i, 0.7) for i in range(1000)
+    ]
+    _, html = pages.history_page(site, series, charts=True)
+    chart = json.loads(re.search(r'id="series-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert chart["run"] == [f"{i:06d}" for i in range(700, 1000)]  # the newest 300, in order
+    assert "The chart holds the newest 300 of 1000 runs" in html
+    assert len(html) < 2_000_000
+
+
+def test_a_run_page_is_rendered_again_only_when_what_it_shows_changed() -> None:
+    site = runs(2)
+    series = Series("bench", "site00", "lustre", "bw", "MiB/s", True, {})
+    series.entries = [Entry(i, 1.0e9 + i, [1.0, 2.0], 1.5, 0.7) for i in range(2)]
+    first = {path: inputs for path, inputs, _ in pages.run_pages(site, [series], [0, 1])}
+    series.entries[1].mark, series.entries[1].change = "worse", -20.0
+    again = {path: inputs for path, inputs, _ in pages.run_pages(site, [series], [0, 1])}
+    assert first["runs/0.html"] == again["runs/0.html"]
+    assert first["runs/1.html"] != again["runs/1.html"]

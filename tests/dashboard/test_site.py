@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from jubex.cli.main import main
-from tests.dashboard.conftest import NOTE, STEP_RUN
+from jubex.dashboard import pages
+from jubex.resultsdb.connect import Database
+from tests.dashboard.conftest import NOTE, STEP_RUN, fill, template_of
 
 
 def records(site: Path, name: str) -> list[dict[str, object]]:
@@ -62,7 +65,8 @@ def test_a_history_page_has_every_repetition_the_change_point_and_the_note(site:
     assert [a["text"] for a in data["annotations"]] == [NOTE]
     assert "Lustre 2.15 upgrade &lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert" not in page and "\\u003cscript\\u003e" in page
-    assert 'src="../assets/plotly.min.js"' in page and (site / "assets/plotly.min.js").exists()
+    assert 'data-script="../assets/plotly.min.js"' in page  # loaded after the page is shown
+    assert (site / "assets/plotly.min.js").exists()
 
 
 def test_a_run_page_shows_its_failures_with_their_causes(site: Path) -> None:
@@ -97,6 +101,38 @@ def test_a_rebuild_writes_only_what_changed(
     changed = sorted(str(p.relative_to(site)) for p in before if p.stat().st_mtime_ns != before[p])
     assert len(changed) == 3 and all(p.startswith("history/") for p in changed), changed
     assert "written" in out
+
+
+def test_after_new_runs_only_their_pages_are_rendered_and_old_run_pages_left_alone(
+    site: Path, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy of the site and of its database, two runs more: the run pages rendered are
+    the two new ones, no other run page is rewritten."""
+    shutil.copytree(site, tmp_path / "site")
+    shutil.copy(database, tmp_path / "results.sqlite")
+    db = Database(str(tmp_path / "results.sqlite"))
+    fill(db, template_of(db), runs=1002, series=1, metrics=3, reps=5, step_at=600)
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "site/runs").glob("*.html")}
+    rendered: list[str] = []
+    render = pages._render
+    monkeypatch.setattr(
+        pages, "_render", lambda t, path, *a, **k: rendered.append(path) or render(t, path, *a, **k)
+    )
+    url = str(tmp_path / "results.sqlite")
+    assert main(["site", "db:", "-o", str(tmp_path / "site"), "--database", url]) == 0
+    new = sorted(p for p in rendered if p.startswith("runs/"))
+    assert len(new) == 2 and all(Path(tmp_path / "site" / p) not in before for p in new), new
+    assert all(p.stat().st_mtime_ns == before[p] for p in before)
+    assert len(list((tmp_path / "site/runs").glob("*.html"))) == len(before) + 2
+
+
+def test_a_site_of_the_last_runs_holds_those_runs_alone(database: str, tmp_path: Path) -> None:
+    """``last=7`` counts the runs of every benchmark and site together: the newest is the
+    real run, so the synthetic series hold 6 runs (not 7 of their own)."""
+    assert main(["site", "db:last=7", "-o", str(tmp_path), "--database", database]) == 0
+    assert len(list((tmp_path / "runs").glob("*.html"))) == 7
+    held = {(row["benchmark"], row["runs"]) for row in records(tmp_path, "index")}
+    assert held == {("bench", 6), ("sitestudy", 1)}
 
 
 def test_a_directory_jubex_did_not_write_is_refused(database: str, tmp_path: Path) -> None:

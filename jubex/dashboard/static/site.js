@@ -1,5 +1,6 @@
 // jubex site: filters over each listing's own JSON, downloads of what is shown, and the
-// history chart (plotly.js, copied into the site). Texts go in as text, never as HTML.
+// history chart (plotly.js, copied into the site, loaded after the page). Texts go in as
+// text, never as HTML.
 "use strict";
 
 function jubexFormat(cell) {
@@ -87,10 +88,22 @@ function jubexPlain(text) {
   return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+// plotly.js is some 5 MB of script: it is loaded once the page (its table and filters) is
+// shown, and the chart drawn when it has arrived, so that the page never waits for it
+function jubexLoadChart() {
+  const holder = document.getElementById("chart");
+  if (!holder || !holder.dataset.script || !document.getElementById("series-data")) return;
+  const script = document.createElement("script");
+  script.src = holder.dataset.script;
+  script.addEventListener("load", jubexHistory);
+  document.body.appendChild(script);
+}
+
 function jubexHistory() {
   const holder = document.getElementById("chart");
   const source = document.getElementById("series-data");
   if (!holder || !source || typeof Plotly === "undefined") return;
+  holder.replaceChildren();
   const data = JSON.parse(source.textContent);
   // the runs come as columns (a third of the text of a record each)
   const every = data.run.map((run, i) => ({
@@ -129,8 +142,13 @@ function jubexHistory() {
     };
     Plotly.react(holder, traces, layout, { displaylogo: false, responsive: true });
   };
-  window.jubexChart("", "");
+  const chosen = (name) => {
+    const input = document.querySelector("form.filters [name=" + name + "]");
+    return input ? input.value.trim() : "";
+  };
+  window.jubexChart(chosen("since"), chosen("until"));
 }
 
-jubexHistory();
 document.querySelectorAll("form.filters").forEach(jubexListing);
+if (document.readyState === "complete") jubexLoadChart();
+else window.addEventListener("load", jubexLoadChart);
