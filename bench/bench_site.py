@@ -9,7 +9,7 @@ one real published run. Timed in a fresh ``jubex`` process each (wall and CPU se
 3. a rebuild after ADD more runs at one site (the files that changed written).
 
 It prints the number of files, the largest page (HTML) and the largest file of the site,
-and the load average beside the figures.
+the peak memory of the builds, and the load average beside the figures.
 
     python bench/bench_site.py --runs 10000 --metrics 50 --reps 5 --series 10
     python bench/bench_site.py --runs 1000 --metrics 3           # a quick look
@@ -97,6 +97,8 @@ def main() -> None:
     count, page, largest = sizes(site)
     print(f"{count} files; largest page {page[0] / 1e6:.2f} MB ({page[1]}); largest file "
           f"{largest[0] / 1e6:.2f} MB ({largest[1]})")  # fmt: skip
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak memory of a build (the largest child's): {peak:.0f} MB")
 
 
 if __name__ == "__main__":
