@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from sqlalchemy import Row
+
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
 from jubex.results.comparison.compare import compare
@@ -32,11 +34,14 @@ def collect(text: str, database: Database) -> Dashboard:
     reads a group at a time (so that the memory a build needs is one group's samples)."""
     selector = parse(text)
     with database.reading() as connection:
-        rows = selected(connection, selector, database)
-    runs = {row.id: _run_info(row) for row in rows}
-    groups: dict[tuple[str, str], list[int]] = {}
+        rows = selected(connection, replace(selector, last=None), database)
+    by_group: dict[tuple[str, str], list[Row]] = {}
     for row in rows:
-        groups.setdefault((row.benchmark, row.site), []).append(row.id)
+        by_group.setdefault((row.benchmark, row.site), []).append(row)
+    if selector.last is not None:  # the N latest of each benchmark at each site
+        by_group = {group: found[-selector.last :] for group, found in by_group.items()}
+    runs = {row.id: _run_info(row) for found in by_group.values() for row in found}
+    groups = {group: [row.id for row in found] for group, found in by_group.items()}
     sites = sorted({r.site for r in runs.values()})
     notes_by_site: dict[str, list[tuple[float, str]]] = {}
     for note in annotations_of(database, sites):
@@ -69,7 +74,7 @@ def history_of(
     (``all_metrics``), and its two latest runs compared; what cannot be said is a note."""
     benchmark, where = group
     ids = site.groups[group]
-    found = read_selected(_narrowed(parse(site.selector), group, site), (), database, set(ids))
+    found = read_selected(_narrowed(parse(site.selector), group), (), database, set(ids))
     site.notes += found.notes
     if not found.items:
         return [], []
@@ -79,15 +84,10 @@ def history_of(
     return made, _compared(benchmark, where, found.items, table, made, tolerance, alpha, site.notes)
 
 
-def _narrowed(selector: Selector, group: tuple[str, str], site: Dashboard) -> Selector:
-    """The selector of one group's runs: its benchmark and site, and ``last=N`` turned into
-    the time of the group's oldest selected run (``last`` counts the runs of every group)."""
-    since = selector.since
-    if selector.last is not None:
-        oldest = min(site.runs[run].created for run in site.groups[group])
-        since = oldest if since is None else max(since, oldest)
-    fields = {**selector.fields, "benchmark": group[0], "site": group[1]}
-    return replace(selector, fields=fields, since=since, last=None)
+def _narrowed(selector: Selector, group: tuple[str, str]) -> Selector:
+    """The selector of one group's runs: its benchmark and site (``last=N`` then counts the
+    runs of the group, as the site's selection does)."""
+    return replace(selector, fields={**selector.fields, "benchmark": group[0], "site": group[1]})
 
 
 def _run_info(row: object) -> RunInfo:
