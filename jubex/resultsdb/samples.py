@@ -89,6 +89,10 @@ def read_selected(
         runs = selected(connection, selector, database)
         if only is not None:
             runs = [run for run in runs if run.id in only]
+            if not runs:  # they were removed since they were selected
+                raise UsageError(
+                    f"the runs of '{selector.text}' changed while they were read: try again"
+                )
         spec = connection.execute(
             sa.select(schema.specs.c.body).where(schema.specs.c.hash == runs[-1].spec_hash)
         ).scalar_one()
