@@ -119,6 +119,7 @@ def test_cori_reads_follow_their_writes(clone: Path) -> None:
 
 @needs_cc
 @pytest.mark.slow
+@pytest.mark.waits
 def test_lustre_clio_gate_catches_the_fsync_regression(
     clone: Path, browse: Callable[..., str]
 ) -> None:
