@@ -41,7 +41,7 @@ def framed(
     width = sum(widths) + 3 * len(widths) - 1
     if width < len(title):
         return None  # rich widens the columns to the title
-    left = (width - len(title)) // 2
+    left = (width - len(title.rstrip())) // 2  # rich centres the title without its trailing spaces
     lines = [" " * left + title, _line(head, widths, right), "─" * width]
     lines += [_line(row, widths, right) for row in body]
     return lines

@@ -1,7 +1,7 @@
 """The pretty table's frame without rich is the frame rich draws, character for character."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from jubex.results.tables import formats
@@ -19,13 +19,14 @@ def _by_rich(table: ResultTable) -> str:
         return formats.render(table, "pretty", width=0)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(
     name=st.text(alphabet="abc xyz", min_size=1, max_size=60),
     labels=st.lists(CELL, min_size=1, max_size=5),
     cells=st.lists(st.lists(CELL, min_size=5, max_size=5), min_size=1, max_size=8),
     notes=st.lists(st.text(alphabet="ab ", max_size=10), max_size=2),
 )
+@example(name="aaaa ", labels=[""], cells=[[""] * 5, ["0000", *[""] * 4]], notes=[])
 def test_the_frame_is_what_rich_draws(name, labels, cells, notes) -> None:
     headers = [Header(f"c{i}", label) for i, label in enumerate(labels)]
     rows = [row[: len(labels)] for row in cells]
