@@ -123,13 +123,13 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
     :class:`~jubex.results.statistics.farthest.Search`'s: each removal costs the size of its
     execution and a logarithm, not a pass over every value.
     """
-    starts = _starts(executions)
-    search = Search(
-        [
-            [(start + k, v) for k, v in enumerate(e)]
-            for start, e in zip(starts, executions, strict=True)
-            if len(e) >= 3
-        ]
+    tested = [
+        (start, e) for start, e in zip(_starts(executions), executions, strict=True) if len(e) >= 3
+    ]
+    search = Search.of(
+        [start + k for start, e in tested for k in range(len(e))],
+        [v for _, e in tested for v in e],
+        [len(e) for _, e in tested],
     )
     size = search.size
     removed: list[int] = []

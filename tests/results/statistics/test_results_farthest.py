@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.results.statistics.farthest import MIN_DF, Search, score
+from jubex.results.statistics.farthest import MIN_DF, Search, _exact, exact_sum, score
 from jubex.results.statistics.spread import _within, examine
 
 Active = list[list[tuple[int, float]]]
@@ -107,3 +108,41 @@ def test_equal_executions_remove_the_first_farthest_first() -> None:
     steps = 12
     assert _fast(_flat(executions), steps) == _reference(_flat(executions), steps)
     assert _within([*executions, [1020.0, 1021.0, 5000.0]], 0.01) == [122]
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(FINITE, st.sampled_from([0.0, 5e-324, 2.2250738585072014e-308])), max_size=40
+    )
+)
+def test_the_exact_sum_of_squares_is_the_sum_of_each_exact_value(values: list[float]) -> None:
+    squares = [abs(v) for v in values]
+    assert exact_sum(np.asarray(squares)) == sum(_exact(v) for v in squares)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e150, 1e150, allow_nan=False), min_size=1, max_size=40), FINITE)
+def test_squares_round_as_pythons_power(values: list[float], mean: float) -> None:
+    """numpy's ``x * x`` rounds differently from Python's ``x ** 2`` (C ``pow``) in about
+    one square of a thousand; the search squares as Python does."""
+    deviations = [v - mean for v in values if math.isfinite(v - mean) and abs(v - mean) < 1e150]
+    found = np.float_power(np.asarray(deviations, dtype=float), 2.0).tolist()
+    assert found == [d**2 for d in deviations]
+
+
+def test_executions_given_flat_search_as_given_in_pairs() -> None:
+    executions = [[1.0, 2.0, 9.0], [4.0, 4.5], [3.0, 3.1, 3.2, 30.0]]
+    active = _flat(executions)
+    flat = Search.of([p for e in active for p, _ in e], [v for e in active for _, v in e], [3, 4])
+    pairs = Search(active)
+    for _ in range(2):  # then too few degrees of freedom are left
+        far = flat.farthest()
+        assert far == pairs.farthest()
+        assert far is not None
+        flat.remove(far[2])
+        pairs.remove(far[2])
+    assert flat.farthest() is None
