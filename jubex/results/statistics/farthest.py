@@ -63,25 +63,31 @@ def _exact(x: float) -> int:
 @dataclass(slots=True)
 class _Execution:
     """The values one execution has left: in their order (for the mean, summed as before)
-    and sorted (for the farthest), its mean, the exact sum of its squared deviations, and
-    how far its farthest value lies."""
+    and sorted (for the farthest), its mean, how far its farthest value lies, and the exact
+    sum of its squared deviations (worked out when a removal first needs it)."""
 
     index: int
     items: list[tuple[int, Number]]
+    mean: float
+    far: float
     ordered: list[tuple[Number, int]] = field(init=False)
-    mean: float = 0.0
-    squares: int = 0
-    far: float = 0.0
+    squares: int | None = None
 
     def __post_init__(self) -> None:
         self.ordered = sorted((v, position) for position, v in self.items)
-        self.measure()
+
+    def exact_squares(self) -> int:
+        """The sum of squared deviations from the mean, in units of 2**-1074."""
+        if self.squares is None:
+            mean = self.mean
+            self.squares = sum(_exact((v - mean) ** 2) for _, v in self.items)
+        return self.squares
 
     def measure(self) -> None:
         """The mean, the sum of squares and the farthest distance of the values left."""
         values = [v for _, v in self.items]
         self.mean = math.fsum(values) / len(values)
-        self.squares = sum(_exact((v - self.mean) ** 2) for v in values)
+        self.squares = None
         low, high = self.ordered[0][0], self.ordered[-1][0]
         self.far = max(abs(low - self.mean), abs(high - self.mean))
 
@@ -146,6 +152,7 @@ class Search:
         array = np.asarray(self._values, dtype=float)
         counts = np.asarray(sizes, dtype=np.int64)
         means = [fsum(self._values[a:b]) / (b - a) if b > a else 0.0 for a, b in self._bounds]
+        self._means = means  # as each execution started
         #: each execution's size and farthest distance, kept current on removal
         self._sizes = list(sizes)
         self._live: dict[int, _Execution] = {}
@@ -191,7 +198,8 @@ class Search:
         if ex is None:
             a, b = self._bounds[index]
             items = list(zip(self._positions[a:b], self._values[a:b], strict=True))
-            ex = self._live[index] = _Execution(index, items)
+            ex = _Execution(index, items, self._means[index], self._fars[index])
+            self._live[index] = ex
         return ex
 
     def _file(self, index: int) -> None:
@@ -281,11 +289,11 @@ class Search:
         index = int(self._owner[flat])
         ex = self._execution(index)
         before = len(ex.items)
+        self._squares -= ex.exact_squares()  # of the values before this removal
         ex.items = [item for item in ex.items if item[0] != position]
         ex.ordered = [item for item in ex.ordered if item[1] != position]
-        self._squares -= ex.squares
         ex.measure()
-        self._squares += ex.squares
+        self._squares += ex.exact_squares()
         self._count -= 1
         self._sizes[index], self._fars[index] = len(ex.items), ex.far
         self.tested -= 3 if before == 3 else 1

@@ -9,7 +9,7 @@ a surprising mean can be traced to it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -71,11 +71,7 @@ def flag(
         "many": [],
     }
     for name in fields:
-        executions = [
-            [v for v in samples if _numeric(v)]
-            for row in members
-            for _, samples in executions_of(row, name)
-        ]
+        executions = _executions(members, name)
         values = [v for execution in executions for v in execution]
         cv = summarize(values).cv
         if cv is not None and cv > cv_limit:
@@ -86,6 +82,20 @@ def flag(
                 found[kind].append(text)
             found["outlying"] += [_mark(members, name, index) for index in spread.outliers]
     return Flags(**{kind: tuple(texts) for kind, texts in found.items()})
+
+
+def _executions(members: Sequence[Row], name: str) -> list[list[Number]]:
+    """The numeric samples of ``name`` per execution of each row (:func:`executions_of`),
+    a row of one execution (most rows) read without splitting it."""
+    found: list[list[Number]] = []
+    for row in members:
+        if row.get("executions"):
+            found += [[v for v in s if _numeric(v)] for _, s in executions_of(row, name)]
+            continue
+        samples = row.get("samples")
+        got = samples.get(name) if isinstance(samples, Mapping) else None
+        found.append([v for v in (got or (row.get(name),)) if type(v) is float or _numeric(v)])
+    return found
 
 
 def _describe(name: str, spread: Spread, n: int) -> list[tuple[str, str]]:
