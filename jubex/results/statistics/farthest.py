@@ -23,7 +23,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain, repeat
 from math import fsum
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 #: the fewest degrees of freedom the spread a value is measured against may have: with one
 #: or two, two values that nearly tie make any third look far
 MIN_DF = 3
+#: the fewest values worked out over numpy arrays (fewer: plain Python, without numpy's
+#: import, which costs more than a small table)
+ARRAYS = 500
 #: a float's exact value in units of the smallest subnormal, 2**-1074
 _UNITS = 1074
 
@@ -143,21 +146,23 @@ class Search:
     def _build(
         self, positions: Sequence[int], values: Sequence[Number], sizes: Sequence[int]
     ) -> None:
-        import numpy as np
-
         self._positions = list(positions)
         self._values = list(values)
         ends = list(accumulate(sizes))
         self._bounds = list(zip([0, *ends][:-1], ends, strict=True))
-        array = np.asarray(self._values, dtype=float)
-        counts = np.asarray(sizes, dtype=np.int64)
         means = [fsum(self._values[a:b]) / (b - a) if b > a else 0.0 for a, b in self._bounds]
         self._means = means  # as each execution started
         #: each execution's size and farthest distance, kept current on removal
         self._sizes = list(sizes)
         self._live: dict[int, _Execution] = {}
-        self._owner = np.repeat(np.arange(len(sizes)), counts)
-        if len(array):
+        self._owner = list(chain.from_iterable(repeat(i, k) for i, k in enumerate(sizes)))
+        if len(self._values) < ARRAYS or not self._values:
+            self._plain(means)
+        else:
+            import numpy as np
+
+            array = np.asarray(self._values, dtype=float)
+            counts = np.asarray(sizes, dtype=np.int64)
             centre = np.repeat(np.asarray(means), counts)
             firsts = np.flatnonzero(counts)
             starts = np.r_[0, np.cumsum(counts)[:-1]][firsts]
@@ -171,10 +176,6 @@ class Search:
             # ``x ** 2`` as Python's float power rounds it (C ``pow``), not ``x * x``
             self._squares = exact_sum(np.float_power(array - centre, 2.0))
             self._largest = float(np.abs(array).max())
-        else:
-            self._fars = [0.0] * len(sizes)
-            self._squares = 0
-            self._largest = 0.0
         self._count = len(self._values)
         self.size = self._count
         #: the values of executions of three or more (the Bonferroni count)
@@ -191,6 +192,20 @@ class Search:
             if not holders:
                 self._distances.setdefault(size, []).append(-self._fars[index])
             holders.append(index)
+
+    def _plain(self, means: Sequence[float]) -> None:
+        """The farthest distances, the exact sum of squares and the largest value of a few
+        values, in plain Python."""
+        self._fars = [
+            max(abs(min(self._values[a:b]) - m), abs(max(self._values[a:b]) - m)) if b > a else 0.0
+            for (a, b), m in zip(self._bounds, means, strict=True)
+        ]
+        self._squares = sum(
+            _exact((v - m) ** 2)
+            for (a, b), m in zip(self._bounds, means, strict=True)
+            for v in self._values[a:b]
+        )
+        self._largest = max(map(abs, self._values), default=0.0)
 
     def _execution(self, index: int) -> _Execution:
         """Execution ``index`` with its values sorted and its sum of squares exact."""
@@ -286,7 +301,7 @@ class Search:
         if flat == len(self._positions) or self._positions[flat] != position or flat in self._gone:
             raise KeyError(position)
         self._gone.add(flat)
-        index = int(self._owner[flat])
+        index = self._owner[flat]
         ex = self._execution(index)
         before = len(ex.items)
         self._squares -= ex.exact_squares()  # of the values before this removal

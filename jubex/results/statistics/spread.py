@@ -33,7 +33,7 @@ from functools import lru_cache
 from itertools import pairwise
 from statistics import NormalDist, median
 
-from jubex.results.statistics.farthest import Search
+from jubex.results.statistics.farthest import ARRAYS, Search
 from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
 from jubex.results.statistics.stats import (
     OUTLIER_MIN_N,
@@ -211,7 +211,20 @@ def kruskal_p(samples: Sequence[Sequence[Number]]) -> float:
 
 def _kruskal_h(samples: Sequence[Sequence[Number]]) -> float | None:
     """The tie-corrected H statistic, None when every value is the same. The ranks are
-    sorted and summed by numpy: half-integers, whose sums are exact."""
+    half-integers, whose sums are exact: numpy's sort and sums give the same H as plain
+    Python, which small samples take (importing numpy costs more than a small table)."""
+    n = sum(map(len, samples))
+    ranks, ties = _rank_sums(samples) if n >= ARRAYS else _rank_sums_plain(samples)
+    correction = 1 - ties / (n**3 - n)
+    if correction <= 0:
+        return None
+    h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
+    return (h - 3 * (n + 1)) / correction
+
+
+def _rank_sums(samples: Sequence[Sequence[Number]]) -> tuple[list[float], float]:
+    """Each sample's sum of ranks in the pooled values (ties share the mean rank), and
+    the sum of t**3 - t over the ties' sizes t, by numpy."""
     import numpy as np
 
     pooled = np.array([v for sample in samples for v in sample], dtype=float)
@@ -223,12 +236,26 @@ def _kruskal_h(samples: Sequence[Sequence[Number]]) -> float | None:
     counts = np.diff(np.r_[starts, n])
     rank = np.repeat((2 * starts + counts - 1) / 2 + 1, counts)
     ranks = np.bincount(owner[order], weights=rank, minlength=len(samples)).tolist()
-    ties = float(int((counts**3 - counts).sum()))
-    correction = 1 - ties / (n**3 - n)
-    if correction <= 0:
-        return None
-    h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
-    return (h - 3 * (n + 1)) / correction
+    return ranks, float(int((counts**3 - counts).sum()))
+
+
+def _rank_sums_plain(samples: Sequence[Sequence[Number]]) -> tuple[list[float], float]:
+    """:func:`_rank_sums` in plain Python."""
+    pooled = sorted((float(v), i) for i, sample in enumerate(samples) for v in sample)
+    ranks = [0.0] * len(samples)
+    ties = 0
+    start = 0
+    while start < len(pooled):
+        end = start + 1
+        while end < len(pooled) and pooled[end][0] == pooled[start][0]:
+            end += 1
+        count = end - start
+        rank = (2 * start + count - 1) / 2 + 1
+        for _, owner in pooled[start:end]:
+            ranks[owner] += rank
+        ties += count**3 - count
+        start = end
+    return ranks, float(ties)
 
 
 def chi2_sf(x: float, df: int) -> float:
@@ -303,6 +330,8 @@ def _best_split(ordered: Sequence[Number], smallest: int) -> tuple[float, int | 
     The sum below the cut runs as one addition after another (numpy's ``cumsum``), and the
     squares round as Python's ``**`` does, so that the share is the same float as a loop
     over the cuts gives (a test keeps that loop)."""
+    if len(ordered) < ARRAYS:
+        return _best_split_plain(ordered, smallest)
     import numpy as np
 
     n = len(ordered)
@@ -321,6 +350,23 @@ def _best_split(ordered: Sequence[Number], smallest: int) -> tuple[float, int | 
     if not between[best] > 0.0:
         return 0.0, None
     return float(between[best]) / total, int(cuts[best])
+
+
+def _best_split_plain(ordered: Sequence[Number], smallest: int) -> tuple[float, int | None]:
+    """:func:`_best_split` as a loop over the cuts, in plain Python."""
+    n = len(ordered)
+    mean = math.fsum(ordered) / n
+    total = math.fsum((v - mean) ** 2 for v in ordered)
+    if total <= 0:
+        return 0.0, None
+    best, cut = 0.0, None
+    below = math.fsum(v - mean for v in ordered[: smallest - 1])
+    for k in range(smallest, n - smallest + 1):
+        below += ordered[k - 1] - mean
+        between = below * below * n / (k * (n - k))
+        if between > best:
+            best, cut = between, k
+    return best / total, cut
 
 
 def _split_critical(n: int, alpha: float) -> float:

@@ -5,11 +5,13 @@ below, as it stood before), in far less time."""
 from __future__ import annotations
 
 import math
+from unittest.mock import patch
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from jubex.results.statistics import farthest
 from jubex.results.statistics.farthest import MIN_DF, Search, _exact, exact_sum, score
 from jubex.results.statistics.spread import _within, examine
 
@@ -48,15 +50,19 @@ def _reference(active: Active, steps: int) -> list[tuple[float, int, int]]:
 
 
 def _fast(active: Active, steps: int) -> list[tuple[float, int, int]]:
-    search = Search(active)
-    found = []
-    for _ in range(steps):
-        far = search.farthest()
-        if far is None:
-            break
-        found.append(far)
-        search.remove(far[2])
-    return found
+    """The search's removals; it starts from plain Python and from numpy's arrays alike."""
+    found: list[list[tuple[float, int, int]]] = [[], []]
+    for removals, arrays in zip(found, (0, 10**9), strict=True):
+        with patch.object(farthest, "ARRAYS", arrays):
+            search = Search([list(e) for e in active])
+        for _ in range(steps):
+            far = search.farthest()
+            if far is None:
+                break
+            removals.append(far)
+            search.remove(far[2])
+    assert found[0] == found[1]
+    return found[0]
 
 
 def _flat(executions: list[list[float]]) -> Active:

@@ -9,6 +9,7 @@ import math
 import random
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +20,7 @@ from scipy.stats import kruskal
 from jubex.cli.main import main
 from jubex.results.comparison.compare import compare
 from jubex.results.samples.rows import executions_of, result_rows
+from jubex.results.statistics import spread
 from jubex.results.statistics.flags import OUTLIER_ALPHA, flag, side_warnings
 from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
 from jubex.results.statistics.spread import (
@@ -26,6 +28,8 @@ from jubex.results.statistics.spread import (
     _best_split,
     _beyond,
     _kruskal_at_least,
+    _rank_sums,
+    _rank_sums_plain,
     _split_critical,
     chi2_sf,
     drawn_split_critical,
@@ -325,3 +329,18 @@ def _best_split_loop(ordered: list[float], smallest: int) -> tuple[float, int | 
 def test_the_best_split_is_the_loops(values: list[float], smallest: int) -> None:
     ordered = sorted(values)
     assert _best_split(ordered, smallest) == _best_split_loop(ordered, smallest)
+    with patch.object(spread, "ARRAYS", 0):  # the arrays' version, which large samples take
+        assert _best_split(ordered, smallest) == _best_split_loop(ordered, smallest)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.integers(-3, 3), st.floats(-1e6, 1e6, allow_nan=False)), max_size=8),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_the_ranks_in_plain_python_are_numpys(samples: list[list[float]]) -> None:
+    """Small samples rank without numpy: the same sums and ties, so the same H."""
+    assert _rank_sums_plain(samples) == _rank_sums(samples)
