@@ -16,7 +16,7 @@ from typing import TypeGuard
 from jubex.results.samples.rows import Row, executions_of
 from jubex.results.statistics.experimental_unit import by_execution
 from jubex.results.statistics.spread import Groups, Spread, examine
-from jubex.results.statistics.stats import Number, Summary, summarize
+from jubex.results.statistics.stats import Number, Summary, cv_of
 
 #: a point is noisy above this coefficient of variation
 CV_LIMIT = 0.05
@@ -73,7 +73,7 @@ def flag(
     for name in fields:
         executions = _executions(members, name)
         values = [v for execution in executions for v in execution]
-        cv = summarize(values).cv
+        cv = cv_of(values)
         if cv is not None and cv > cv_limit:
             found["noisy"].append(f"{name} cv {cv:.1%}")
         if outlier_alpha:
