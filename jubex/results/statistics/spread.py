@@ -19,7 +19,8 @@ says what the spread is instead, and marks an outlier only where the test's prem
 * **Two groups** when executions do not differ, the best split of the sorted values
   explains more of their variance than the same split of a normal sample does at half
   the level (the outlier test takes the other half; the critical value is drawn once per
-  size, and kept in a table at the default level), and the gap between the groups is wider than any gap inside them.
+  size, and kept in a table at the default level), and the gap between the groups is
+  wider than any gap inside them.
 * **Too many to be outliers** when the test would mark more than a few values (a tenth,
   at least two): the sample is not one population with strays, and nothing is marked.
 """
