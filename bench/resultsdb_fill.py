@@ -212,3 +212,68 @@ def _copy(connection: sa.Connection, rows: _Rows) -> None:
         else:
             marks = ", ".join("?" * len(columns))
             raw.executemany(f"INSERT INTO {table.name} VALUES ({marks})", found)
+
+
+def fill_sqlite(
+    database: Database,
+    template: Template,
+    *,
+    runs: int,
+    series: int,
+    metrics: int,
+    reps: int,
+    step_at: int,
+    step: float = 0.8,
+) -> None:
+    """The runs of :func:`fill`, made by SQLite itself (``INSERT ... SELECT`` over a
+    counting ``WITH RECURSIVE``) in one transaction: about 100x faster than rows sent
+    from Python. The noise is uniform (1 % standard deviation) rather than normal."""
+    assert database.sqlite
+    spec_hash = hashlib.sha256(template.spec.encode()).hexdigest()
+    point_key = json.dumps(["run", PARAMETERS], sort_keys=True, separators=(",", ":"))
+    with database.writing() as connection:
+        raw = connection.connection.driver_connection
+        first = raw.execute("SELECT coalesce(max(id), 0) + 1 FROM runs").fetchone()[0]
+        point = raw.execute("SELECT coalesce(max(id), 0) + 1 FROM points").fetchone()[0]
+        raw.execute("INSERT OR IGNORE INTO specs VALUES (?, ?)", (spec_hash, template.spec))
+        raw.execute("CREATE TEMP TABLE n (i INTEGER PRIMARY KEY)")
+        raw.execute(
+            "INSERT INTO n WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c "
+            "WHERE i + 1 < ?) SELECT i FROM c",
+            (runs,),
+        )
+        at = {"first": first, "point": point, "series": series, "start": START}
+        raw.execute(
+            "INSERT INTO runs SELECT :first + i, printf('bench-%d', :first + i), 'bench', "
+            "printf('%06d', i / :series), printf('/bench/site%02d/%06d', i % :series, "
+            "i / :series), :start + (i / :series) * 3600.0, :start + (i / :series) * 3600.0 "
+            "+ 60, 'bench', 'host', printf('site%02d', i % :series), printf('site%02d', "
+            "i % :series), 'slurm', '0.1.0', '/bench/ior.yaml', :zeros, '[]', '{}', '', '', "
+            "'{}', :spec, 1 FROM n",
+            {**at, "zeros": "0" * 64, "spec": spec_hash},
+        )
+        raw.execute(
+            "INSERT INTO stores SELECT :first + i, :body FROM n", {**at, "body": template.store}
+        )
+        raw.execute(
+            "INSERT INTO points SELECT :point + i, :first + i, 'run', :key, :values FROM n",
+            {**at, "key": point_key, "values": json.dumps(PARAMETERS)},
+        )
+        for name, value in PARAMETERS.items():
+            raw.execute(
+                "INSERT INTO parameters SELECT :point + i, :name, :value, :number FROM n",
+                {**at, "name": name, "value": value, "number": _number(value)},
+            )
+        raw.execute(
+            "INSERT INTO samples SELECT :point + n.i, printf('m%02d', m.i), r.i, 0, :first + n.i, "
+            "r.i, 1000 * (CASE WHEN m.i = 0 AND n.i / :series >= :step_at THEN :step ELSE 1 END)"
+            " * (1 + 0.0173 * ((abs(random()) % 2000001) - 1000000) / 1000000.0), 'MiB/s', 1 "
+            "FROM n, n AS m, n AS r WHERE m.i < :metrics AND r.i < :reps ORDER BY 1, 2, 3",
+            {**at, "step_at": step_at, "step": step, "metrics": metrics, "reps": reps},
+        )
+        raw.execute(
+            "INSERT INTO verdicts SELECT :point + n.i, r.i, :first + n.i, r.i, 1, '' "
+            "FROM n, n AS r WHERE r.i < :reps",
+            {**at, "reps": reps},
+        )
+        raw.execute("DROP TABLE n")

@@ -63,6 +63,24 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.longrepr = f"skipped under CI, which runs every test: {reason}"
 
 
+#: how many xdist workers the tests marked ``waits`` share (tox runs ``-n 4 --dist loadgroup``)
+WAIT_LANES = 2
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``waits`` spend minutes waiting (a Slurm time limit is at least one
+    minute, a lost node's job is requeued after 30 s, fsync waits on the disk) and little on
+    the CPU. Dealt round-robin into :data:`WAIT_LANES` xdist groups, they start first, one
+    lane to a worker, while the other workers run the rest: their waits pass beside the
+    CPU-bound tests instead of after them (``--dist loadgroup`` hands out the groups, which
+    have more tests than any other work unit, first). Without xdist the marks do nothing."""
+    waiting = [item for item in items if item.get_closest_marker("waits")]
+    for number, item in enumerate(waiting):
+        item.add_marker(pytest.mark.xdist_group(f"waits-{number % WAIT_LANES}"))
+    items[:] = waiting + [item for item in items if item.get_closest_marker("waits") is None]
+
+
 #: the one skip CI keeps (docs/darshan.md): darshan-runtime is built from its source, which
 #: CI cannot fetch, and no distribution packages it; the log reading is tested on kept logs
 DARSHAN_ABSENT = "darshan-runtime is not here (JUBEX_DARSHAN_LIB names its libdarshan.so)"

@@ -74,18 +74,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
     """The runs the sources name; a definition file stands for all runs made from it."""
-    found: dict[Path, None] = {}
+    found: dict[Path, Run | None] = {}
     for source in sources:
         path = Path(source)
         if path.is_file() and not (path.parent / STORE).exists():
             spec = resolve(path, outpath=outpath)
             name = spec.benchmark.name
             for run_dir in list_runs(Path(spec.outpath)):
-                if open_run(run_dir).meta.get("name") == name:
-                    found[run_dir.resolve()] = None
+                run = open_run(run_dir)  # opened once: it is the run read, if it is one
+                if run.meta.get("name") == name:
+                    found.setdefault(run_dir.resolve(), run)
+                else:
+                    run.store.close()
         else:
-            found[resolve_run(source, outpath).resolve()] = None
-    return [open_run(run_dir) for run_dir in found]
+            found.setdefault(resolve_run(source, outpath).resolve(), None)
+    return [run or open_run(run_dir) for run_dir, run in found.items()]
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from jubex.cli.main import main
+from jubex.store.rundir import open_run
 
 DEFINITION = r"""
 name: hist
@@ -74,3 +75,20 @@ def test_a_history_of_named_metrics_reads_only_them(definition: Path) -> None:
     named = rows_of([run], per_iteration=True, names=["bw"])
     assert "bw" in named[0] and "bw_avg" not in named[0]
     assert [r["bw"] for r in named] == [r["bw"] for r in every]
+
+
+def test_each_run_of_a_definition_is_opened_once(
+    definition: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jubex.cli import history
+
+    opened: list[Path] = []
+
+    def counted(run_dir: Path) -> object:
+        opened.append(run_dir)
+        return open_run(run_dir)
+
+    monkeypatch.setattr(history, "open_run", counted)
+    runs = history.runs_of([str(definition)], None)
+    assert [run.id for run in runs] == ["000000", "000001", "000002"]
+    assert sorted(path.name for path in opened) == ["000000", "000001", "000002"]

@@ -87,10 +87,12 @@ def test_two_continues_at_once_the_second_refuses(tmp_path: Path) -> None:
         f"    do: while [ ! -e {release} ]; do sleep 0.05; done\n"
     )
     first = jubex("run", str(definition), "--outpath", "runs", "-q", cwd=tmp_path)
-    started = tmp_path / "runs/000000/000000_s/started"
-    deadline = time.monotonic() + 30
-    while not started.exists() and time.monotonic() < deadline:
+    # the first workpackage's claim: the first jubex is driving the run
+    claimed = tmp_path / "runs/000000/000000_s/claim"
+    deadline = time.monotonic() + 60
+    while not claimed.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert claimed.exists(), "the first jubex never started its workpackage"
     second = jubex("continue", "runs/000000", "-q", cwd=tmp_path)
     _, err = second.communicate(timeout=60)
     release.touch()

@@ -97,6 +97,7 @@ def test_kill_minus_nine_while_packs_run_then_continue_runs_each_member_once(
 
 
 @pytest.mark.slow
+@pytest.mark.waits
 def test_a_pack_killed_by_its_time_limit_queues_its_unstarted_members_again(
     tmp_path: Path,
 ) -> None:
@@ -120,6 +121,7 @@ def test_a_pack_killed_by_its_time_limit_queues_its_unstarted_members_again(
 
 
 @pytest.mark.slow
+@pytest.mark.waits
 def test_a_node_lost_under_a_pack_runs_no_member_twice(tmp_path: Path) -> None:
     """Slurm kills the pack on the downed node and starts it again elsewhere (requeue)."""
     go = tmp_path / "go"
@@ -215,6 +217,7 @@ def test_a_packed_step_s_shared_command_runs_once_after_every_member(tmp_path: P
 
 
 @pytest.mark.slow
+@pytest.mark.waits
 def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_forever(
     tmp_path: Path,
 ) -> None:

@@ -406,6 +406,7 @@ def test_kill_minus_nine_while_submitting_then_continue_submits_each_job_once(
 
 
 @pytest.mark.slow
+@pytest.mark.waits
 def test_the_time_limit_kills_a_workpackage_and_says_so(tmp_path: Path) -> None:
     name = definition(
         tmp_path, "name: limit\nsteps:\n  run:\n    resources: {time: 1m}\n    do: sleep 600\n"

@@ -71,10 +71,10 @@ def shell(clone: Path, script: str, timeout: float = 240) -> str:
     return proc.stdout
 
 
-def walk(clone: Path, name: str) -> str:
+def walk(clone: Path, name: str, timeout: float = 240) -> str:
     script = "\n".join(blocks(EXAMPLES / name, "bash"))
     assert script, f"{name} has no ```bash block"
-    return shell(clone, script)
+    return shell(clone, script, timeout)
 
 
 def test_every_walkthrough_shows_commands_to_run_here() -> None:
@@ -119,10 +119,12 @@ def test_cori_reads_follow_their_writes(clone: Path) -> None:
 
 @needs_cc
 @pytest.mark.slow
+@pytest.mark.waits
 def test_lustre_clio_gate_catches_the_fsync_regression(
     clone: Path, browse: Callable[..., str]
 ) -> None:
-    out = walk(clone, "lustre-clio.md")
+    # three fsync-bound sweeps of -i 5: 80-240 s on 2 shared cores; the bound only stops a hang
+    out = walk(clone, "lustre-clio.md", timeout=600)
     assert "exit status 1: the candidate fails the gate" in out
     # the candidate: write_bw worse (at both points on a quiet machine; with a noisy
     # baseline, Holm's correction may leave one of them "same"), read_bw compared too

@@ -449,6 +449,7 @@ def test_the_completion_log_answers_for_finished_jobs(tmp_path: Path) -> None:
 @pytest.mark.slurm
 @pytest.mark.slow
 @pytest.mark.usefixtures("slurm")
+@pytest.mark.waits
 def test_a_job_over_its_time_limit_ends_in_timeout(tmp_path: Path) -> None:
     backend = SlurmScheduler()
     job_id = backend.submit(job(tmp_path, "sleep 600", time="1m"))

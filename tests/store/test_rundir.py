@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 from jubex.definition.frozen import to_json
 from jubex.definition.model import Benchmark, Do, Parameter, ParameterSet, Step
 from jubex.engine.driver import new_run
+from jubex.errors import UsageError
 from jubex.platform.load import load_platform
 from jubex.space.spec import resolve_spec
 from jubex.store.rundir import (
@@ -73,3 +77,22 @@ def test_a_run_keeps_its_definitions_fingerprint_and_an_older_one_gets_the_same(
     assert older.stored_hash is None
     assert older.definition_hash == run.definition_hash
     assert older.spec == run.spec
+
+
+def test_runs_of_one_run_json_share_its_spec_and_a_changed_one_is_read_anew(
+    tmp_path: Path,
+) -> None:
+    """The spec is built once per text of run.json: a copy of a run reads the same spec
+    object, a run.json changed on disk is read again, a damaged one is refused."""
+    run = new_run(resolve_spec(benchmark(tmp_path), load_platform("local")))
+    copy = run.dir.with_name("000001")
+    shutil.copytree(run.dir, copy)
+    assert open_run(copy).spec is open_run(run.dir).spec
+    kept = json.loads((copy / SPEC).read_text())
+    kept["tags"] = ["changed"]
+    (copy / SPEC).write_text(json.dumps(kept))
+    assert open_run(copy).spec.tags == ("changed",)
+    assert open_run(run.dir).spec.tags == ()
+    (copy / SPEC).write_text(json.dumps(kept)[:-40])
+    with pytest.raises(UsageError, match="is damaged"):
+        open_run(copy)

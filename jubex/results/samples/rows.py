@@ -316,8 +316,15 @@ class _Repeats:
     def __call__(self, group: Sequence[Workpackage]) -> dict[str, tuple[object, ...]]:
         samples: dict[str, list[object]] = {}
         for wp in group:
+            # the store gives each name and record's values one after another: the row's
+            # list of them is looked up where a name or record begins, not per value
+            last: tuple[str, int] | None = None
+            into: list[object] = []
             for name, record, value, _ in self.found.get(wp.id, ()):
-                samples.setdefault(_label(name, record), []).append(value)
+                if last is None or name != last[0] or record != last[1]:
+                    last = name, record
+                    into = samples.setdefault(_label(name, record), [])
+                into.append(value)
         return {name: tuple(values) for name, values in samples.items()}
 
     def executions(self, group: Sequence[Workpackage]) -> dict[str, tuple[tuple[int, int], ...]]:

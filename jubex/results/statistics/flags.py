@@ -9,14 +9,14 @@ a surprising mean can be traced to it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
 from jubex.results.samples.rows import Row, executions_of
 from jubex.results.statistics.experimental_unit import by_execution
 from jubex.results.statistics.spread import Groups, Spread, examine
-from jubex.results.statistics.stats import Number, Summary, summarize
+from jubex.results.statistics.stats import Number, Summary, cv_of
 
 #: a point is noisy above this coefficient of variation
 CV_LIMIT = 0.05
@@ -71,13 +71,9 @@ def flag(
         "many": [],
     }
     for name in fields:
-        executions = [
-            [v for v in samples if _numeric(v)]
-            for row in members
-            for _, samples in executions_of(row, name)
-        ]
+        executions = _executions(members, name)
         values = [v for execution in executions for v in execution]
-        cv = summarize(values).cv
+        cv = cv_of(values)
         if cv is not None and cv > cv_limit:
             found["noisy"].append(f"{name} cv {cv:.1%}")
         if outlier_alpha:
@@ -86,6 +82,20 @@ def flag(
                 found[kind].append(text)
             found["outlying"] += [_mark(members, name, index) for index in spread.outliers]
     return Flags(**{kind: tuple(texts) for kind, texts in found.items()})
+
+
+def _executions(members: Sequence[Row], name: str) -> list[list[Number]]:
+    """The numeric samples of ``name`` per execution of each row (:func:`executions_of`),
+    a row of one execution (most rows) read without splitting it."""
+    found: list[list[Number]] = []
+    for row in members:
+        if row.get("executions"):
+            found += [[v for v in s if _numeric(v)] for _, s in executions_of(row, name)]
+            continue
+        samples = row.get("samples")
+        got = samples.get(name) if isinstance(samples, Mapping) else None
+        found.append([v for v in (got or (row.get(name),)) if type(v) is float or _numeric(v)])
+    return found
 
 
 def _describe(name: str, spread: Spread, n: int) -> list[tuple[str, str]]:

@@ -19,7 +19,8 @@ says what the spread is instead, and marks an outlier only where the test's prem
 * **Two groups** when executions do not differ, the best split of the sorted values
   explains more of their variance than the same split of a normal sample does at half
   the level (the outlier test takes the other half; the critical value is drawn once per
-  size), and the gap between the groups is wider than any gap inside them.
+  size, and kept in a table at the default level), and the gap between the groups is
+  wider than any gap inside them.
 * **Too many to be outliers** when the test would mark more than a few values (a tenth,
   at least two): the sample is not one population with strays, and nothing is marked.
 """
@@ -33,7 +34,8 @@ from functools import lru_cache
 from itertools import pairwise
 from statistics import NormalDist, median
 
-from jubex.results.statistics.farthest import Search
+from jubex.results.statistics.farthest import ARRAYS, Search
+from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
 from jubex.results.statistics.stats import (
     OUTLIER_MIN_N,
     OUTLIER_TIE_DISTANCE,
@@ -123,13 +125,13 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
     :class:`~jubex.results.statistics.farthest.Search`'s: each removal costs the size of its
     execution and a logarithm, not a pass over every value.
     """
-    starts = _starts(executions)
-    search = Search(
-        [
-            [(start + k, v) for k, v in enumerate(e)]
-            for start, e in zip(starts, executions, strict=True)
-            if len(e) >= 3
-        ]
+    tested = [
+        (start, e) for start, e in zip(_starts(executions), executions, strict=True) if len(e) >= 3
+    ]
+    search = Search.of(
+        [start + k for start, e in tested for k in range(len(e))],
+        [v for _, e in tested for v in e],
+        [len(e) for _, e in tested],
     )
     size = search.size
     removed: list[int] = []
@@ -210,7 +212,20 @@ def kruskal_p(samples: Sequence[Sequence[Number]]) -> float:
 
 def _kruskal_h(samples: Sequence[Sequence[Number]]) -> float | None:
     """The tie-corrected H statistic, None when every value is the same. The ranks are
-    sorted and summed by numpy: half-integers, whose sums are exact."""
+    half-integers, whose sums are exact: numpy's sort and sums give the same H as plain
+    Python, which small samples take (importing numpy costs more than a small table)."""
+    n = sum(map(len, samples))
+    ranks, ties = _rank_sums(samples) if n >= ARRAYS else _rank_sums_plain(samples)
+    correction = 1 - ties / (n**3 - n)
+    if correction <= 0:
+        return None
+    h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
+    return (h - 3 * (n + 1)) / correction
+
+
+def _rank_sums(samples: Sequence[Sequence[Number]]) -> tuple[list[float], float]:
+    """Each sample's sum of ranks in the pooled values (ties share the mean rank), and
+    the sum of t**3 - t over the ties' sizes t, by numpy."""
     import numpy as np
 
     pooled = np.array([v for sample in samples for v in sample], dtype=float)
@@ -222,12 +237,26 @@ def _kruskal_h(samples: Sequence[Sequence[Number]]) -> float | None:
     counts = np.diff(np.r_[starts, n])
     rank = np.repeat((2 * starts + counts - 1) / 2 + 1, counts)
     ranks = np.bincount(owner[order], weights=rank, minlength=len(samples)).tolist()
-    ties = float(int((counts**3 - counts).sum()))
-    correction = 1 - ties / (n**3 - n)
-    if correction <= 0:
-        return None
-    h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
-    return (h - 3 * (n + 1)) / correction
+    return ranks, float(int((counts**3 - counts).sum()))
+
+
+def _rank_sums_plain(samples: Sequence[Sequence[Number]]) -> tuple[list[float], float]:
+    """:func:`_rank_sums` in plain Python."""
+    pooled = sorted((float(v), i) for i, sample in enumerate(samples) for v in sample)
+    ranks = [0.0] * len(samples)
+    ties = 0
+    start = 0
+    while start < len(pooled):
+        end = start + 1
+        while end < len(pooled) and pooled[end][0] == pooled[start][0]:
+            end += 1
+        count = end - start
+        rank = (2 * start + count - 1) / 2 + 1
+        for _, owner in pooled[start:end]:
+            ranks[owner] += rank
+        ties += count**3 - count
+        start = end
+    return ranks, float(ties)
 
 
 def chi2_sf(x: float, df: int) -> float:
@@ -297,7 +326,35 @@ def _apart(low: Sequence[Number], high: Sequence[Number]) -> bool:
 
 def _best_split(ordered: Sequence[Number], smallest: int) -> tuple[float, int | None]:
     """The largest share of the variance of sorted values that a split into a lower and an
-    upper group (each of at least ``smallest``) explains, and where it cuts."""
+    upper group (each of at least ``smallest``) explains, and where it cuts.
+
+    The sum below the cut runs as one addition after another (numpy's ``cumsum``), and the
+    squares round as Python's ``**`` does, so that the share is the same float as a loop
+    over the cuts gives (a test keeps that loop)."""
+    if len(ordered) < ARRAYS:
+        return _best_split_plain(ordered, smallest)
+    import numpy as np
+
+    n = len(ordered)
+    mean = math.fsum(ordered) / n
+    deviation = np.asarray(ordered, dtype=float) - mean
+    total = math.fsum(np.float_power(deviation, 2.0).tolist())
+    if total <= 0:
+        return 0.0, None
+    cuts = np.arange(smallest, n - smallest + 1)
+    if not len(cuts):
+        return 0.0, None
+    first = math.fsum(deviation[: smallest - 1].tolist())
+    below = np.cumsum(np.r_[first, deviation[smallest - 1 : n - smallest]])[1:]
+    between = below * below * n / (cuts * (n - cuts))
+    best = int(between.argmax())
+    if not between[best] > 0.0:
+        return 0.0, None
+    return float(between[best]) / total, int(cuts[best])
+
+
+def _best_split_plain(ordered: Sequence[Number], smallest: int) -> tuple[float, int | None]:
+    """:func:`_best_split` as a loop over the cuts, in plain Python."""
     n = len(ordered)
     mean = math.fsum(ordered) / n
     total = math.fsum((v - mean) ** 2 for v in ordered)
@@ -313,11 +370,19 @@ def _best_split(ordered: Sequence[Number], smallest: int) -> tuple[float, int | 
     return best / total, cut
 
 
-@lru_cache(maxsize=64)
 def _split_critical(n: int, alpha: float) -> float:
     """The share of variance above which the best split of ``n`` normal values, with a gap
-    between its groups wider than any inside them, falls with probability ``alpha``: drawn
-    once per size, seeded, so that a table reads the same every time."""
+    between its groups wider than any inside them, falls with probability ``alpha``: from
+    the table of the default level, else drawn."""
+    if alpha == LEVEL and FIRST <= n < FIRST + len(CRITICAL):
+        return CRITICAL[n - FIRST]
+    return drawn_split_critical(n, alpha)
+
+
+@lru_cache(maxsize=64)
+def drawn_split_critical(n: int, alpha: float) -> float:
+    """:func:`_split_critical` drawn: once per size, seeded, so that a table reads the same
+    every time."""
     import numpy as np
 
     smallest = few(n) + 1

@@ -143,6 +143,22 @@ def summarize(values: Sequence[Number | None]) -> Summary:
     )
 
 
+def cv_of(values: Sequence[Number]) -> float | None:
+    """``summarize(values).cv`` of numbers, without the median, its deviation and the
+    means of rates and ratios that a flag does not read (a third of the flags' time over
+    100,000 rows)."""
+    n = len(values)
+    if n < 2:
+        return None
+    try:
+        mean = math.fsum(values) / n
+        std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    except OverflowError:
+        _, mean, scaled = _scaled(values)
+        std = scaled if scaled is not None else 0.0
+    return std / abs(mean) if mean else None
+
+
 def _scaled(values: Sequence[Number]) -> tuple[float, float, float | None]:
     """Sum, mean and standard deviation of values whose sum or squares overflow a float,
     computed on the values divided by the largest magnitude (the sum may still be

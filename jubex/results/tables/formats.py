@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from jubex.errors import UsageError, did_you_mean
 from jubex.results.tables.columns import Header, PlusMinus
+from jubex.results.tables.frame import framed
 from jubex.results.tables.table import FLAGS, ResultTable
 
 #: format name -> what it is for (shown in help texts)
@@ -232,6 +233,10 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
         table, grid = fitted
         head, body, right = grid
         natural = _natural_width(grid)
+    lines = [[cell.replace("\n", " ") for cell in row] for row in body]
+    plain = framed(table.name, head, lines, right)
+    if plain is not None:  # the frame rich would draw, without rich's layout per row
+        return "".join(line.rstrip() + "\n" for line in [*plain, *_notes(table)])
     from rich import box  # rich only for this style: the others start without it
     from rich.console import Console
     from rich.table import Table as RichTable
@@ -243,7 +248,6 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     for label, is_right in zip(head, right, strict=True):
         out.add_column(Text(label), justify="right" if is_right else "left", no_wrap=True)
     if body:
-        lines = [[cell.replace("\n", " ") for cell in row] for row in body]
         out.add_row(*(Text("\n".join(column)) for column in zip(*lines, strict=True)))
     buffer = io.StringIO()
     console = Console(

@@ -5,11 +5,14 @@ below, as it stood before), in far less time."""
 from __future__ import annotations
 
 import math
+from unittest.mock import patch
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.results.statistics.farthest import MIN_DF, Search, score
+from jubex.results.statistics import farthest
+from jubex.results.statistics.farthest import MIN_DF, Search, _exact, exact_sum, score
 from jubex.results.statistics.spread import _within, examine
 
 Active = list[list[tuple[int, float]]]
@@ -47,15 +50,19 @@ def _reference(active: Active, steps: int) -> list[tuple[float, int, int]]:
 
 
 def _fast(active: Active, steps: int) -> list[tuple[float, int, int]]:
-    search = Search(active)
-    found = []
-    for _ in range(steps):
-        far = search.farthest()
-        if far is None:
-            break
-        found.append(far)
-        search.remove(far[2])
-    return found
+    """The search's removals; it starts from plain Python and from numpy's arrays alike."""
+    found: list[list[tuple[float, int, int]]] = [[], []]
+    for removals, arrays in zip(found, (0, 10**9), strict=True):
+        with patch.object(farthest, "ARRAYS", arrays):
+            search = Search([list(e) for e in active])
+        for _ in range(steps):
+            far = search.farthest()
+            if far is None:
+                break
+            removals.append(far)
+            search.remove(far[2])
+    assert found[0] == found[1]
+    return found[0]
 
 
 def _flat(executions: list[list[float]]) -> Active:
@@ -107,3 +114,41 @@ def test_equal_executions_remove_the_first_farthest_first() -> None:
     steps = 12
     assert _fast(_flat(executions), steps) == _reference(_flat(executions), steps)
     assert _within([*executions, [1020.0, 1021.0, 5000.0]], 0.01) == [122]
+
+
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(FINITE, st.sampled_from([0.0, 5e-324, 2.2250738585072014e-308])), max_size=40
+    )
+)
+def test_the_exact_sum_of_squares_is_the_sum_of_each_exact_value(values: list[float]) -> None:
+    squares = [abs(v) for v in values]
+    assert exact_sum(np.asarray(squares)) == sum(_exact(v) for v in squares)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-1e150, 1e150, allow_nan=False), min_size=1, max_size=40), FINITE)
+def test_squares_round_as_pythons_power(values: list[float], mean: float) -> None:
+    """numpy's ``x * x`` rounds differently from Python's ``x ** 2`` (C ``pow``) in about
+    one square of a thousand; the search squares as Python does."""
+    deviations = [v - mean for v in values if math.isfinite(v - mean) and abs(v - mean) < 1e150]
+    found = np.float_power(np.asarray(deviations, dtype=float), 2.0).tolist()
+    assert found == [d**2 for d in deviations]
+
+
+def test_executions_given_flat_search_as_given_in_pairs() -> None:
+    executions = [[1.0, 2.0, 9.0], [4.0, 4.5], [3.0, 3.1, 3.2, 30.0]]
+    active = _flat(executions)
+    flat = Search.of([p for e in active for p, _ in e], [v for e in active for _, v in e], [3, 4])
+    pairs = Search(active)
+    for _ in range(2):  # then too few degrees of freedom are left
+        far = flat.farthest()
+        assert far == pairs.farthest()
+        assert far is not None
+        flat.remove(far[2])
+        pairs.remove(far[2])
+    assert flat.farthest() is None

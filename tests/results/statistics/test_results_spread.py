@@ -5,9 +5,11 @@ marked."""
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -18,11 +20,19 @@ from scipy.stats import kruskal
 from jubex.cli.main import main
 from jubex.results.comparison.compare import compare
 from jubex.results.samples.rows import executions_of, result_rows
-from jubex.results.statistics.flags import flag, side_warnings
+from jubex.results.statistics import spread
+from jubex.results.statistics.flags import OUTLIER_ALPHA, flag, side_warnings
+from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
 from jubex.results.statistics.spread import (
+    CALIBRATED,
+    _best_split,
     _beyond,
     _kruskal_at_least,
+    _rank_sums,
+    _rank_sums_plain,
+    _split_critical,
     chi2_sf,
+    drawn_split_critical,
     examine,
     few,
     kruskal_p,
@@ -275,3 +285,62 @@ def test_a_comparison_says_a_sides_runs_differ_and_marks_within_them():
         "noisy baseline (cv 8.6%); baseline runs differ (cv 9.4% between, 0.8% within); "
         "outlier in the baseline: 1244.78; noisy candidate"
     ), item.note
+
+
+@pytest.mark.parametrize("n", [6, 7, 11, 64, 257, CALIBRATED])
+def test_the_table_of_critical_splits_is_what_drawing_gives(n: int) -> None:
+    """The default level's critical values are read from a table: the same numbers drawing
+    gives, so that a table reads the same with it as without."""
+    assert len(CRITICAL) == CALIBRATED - FIRST + 1
+    assert _split_critical(n, LEVEL) == CRITICAL[n - FIRST] == drawn_split_critical(n, LEVEL)
+    assert LEVEL == OUTLIER_ALPHA / 2
+
+
+def _best_split_loop(ordered: list[float], smallest: int) -> tuple[float, int | None]:
+    """The split as a loop over the cuts (the search before it ran over arrays)."""
+    n = len(ordered)
+    mean = math.fsum(ordered) / n
+    total = math.fsum((v - mean) ** 2 for v in ordered)
+    if total <= 0:
+        return 0.0, None
+    best, cut = 0.0, None
+    below = math.fsum(v - mean for v in ordered[: smallest - 1])
+    for k in range(smallest, n - smallest + 1):
+        below += ordered[k - 1] - mean
+        between = below * below * n / (k * (n - k))
+        if between > best:
+            best, cut = between, k
+    return best / total, cut
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(-1e6, 1e6, allow_nan=False),
+            st.integers(-3, 3).map(float),
+            st.sampled_from([1000.0, 1000.0000001, 1e-300]),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
+    st.integers(1, 8),
+)
+def test_the_best_split_is_the_loops(values: list[float], smallest: int) -> None:
+    ordered = sorted(values)
+    assert _best_split(ordered, smallest) == _best_split_loop(ordered, smallest)
+    with patch.object(spread, "ARRAYS", 0):  # the arrays' version, which large samples take
+        assert _best_split(ordered, smallest) == _best_split_loop(ordered, smallest)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.integers(-3, 3), st.floats(-1e6, 1e6, allow_nan=False)), max_size=8),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_the_ranks_in_plain_python_are_numpys(samples: list[list[float]]) -> None:
+    """Small samples rank without numpy: the same sums and ties, so the same H."""
+    assert _rank_sums_plain(samples) == _rank_sums(samples)

@@ -11,6 +11,7 @@ from scipy import stats
 from jubex.results.statistics.stats import (
     OUTLIER_MIN_N,
     STATISTICS,
+    cv_of,
     outliers,
     summarize,
     t_quantile,
@@ -200,3 +201,18 @@ def test_the_outlier_test_takes_any_finite_sample(values: list[float]) -> None:
     found = outliers(values)
     assert found == sorted(set(found)) and all(0 <= i < len(values) for i in found)
     assert len(found) <= max(0, (len(values) - 1) // 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-(10**6), 10**6),
+            st.floats(allow_nan=False, allow_infinity=False),
+            st.sampled_from([0.0, 1e308, -1e308, 5e-324]),
+        ),
+        max_size=30,
+    )
+)
+def test_the_cv_alone_is_the_summarys(values: list[float]) -> None:
+    assert cv_of(values) == summarize(values).cv
