@@ -7,6 +7,10 @@ backend only submits one job and polls or cancels many with one call each.
 Order of every submission: record ``queued`` (the intent) → call the scheduler → record
 ``submitted`` with the job id (locally, with the next transaction: the id is also in the
 job's claim file). ``reconcile`` resolves what a crash left between those steps.
+Locally, the intent is recorded for up to ``AHEAD`` workpackages at once, more than there
+is room for: those beyond the room wait, prepared and ``queued``, and start as jobs end,
+without a transaction each (a crash leaves them queued without a job; ``reconcile`` finds
+them unclaimed and plans them again).
 On a batch platform, children of submitted parents are submitted at once with a dependency
 (the scheduler holds them until their parents succeed), and the ready workpackages of an
 ``array: true`` step go in as one array job (see :mod:`jubex.engine.arrays`), and those of a
@@ -49,6 +53,8 @@ from jubex.workdir.script import ALREADY_CLAIMED, admin_dir, read_exit, read_own
 TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 #: how long a finished job may take to show its exit-status file (shared file systems lag)
 EXIT_FILE_GRACE = {True: 0.5, False: 10.0}
+#: how many workpackages the local platform records as queued with one transaction
+AHEAD = 16
 #: exit statuses of commands ended by SIGTERM or SIGKILL (as a scheduler ends a job)
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -104,6 +110,11 @@ class Engine:
         self.at_limit = False
         #: jobs the scheduler accepted in this submission so far (not yet recorded)
         self.accepted = 0
+        #: locally: workpackages recorded queued and prepared, waiting for room to start
+        self.reserved: dict[int, Rendered] = {}
+        steps = run.benchmark.steps.values()
+        #: whether the intent may run ahead of the room (no exclusive step, no done files)
+        self.ahead = scheduler.local and not self.wps.marked and not any(s.exclusive for s in steps)
 
     # -- public -------------------------------------------------------------------------
 
@@ -132,6 +143,7 @@ class Engine:
             self._call(self.scheduler.cancel, ids)
         planned = self.wps.in_states(PLANNED, HELD)
         self._change([(wp.id, CANCELLED, None, None, "cancelled") for wp in active + planned])
+        self.reserved.clear()
         return len(active) + len(planned)
 
     # -- the loop -----------------------------------------------------------------------
@@ -142,8 +154,8 @@ class Engine:
         self._collect(self.wps.in_states(QUEUED, SUBMITTED))
         while not self.stopping:
             submitted = self._submit_ready()
-            active = self.wps.in_states(QUEUED, SUBMITTED)
-            if not active and not self.wps.has_ready():
+            active = self._running()
+            if not active and not self.reserved and not self.wps.has_ready():
                 break
             if not self.policy.wait and not self.scheduler.local:
                 break
@@ -176,22 +188,29 @@ class Engine:
             self._skip_orphans()
             if self.scheduler.local:
                 room = self.policy.capacity - self.wps.count(QUEUED, SUBMITTED)
-                room += self.wps.awaiting_done_files()
+                room += self.wps.awaiting_done_files() + len(self.reserved)
+                if self.reserved:
+                    started = self._start_reserved(room)
+                    total, room = total + started, room - started
+                    if self.reserved or room <= 0:
+                        return total
             else:
                 room = self.policy.capacity - self.wps.jobs_active()
+            more = max(room, AHEAD) if self.ahead else room
             ready = (
-                self.wps.ready(room, self.policy.use_dependencies, alone=self.scheduler.local)
+                self.wps.ready(more, self.policy.use_dependencies, alone=self.scheduler.local)
                 if room > 0
                 else []
             )
             if not ready:
                 return total
-            total += self._submit(ready)
+            total += self._submit(ready, room)
             if not self.policy.use_dependencies or self.held:
                 return total
 
-    def _submit(self, ready: list[Workpackage]) -> int:
+    def _submit(self, ready: list[Workpackage], room: int) -> int:
         """Intent first (all ``queued`` in one transaction), then the scheduler, then the ids.
+        Of single jobs, ``room`` are submitted; the rest wait in ``reserved`` (locally).
 
         Returns how many workpackages reached the scheduler.
         """
@@ -210,9 +229,13 @@ class Engine:
         in_array = [r for r in prepared if self.wps.in_array(r.wp)]
         packed = [r for r in prepared if self.wps.pack_size(r.wp) > 1]
         sizes = {r.wp.step: self.wps.pack_size(r.wp) for r in packed}
-        for item in prepared:
-            if not self.wps.in_array(item.wp) and self.wps.pack_size(item.wp) == 1:
-                changes += self._submit_job([item], kind="job")
+        single = [
+            r for r in prepared if not self.wps.in_array(r.wp) and self.wps.pack_size(r.wp) == 1
+        ]
+        now = room if self.ahead else len(single)
+        for item in single[:now]:
+            changes += self._submit_job([item], kind="job")
+        self.reserved.update((item.wp.id, item) for item in single[now:])
         for members in arrays.groups(in_array):
             changes += self._submit_job(members, kind="array")
         for members in packing.groups(packed, sizes):
@@ -226,7 +249,22 @@ class Engine:
                 "for jobs of this run to end"
             )
         self.at_limit = bool(held)
-        return len(ready) - held
+        return len(ready) - held - len(single[now:])
+
+    def _running(self) -> list[Workpackage]:
+        """The queued and submitted workpackages, but those reserved, which did not start."""
+        active = self.wps.in_states(QUEUED, SUBMITTED)
+        return [wp for wp in active if wp.id not in self.reserved] if self.reserved else active
+
+    def _start_reserved(self, room: int) -> int:
+        """Start up to ``room`` of the workpackages already recorded as queued; their job ids
+        are recorded with the next transaction (the claim file holds them meanwhile)."""
+        self.accepted = 0
+        changes: list[Change] = []
+        for wp_id in list(self.reserved)[:room]:
+            changes += self._submit_job([self.reserved.pop(wp_id)], kind="job")
+        self._record(changes, defer=True)
+        return len(changes)
 
     def _submit_job(self, members: Sequence[Rendered], *, kind: str) -> list[Change]:
         """One job for one workpackage, or one array or pack job for several: their changes.

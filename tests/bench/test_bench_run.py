@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,37 @@ def test_every_case_runs_at_its_small_size_and_its_figures_become_a_jubex_run(
     assert made["provenance"]["sizes"] == "smoke" and made["provenance"]["cores"]
     assert (tmp_path / "runs" / "000000" / "run.json").is_file()
     assert "figures imported as the jubex run" in done.stderr
+
+
+def test_against_a_commit_both_checkouts_are_measured_imported_and_compared(
+    tmp_path: Path,
+) -> None:
+    kept = tmp_path / "this.json"
+    done = bench_run(
+        *("--smoke", "--repetitions", "2", "--only", "startup,engine", "--against", "HEAD"),
+        *("--outpath", str(tmp_path / "runs"), "--record", str(kept)),
+    )
+    assert done.returncode in (0, 1, 4), done.stdout + done.stderr
+    this = json.loads(kept.read_text())
+    other = json.loads((tmp_path / "runs" / "000001" / "run.json").read_text())
+    assert [p["parameters"]["bench"] for p in this["points"]] == ["startup", "engine"]
+    assert all(len(p["repetitions"]) == 2 for p in this["points"])
+    assert this["harness"]["directory"] == str(REPO)
+    head = subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
+    assert f"against {head}\n" in done.stderr
+    assert head in json.dumps(other) and str(REPO) not in json.dumps(other)
+    assert f"baseline {tmp_path / 'runs' / '000001'}, candidate" in done.stdout
+    assert "2 compared" in done.stdout
+    left = [p for p in Path(tempfile.gettempdir()).glob("jubex-bench-*") if p.is_dir()]
+    assert not [p for p in left if (p / "against" / "bench" / "run").exists()]
+
+
+def test_against_an_unknown_commit_is_refused_in_one_line(tmp_path: Path) -> None:
+    done = bench_run("--smoke", "--against", "no-such-rev", "--outpath", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr == f"bench/run: --against no-such-rev: no such commit in {REPO}\n"
 
 
 @pytest.mark.parametrize(("result_cpu", "code"), [(1.0, 0), (2.0, 1)])

@@ -6,6 +6,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -100,3 +101,62 @@ def test_two_continues_at_once_the_second_refuses(tmp_path: Path) -> None:
     assert "Traceback" not in err
     first.communicate(timeout=60)
     assert first.returncode == 0
+
+
+def gated_definition(tmp_path: Path, n: int) -> tuple[Path, Path]:
+    """n workpackages that each log their start and wait for the gate file."""
+    gate = tmp_path / "gate"
+    definition = tmp_path / "gated.yaml"
+    definition.write_text(
+        f"""
+name: gated
+parameters:
+  n: {{range: {{start: 0, stop: {n - 1}, step: 1}}}}
+steps:
+  work:
+    do: |
+      echo $n >> {tmp_path / "executions.txt"}
+      while [ ! -e {gate} ]; do sleep 0.05; done
+"""
+    )
+    return definition, gate
+
+
+def queued_events(store: Path) -> list[tuple[int, float]]:
+    with sqlite3.connect(store) as db:
+        return list(db.execute("SELECT wp, time FROM event WHERE state = 'queued'"))
+
+
+def test_the_intent_is_recorded_for_many_workpackages_with_one_transaction(
+    tmp_path: Path,
+) -> None:
+    definition, gate = gated_definition(tmp_path, 40)
+    gate.touch()
+    done = jubex("run", str(definition), "--outpath", "runs", "-j", "2", "-q", cwd=tmp_path)
+    assert done.wait(timeout=120) == 0, done.communicate()[1]
+    events = queued_events(tmp_path / "runs" / "000000" / "jubex.sqlite")
+    assert sorted(wp for wp, _ in events) == list(range(40))
+    # one transaction per 16 or so (a refill may take a few more), not one per job
+    assert len({when for _, when in events}) <= 8
+
+
+def test_workpackages_queued_ahead_and_never_started_run_once_after_a_kill(
+    tmp_path: Path,
+) -> None:
+    definition, gate = gated_definition(tmp_path, 20)
+    proc = jubex("run", str(definition), "--outpath", "runs", "-j", "2", "-q", cwd=tmp_path)
+    log = tmp_path / "executions.txt"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.exists() or len(log.read_text().split()) < 2):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = tmp_path / "runs" / "000000" / "jubex.sqlite"
+    with sqlite3.connect(store) as db:
+        states = dict(db.execute("SELECT state, COUNT(*) FROM workpackage GROUP BY state"))
+    assert states.get("queued", 0) > 2, states  # queued ahead of the two that started
+    gate.touch()
+    final = jubex("continue", "runs/000000", "-j", "2", "-q", "--no-result", cwd=tmp_path)
+    _, err = final.communicate(timeout=120)
+    assert final.returncode == 0, err
+    assert sorted(map(int, log.read_text().split())) == list(range(20))
