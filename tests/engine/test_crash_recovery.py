@@ -104,7 +104,8 @@ def test_two_continues_at_once_the_second_refuses(tmp_path: Path) -> None:
 
 
 def gated_definition(tmp_path: Path, n: int) -> tuple[Path, Path]:
-    """n workpackages that each log their start and wait for the gate file."""
+    """n workpackages that each log their start and wait for the gate file (at most 300 s:
+    a test that fails before opening the gate leaves no job behind it for long)."""
     gate = tmp_path / "gate"
     definition = tmp_path / "gated.yaml"
     definition.write_text(
@@ -116,7 +117,7 @@ steps:
   work:
     do: |
       echo $n >> {tmp_path / "executions.txt"}
-      while [ ! -e {gate} ]; do sleep 0.05; done
+      for _ in $(seq 6000); do [ -e {gate} ] && break; sleep 0.05; done
 """
     )
     return definition, gate
@@ -152,10 +153,12 @@ def test_workpackages_queued_ahead_and_never_started_run_once_after_a_kill(
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     store = tmp_path / "runs" / "000000" / "jubex.sqlite"
-    with sqlite3.connect(store) as db:
-        states = dict(db.execute("SELECT state, COUNT(*) FROM workpackage GROUP BY state"))
-    assert states.get("queued", 0) > 2, states  # queued ahead of the two that started
-    gate.touch()
+    try:
+        with sqlite3.connect(store) as db:
+            states = dict(db.execute("SELECT state, COUNT(*) FROM workpackage GROUP BY state"))
+        assert states.get("queued", 0) > 2, states  # queued ahead of the two that started
+    finally:
+        gate.touch()  # the two jobs the kill left running end either way
     final = jubex("continue", "runs/000000", "-j", "2", "-q", "--no-result", cwd=tmp_path)
     _, err = final.communicate(timeout=120)
     assert final.returncode == 0, err
