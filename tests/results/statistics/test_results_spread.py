@@ -219,14 +219,16 @@ def test_never_more_than_a_few_outliers_whatever_the_values(executions):
     assert all(0 <= i < n for i in found.outliers)
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
-@given(
-    st.lists(
-        st.lists(st.integers(0, 20) | st.floats(0, 100), min_size=2, max_size=6),
-        min_size=2,
-        max_size=6,
-    )
+#: a few groups of a few values each, ties and integers among them (rank tests' input)
+GROUPS = st.lists(
+    st.lists(st.integers(0, 20) | st.floats(0, 100), min_size=2, max_size=6),
+    min_size=2,
+    max_size=6,
 )
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(GROUPS)
 def test_the_kruskal_wallis_p_value_is_scipys(samples):
     pooled = [v for s in samples for v in s]
     if len(set(pooled)) < 2:
@@ -245,11 +247,7 @@ def test_the_chi_squared_tail_is_scipys(df, scale):
 
 @settings(max_examples=100, deadline=None, derandomize=True)
 @given(
-    st.lists(
-        st.lists(st.integers(0, 20) | st.floats(0, 100), min_size=2, max_size=6),
-        min_size=2,
-        max_size=6,
-    ),
+    GROUPS,
     st.sampled_from([0.001, 0.01, 0.05, 0.5]),
 )
 def test_runs_differ_decides_as_the_exact_p_value(samples, alpha):
