@@ -35,6 +35,7 @@ from itertools import pairwise
 from statistics import NormalDist, median
 
 from jubex.results.statistics.farthest import ARRAYS, Search
+from jubex.results.statistics.sweep import Sweep, Undecided
 from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
 from jubex.results.statistics.stats import (
     OUTLIER_MIN_N,
@@ -123,16 +124,25 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
     lends its spread), until more than :func:`few` are found: beyond that the sample is no
     population with strays, whatever the later steps find. The search is
     :class:`~jubex.results.statistics.farthest.Search`'s: each removal costs the size of its
-    execution and a logarithm, not a pass over every value.
+    execution and a logarithm, not a pass over every value; of many values,
+    :class:`~jubex.results.statistics.sweep.Sweep`'s, which sorts them once.
     """
     tested = [
         (start, e) for start, e in zip(_starts(executions), executions, strict=True) if len(e) >= 3
     ]
-    search = Search.of(
-        [start + k for start, e in tested for k in range(len(e))],
-        [v for _, e in tested for v in e],
-        [len(e) for _, e in tested],
-    )
+    positions = [start + k for start, e in tested for k in range(len(e))]
+    values = [v for _, e in tested for v in e]
+    sizes = [len(e) for _, e in tested]
+    if len(values) >= ARRAYS:
+        try:
+            return _removals(Sweep(positions, values, sizes, few(len(values)) + 1), alpha)
+        except Undecided:
+            pass
+    return _removals(Search.of(positions, values, sizes), alpha)
+
+
+def _removals(search: Search | Sweep, alpha: float) -> list[int]:
+    """The positions :func:`_within` finds, by ``search``."""
     size = search.size
     removed: list[int] = []
     found = 0

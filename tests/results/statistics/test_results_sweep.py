@@ -1,0 +1,82 @@
+"""The sweep of many values removes, removal after removal, the same value with the same
+score as :class:`Search` (which small samples take), or says it cannot tell and leaves the
+choice to it."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jubex.results.statistics.farthest import Search
+from jubex.results.statistics.spread import _within, few
+from jubex.results.statistics.sweep import Sweep, Undecided
+
+Removals = list[tuple[float, int, int, int]]
+
+
+def _flat(executions: list[list[float]]) -> tuple[list[int], list[float], list[int]]:
+    positions, values, sizes, start = [], [], [], 0
+    for e in executions:
+        if len(e) >= 3:
+            positions += range(start, start + len(e))
+            values += e
+            sizes.append(len(e))
+        start += len(e)
+    return positions, values, sizes
+
+
+def _removals(search: Search | Sweep, steps: int) -> Removals:
+    """(score, df, position, Bonferroni count) of each removal, the farthest first."""
+    found = []
+    for _ in range(steps):
+        far = search.farthest()
+        if far is None:
+            break
+        found.append((*far, search.tested))
+        search.remove(far[2])
+    return found
+
+
+def _both(executions: list[list[float]]) -> tuple[Removals | None, Removals]:
+    """The sweep's removals (None: undecided) and the search's."""
+    positions, values, sizes = _flat(executions)
+    steps = few(len(values)) + 1
+    expected = _removals(Search.of(positions, values, sizes), steps)
+    try:
+        return _removals(Sweep(positions, values, sizes, steps), steps), expected
+    except Undecided:
+        return None, expected
+
+
+VALUES = st.one_of(
+    st.integers(-5, 5).map(float),  # ties everywhere
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.sampled_from([1000.0, 1000.0000001, 1e-300, 0.0, 7.0]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(VALUES, min_size=3, max_size=8), min_size=2, max_size=40))
+def test_each_removal_is_the_searchs(executions: list[list[float]]) -> None:
+    found, expected = _both(executions)
+    assert found is None or found == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(20, 200), st.integers(3, 6), st.integers(0, 5))
+def test_measured_values_are_decided_by_the_sweep(seed: int, n: int, k: int, far: int) -> None:
+    """Bandwidths as IOR prints them (two decimals), ``far`` of them strays: no near ties,
+    so the sweep decides every removal itself, as the search does."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(1000, 20, (n, k)).round(2)
+    values[rng.integers(0, n, far), 0] *= 3
+    found, expected = _both(values.tolist())
+    assert found == expected
+
+
+def test_identical_executions_give_up_the_first_farthest_first() -> None:
+    executions = [[1012.0, 1020.0, 1030.0]] * 200 + [[1020.0, 1021.0, 5000.0]]
+    found, expected = _both(executions)
+    assert found == expected
+    assert _within(executions, 0.01) == [602]
