@@ -31,11 +31,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from statistics import NormalDist, median
 
 from jubex.results.statistics.farthest import ARRAYS, Search
-from jubex.results.statistics.sweep import Sweep, Undecided
 from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
 from jubex.results.statistics.stats import (
     OUTLIER_MIN_N,
@@ -44,6 +43,7 @@ from jubex.results.statistics.stats import (
     outliers,
     t_quantile,
 )
+from jubex.results.statistics.sweep import Sweep, Undecided
 
 #: the share of a sample that may be called outliers (at least :data:`FEWEST` values)
 FEW = 0.1
@@ -127,43 +127,50 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
     execution and a logarithm, not a pass over every value; of many values,
     :class:`~jubex.results.statistics.sweep.Sweep`'s, which sorts them once.
     """
-    tested = [
-        (start, e) for start, e in zip(_starts(executions), executions, strict=True) if len(e) >= 3
-    ]
-    positions = [start + k for start, e in tested for k in range(len(e))]
-    values = [v for _, e in tested for v in e]
-    sizes = [len(e) for _, e in tested]
+    sizes = list(map(len, executions))
+    values = [v for e in executions if len(e) >= 3 for v in e]
+    if min(sizes, default=0) >= 3:
+        positions = list(range(len(values)))
+    else:
+        starts = accumulate(sizes[:-1], initial=0)
+        positions = [a + k for a, n in zip(starts, sizes, strict=True) if n >= 3 for k in range(n)]
+        sizes = [n for n in sizes if n >= 3]
+    steps = few(len(values)) + 1 if len(values) >= OUTLIER_MIN_N else 0
     if len(values) >= ARRAYS:
         try:
-            return _removals(Sweep(positions, values, sizes, few(len(values)) + 1), alpha)
+            sweep = Sweep(positions, values, sizes, steps)
+            found = sweep.removals(steps)
+            return _marked(_walk(sweep, steps) if found is None else found, alpha)
         except Undecided:
             pass
-    return _removals(Search.of(positions, values, sizes), alpha)
+    return _marked(_walk(Search.of(positions, values, sizes), steps), alpha)
 
 
-def _removals(search: Search | Sweep, alpha: float) -> list[int]:
-    """The positions :func:`_within` finds, by ``search``."""
-    size = search.size
-    removed: list[int] = []
-    found = 0
-    for step in range(few(size) + 1 if size >= OUTLIER_MIN_N else 0):
+def _walk(search: Search | Sweep, steps: int) -> list[tuple[float, int, int, int]]:
+    """(score, df, position, Bonferroni count) of up to ``steps`` removals, the farthest
+    value first."""
+    found = []
+    for _ in range(steps):
         far = search.farthest()
         if far is None:
             break
-        score, df, position = far
-        if _beyond(score, df, 1 - alpha / search.tested):
+        found.append((*far, search.tested))
+        search.remove(far[2])
+    return found
+
+
+def _marked(removals: Sequence[tuple[float, int, int, int]], alpha: float) -> list[int]:
+    """The positions of the removals up to the last whose score is beyond the critical
+    value, Bonferroni-corrected at ``alpha`` (the normal quantile of the smallest count, a
+    bound below each removal's, tells most scores without a quantile of their own)."""
+    if not removals:
+        return []
+    floor = _normal(1 - alpha / min(tested for *_, tested in removals)) * (1 - 1e-9)
+    found = 0
+    for step, (score, df, _, tested) in enumerate(removals):
+        if score >= floor and _beyond(score, df, 1 - alpha / tested):
             found = step + 1
-        search.remove(position)
-        removed.append(position)
-    return sorted(removed[:found])
-
-
-def _starts(executions: Sequence[Sequence[Number]]) -> list[int]:
-    """Where each execution's values begin in the flat order."""
-    starts = [0]
-    for execution in executions[:-1]:
-        starts.append(starts[-1] + len(execution))
-    return starts
+    return sorted(position for _, _, position, _ in removals[:found])
 
 
 def _beyond(score: float, df: int, level: float) -> bool:
@@ -172,10 +179,14 @@ def _beyond(score: float, df: int, level: float) -> bool:
     The t quantile is never below the normal one: a score under the normal quantile (most
     removals of the search) is decided without SciPy, whose import costs more than a
     table of 10,000 rows; the rest ask SciPy's exact quantile."""
-    normal = NormalDist().inv_cdf(0.5 + level / 2)
-    if score < normal * (1 - 1e-9):
+    if score < _normal(level) * (1 - 1e-9):
         return False
     return score > t_quantile(df, level)
+
+
+def _normal(level: float) -> float:
+    """The two-sided normal quantile at ``level``."""
+    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def runs_differ(executions: Sequence[Sequence[Number]], alpha: float) -> tuple[float, float] | None:

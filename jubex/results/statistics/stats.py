@@ -41,6 +41,8 @@ ALIASES = {"avg": "mean"}
 COUNTS = frozenset({"n", "missing", "cnt"})
 #: statistics without a unit that are no counts: shown as they are, never converted
 RATIOS = frozenset({"cv"})
+#: statistics of a sample's shape, worked out only when asked for (a third of the time)
+SHAPES = frozenset({"mad", "hmean", "gmean"})
 #: statistics that pick one of the values, as it was measured (no arithmetic on it)
 PICKED = frozenset({"first", "last", "min", "max"})
 #: statistics that need numbers; the others apply to any value
@@ -107,8 +109,10 @@ def t_quantile(df: int, level: float = 0.95) -> float:
     return float(stdtrit(df, 0.5 + level / 2))
 
 
-def summarize(values: Sequence[Number | None]) -> Summary:
-    """Summarize a sample; ``None`` entries are missing values, counted but not used."""
+def summarize(values: Sequence[Number | None], *, shapes: bool = True) -> Summary:
+    """Summarize a sample; ``None`` entries are missing values, counted but not used.
+    ``shapes`` false: without the statistics of :data:`SHAPES` (None), which a table
+    works out only for a column that asks for one."""
     present = [v for v in values if v is not None]
     n = len(present)
     missing = len(values) - n
@@ -125,7 +129,7 @@ def summarize(values: Sequence[Number | None]) -> Summary:
     median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     if all(isinstance(v, int) for v in present):
         total = sum(present)
-    positive = ordered[0] > 0
+    positive = ordered[0] > 0 and shapes
     return Summary(
         n=n,
         missing=missing,
@@ -137,7 +141,7 @@ def summarize(values: Sequence[Number | None]) -> Summary:
         sum=total,
         first=present[0],
         last=present[-1],
-        mad=_median([abs(v - median) for v in present]),
+        mad=_median([abs(v - median) for v in present]) if shapes else None,
         hmean=ordered[0] * n / math.fsum(ordered[0] / v for v in present) if positive else None,
         gmean=math.exp(math.fsum(math.log(v) for v in present) / n) if positive else None,
     )

@@ -18,7 +18,6 @@ that the outcome is ``Search``'s in every case (a test compares them).
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
 from itertools import accumulate, pairwise
 from math import fsum
 from typing import TYPE_CHECKING
@@ -73,6 +72,8 @@ class Sweep:
         self._order = order.tolist()
         # runs of the order of one distance and size: the same score, the first goes first
         same = (far[order][1:] == far[order][:-1]) & (counts[order][1:] == counts[order][:-1])
+        #: neighbours in the order that tie, or lie too far apart for rounding to tie them
+        self._decided = same | (reach[order][1:] < reach[order][:-1] * (1 - CLOSE))
         self._runs = np.flatnonzero(np.r_[True, ~same]).tolist()
         self._runs.append(len(order))
         #: per run, where its first untouched execution may be
@@ -88,13 +89,62 @@ class Sweep:
         self._count = self.size = self.tested = len(values)
         self._run = 0
         self._first = _first_removals(
-            order[: steps + 2], array, distance, far, squares, counts, starts
+            order[: steps + 2], values, array, distance, far, squares, counts, starts
         )
         #: executions a value was taken from: their values left, sorted, and their mean
         self._touched: dict[int, tuple[list[tuple[Number, int]], float]] = {}
         #: those of three values or more: (-reach, execution)
         self._heap: list[tuple[float, int]] = []
         self._chosen: tuple[int, int] | None = None
+
+    def removals(self, steps: int) -> list[tuple[float, int, int, int]] | None:
+        """(score, df, position, Bonferroni count) of up to ``steps`` removals worked out
+        at once, where every execution holds three values (a removal leaves two, which no
+        later one takes from: the removals follow the order) and the first reaches of the
+        order lie apart or tie; None where not, or where the score's special case may
+        apply."""
+        import numpy as np
+
+        taken = self._order[:steps]
+        if self._touched or set(self._sizes) != {3} or not self._decided[:steps].all():
+            return None
+        if any(i not in self._first for i in taken):
+            return None
+        squares, executions = self._squares, len(self._sizes)
+        errors, dfs, values, means, positions, reaches = [], [], [], [], [], []
+        for j, i in enumerate(taken):
+            df = self._count - j - executions - 1
+            if df < MIN_DF:
+                break
+            flat, _, _, change = self._first[i]
+            errors.append(squares / (1 << _UNITS))
+            squares += change
+            dfs.append(df)
+            values.append(self._values[flat])
+            means.append(self._means[i])
+            positions.append(self._positions[flat])
+            reaches.append(self._reaches[i])
+        total, df_, value, mean = (
+            np.asarray(errors, dtype=float),
+            np.asarray(dfs, dtype=float),
+            np.asarray(values, dtype=float),
+            np.asarray(means, dtype=float),
+        )
+        gap = total - np.asarray(reaches, dtype=float)
+        if not ((gap > 2e-6 * total) & (gap / df_ > 8 * (1e-12 * self._largest) ** 2)).all():
+            return None
+        # :func:`~jubex.results.statistics.farthest.score`, one operation at a time
+        keep = 1 - 1 / 3
+        e = value - mean
+        rest = (total - e * e / keep) / df_
+        scale = 1e-12 * np.maximum(np.abs(value), np.abs(mean))
+        if (rest <= scale * scale).any():
+            return None
+        scores = (np.abs(e) / np.sqrt(rest * keep)).tolist()
+        return [
+            (s, df, p, self.size - 3 * j)
+            for j, (s, df, p) in enumerate(zip(scores, dfs, positions, strict=True))
+        ]
 
     def _close(self) -> list[int]:
         """The executions whose reach lies within :data:`CLOSE` of the largest: the
@@ -158,9 +208,9 @@ class Sweep:
         if len(shape) == 1 and first is not None and close[0] == min(close):
             # ties of the same distance in executions of one size: the same score, and
             # the first execution's value goes first
-            index, position = close[0], self._positions[first.flat]
+            index, position = close[0], self._positions[first[0]]
             found = score(
-                self._values[first.flat], self._means[index], 1 - 1 / self._sizes[index], errors, df
+                self._values[first[0]], self._means[index], 1 - 1 / self._sizes[index], errors, df
             )
         else:
             scored = [(*self._items(i)[1:], i) for i in close]
@@ -205,9 +255,9 @@ class Sweep:
         self._chosen = None
         before = self._sizes[index]
         first = None if index in self._touched else self._first.get(index)
-        if first is not None and self._positions[first.flat] == position:
-            self._squares += first.change
-            mean, far = first.mean, first.far
+        if first is not None and self._positions[first[0]] == position:
+            _, mean, far, change = first
+            self._squares += change
             items = []
             if before > 3:
                 items = [item for item in self._items(index)[1] if item[1] != position]
@@ -228,28 +278,23 @@ class Sweep:
             heapq.heappush(self._heap, (-self._reaches[index], index))
 
 
-@dataclass(frozen=True, slots=True)
-class _Removal:
-    """What taking its farthest value out of an untouched execution does: which value
-    (flat), the execution's mean and farthest distance after, and the exact change of the
-    sum of squares."""
-
-    flat: int
-    mean: float
-    far: float
-    change: int
+#: what taking its farthest value out of an untouched execution does: which value (flat),
+#: the execution's mean and farthest distance after, and the exact change of the sum of
+#: squares
+Removal = tuple[int, float, float, int]
 
 
 def _first_removals(
     head: Ints,
+    listed: list[Number],
     array: Floats,
     distance: Floats,
     far: Floats,
     squares: Floats,
     counts: Ints,
     starts: Ints,
-) -> dict[int, _Removal]:
-    """The :class:`_Removal` of each execution of ``head`` (indices into ``counts`` and
+) -> dict[int, Removal]:
+    """The :data:`Removal` of each execution of ``head`` (indices into ``counts`` and
     ``starts``), over arrays of their values."""
     import numpy as np
 
@@ -263,10 +308,10 @@ def _first_removals(
     chosen = np.minimum.reduceat(np.where(reached, flat, len(array)), begin)
     left = flat != np.repeat(chosen, sizes)
     values = array[flat]
-    ends = (begin + sizes).tolist()
+    taken = chosen.tolist()
     means = [
-        fsum(values[a:b][left[a:b]].tolist()) / (b - a - 1)
-        for a, b in zip(begin.tolist(), ends, strict=True)
+        fsum(listed[a:c] + listed[c + 1 : a + k]) / (k - 1)
+        for a, c, k in zip(starts[head].tolist(), taken, sizes.tolist(), strict=True)
     ]
     after = np.where(left, values - np.repeat(np.asarray(means), sizes), 0.0)
     fars = np.maximum.reduceat(np.abs(after), begin).tolist()
@@ -279,10 +324,8 @@ def _first_removals(
         )
     ]
     return {
-        i: _Removal(c, m, f, d)
-        for i, c, m, f, d, ok in zip(
-            head.tolist(), chosen.tolist(), means, fars, change, sure, strict=True
-        )
+        i: (c, m, f, d)
+        for i, c, m, f, d, ok in zip(head.tolist(), taken, means, fars, change, sure, strict=True)
         if ok
     }
 

@@ -216,3 +216,19 @@ def test_the_outlier_test_takes_any_finite_sample(values: list[float]) -> None:
 )
 def test_the_cv_alone_is_the_summarys(values: list[float]) -> None:
     assert cv_of(values) == summarize(values).cv
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.none(), st.integers(-5, 10**6), st.floats(-1e6, 1e6, allow_nan=False)),
+        max_size=30,
+    )
+)
+def test_a_summary_without_shapes_differs_only_in_them(values: list[float | None]) -> None:
+    """A table that shows no mad, hmean or gmean skips them; every other statistic is the
+    same number."""
+    full, lean = summarize(values), summarize(values, shapes=False)
+    assert (lean.mad, lean.hmean, lean.gmean) == (None, None, None)
+    for stat in set(STATISTICS) - {"mad", "hmean", "gmean"}:
+        assert repr(lean.get(stat)) == repr(full.get(stat)), stat

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.results.statistics.farthest import Search
-from jubex.results.statistics.spread import _within, few
+from jubex.results.statistics.spread import _walk, _within, few
 from jubex.results.statistics.sweep import Sweep, Undecided
 
 Removals = list[tuple[float, int, int, int]]
@@ -26,27 +26,17 @@ def _flat(executions: list[list[float]]) -> tuple[list[int], list[float], list[i
     return positions, values, sizes
 
 
-def _removals(search: Search | Sweep, steps: int) -> Removals:
-    """(score, df, position, Bonferroni count) of each removal, the farthest first."""
-    found = []
-    for _ in range(steps):
-        far = search.farthest()
-        if far is None:
-            break
-        found.append((*far, search.tested))
-        search.remove(far[2])
-    return found
-
-
-def _both(executions: list[list[float]]) -> tuple[Removals | None, Removals]:
-    """The sweep's removals (None: undecided) and the search's."""
+def _both(executions: list[list[float]]) -> tuple[Removals | None, Removals | None, Removals]:
+    """The sweep's removals one by one and all at once (None: undecided, or not all at
+    once), and the search's."""
     positions, values, sizes = _flat(executions)
     steps = few(len(values)) + 1
-    expected = _removals(Search.of(positions, values, sizes), steps)
+    expected = _walk(Search.of(positions, values, sizes), steps)
     try:
-        return _removals(Sweep(positions, values, sizes, steps), steps), expected
+        at_once = Sweep(positions, values, sizes, steps).removals(steps)
+        return _walk(Sweep(positions, values, sizes, steps), steps), at_once, expected
     except Undecided:
-        return None, expected
+        return None, None, expected
 
 
 VALUES = st.one_of(
@@ -59,8 +49,9 @@ VALUES = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(VALUES, min_size=3, max_size=8), min_size=2, max_size=40))
 def test_each_removal_is_the_searchs(executions: list[list[float]]) -> None:
-    found, expected = _both(executions)
+    found, at_once, expected = _both(executions)
     assert found is None or found == expected
+    assert at_once is None or at_once == expected
 
 
 @settings(max_examples=60, deadline=None)
@@ -71,12 +62,13 @@ def test_measured_values_are_decided_by_the_sweep(seed: int, n: int, k: int, far
     rng = np.random.default_rng(seed)
     values = rng.normal(1000, 20, (n, k)).round(2)
     values[rng.integers(0, n, far), 0] *= 3
-    found, expected = _both(values.tolist())
+    found, at_once, expected = _both(values.tolist())
     assert found == expected
+    assert at_once in (None, expected)
 
 
 def test_identical_executions_give_up_the_first_farthest_first() -> None:
     executions = [[1012.0, 1020.0, 1030.0]] * 200 + [[1020.0, 1021.0, 5000.0]]
-    found, expected = _both(executions)
-    assert found == expected
+    found, at_once, expected = _both(executions)
+    assert found == at_once == expected
     assert _within(executions, 0.01) == [602]

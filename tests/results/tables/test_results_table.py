@@ -8,6 +8,7 @@ from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, Loc
 from jubex.language.values import Size
 from jubex.results.samples.units import UnitError
+from jubex.results.tables.columns import Sample
 from jubex.results.tables.table import PlusMinus, build_table
 
 LOC = Loc("bench.yaml", 12, 3)
@@ -304,3 +305,11 @@ def test_failed_arithmetic_gives_missing_cell_and_note(make_row, units, directio
     assert result.column("per_node") == [None, 3.0]
     assert result.column("twice") == [None, 6.0]
     assert "per_node: 1 value(s) could not be computed from their expression" in result.notes
+
+
+def test_a_shape_asked_after_the_mean_is_computed() -> None:
+    """A column's statistics are worked out without mad, hmean and gmean until one asks."""
+    sample = Sample("bw", [{"bw": 1.0}, {"bw": 2.0}, {"bw": 4.0}])
+    assert sample.get("mean", None) == 7 / 3
+    assert sample.get("mad", None) == 1.0
+    assert sample.get("hmean", None) == pytest.approx(12 / 7)
