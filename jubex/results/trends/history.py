@@ -155,11 +155,16 @@ def setting_of(
 ) -> tuple[tuple[str, str], ...]:
     """Everything but time that makes a run's rows at a point what they are: the values of
     the parameters outside the keys, where it ran, and its definition."""
-    found = [
-        (name, ", ".join(dict.fromkeys(str(row.get(name)) for row in rows)))
-        for name in [*others, *WHERE]
-        if any(name in row for row in rows)
-    ]
+    names = [*others, *WHERE]
+    if len(rows) == 1:  # a point of one row (most): 40,000 of them in a history of 1,000 runs
+        row = rows[0]
+        found = [(name, str(row[name])) for name in names if name in row]
+    else:
+        found = [
+            (name, ", ".join(dict.fromkeys(str(row.get(name)) for row in rows)))
+            for name in names
+            if any(name in row for row in rows)
+        ]
     return (*found, ("definition", run.definition[:12]))
 
 

@@ -3,8 +3,10 @@
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from jubex.results.trends.history import RunRows, history
+from jubex.results.trends.history import RunRows, history, setting_of
 
 #: five repetitions with a relative spread of about 1.2 %
 OFFSETS = (-1.5, -0.5, 0.0, 0.5, 1.5)
@@ -57,3 +59,18 @@ def test_a_long_unchanged_history_marks_nothing():
     ]
     _, marks = follow(runs)
     assert not [label for label, mark in marks if mark]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["block", "rep", "platform", "site", "other"]),
+        st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3)),
+    )
+)
+def test_a_point_of_one_row_has_the_setting_of_that_row_twice(row: dict[str, object]) -> None:
+    """A point of one row (most points) is told without the pass over rows a point of
+    several makes; two copies of the row make that pass and give the same setting."""
+    run = RunRows("r", 0.0, [], "abcdef0123456789")
+    others = ["block", "rep"]
+    assert setting_of(run, [row], others) == setting_of(run, [row, dict(row)], others)
