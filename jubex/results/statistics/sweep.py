@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 CLOSE = 1e-8
 
 
+#: more close candidates than this are left to ``Search``, whose heaps of ties cost a
+#: logarithm each, where the sweep's would cost a pass
+CROWD = 8
+
+
 class Undecided(Exception):
     """The sorted order cannot tell which value the search takes next."""
 
@@ -165,6 +170,8 @@ class Sweep:
         found = []
         while first is not None and reaches[first] >= floor:
             found.append(first)
+            if len(found) > CROWD:
+                raise Undecided
             run += 1
             while run < len(self._pointers) and (first := self._untouched(run)) is None:
                 run += 1
@@ -176,6 +183,8 @@ class Sweep:
             if not self._stale(entry) and entry[1] not in found:
                 found.append(entry[1])
                 popped.append(entry)
+            if len(found) > CROWD:
+                raise Undecided  # many ties touched: Search files them by distance
         for entry in popped:
             heapq.heappush(heap, entry)
         return sorted(found, key=lambda i: (-reaches[i], i))

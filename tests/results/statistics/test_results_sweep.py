@@ -5,11 +5,12 @@ choice to it."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.results.statistics.farthest import Search
-from jubex.results.statistics.spread import _walk, _within, few
+from jubex.results.statistics.spread import _marked, _walk, _within, few
 from jubex.results.statistics.sweep import Sweep, Undecided
 
 Removals = list[tuple[float, int, int, int]]
@@ -72,3 +73,15 @@ def test_identical_executions_give_up_the_first_farthest_first() -> None:
     found, at_once, expected = _both(executions)
     assert found == at_once == expected
     assert _within(executions, 0.01) == [602]
+
+
+def test_a_crowd_of_ties_is_left_to_the_search() -> None:
+    """Identical executions of twelve values, touched one after the other, tie in a crowd
+    the sweep would walk at every removal: it hands over, and the marks are the search's."""
+    executions = [[1000.5 + 2.75 * k for k in range(12)]] * 60 + [[1020.0] * 11 + [5000.0]]
+    positions, values, sizes = _flat(executions)
+    steps = few(len(values)) + 1
+    with pytest.raises(Undecided):
+        _walk(Sweep(positions, values, sizes, steps), steps)
+    expected = _marked(_walk(Search.of(positions, values, sizes), steps), 0.01)
+    assert _within(executions, 0.01) == expected == [len(values) - 1]
