@@ -9,10 +9,11 @@ in a heap. :class:`~jubex.results.statistics.farthest.Search` walks a heap of ev
 execution per removal and scores its candidates, 60 µs a removal: 0.4 s of a table of
 10,000 IOR rows.
 
-Where the order alone cannot tell the search's choice -- two candidates whose reaches lie
-so close that rounding the score might tie them, or the score's special case of spreads
-made of ties -- the sweep raises :class:`Undecided` and the caller runs ``Search``, so
-that the outcome is ``Search``'s in every case (a test compares them).
+Where two candidates' reaches lie so close that rounding might tie their scores, the
+scores decide, as they do in ``Search``. Where the order cannot be trusted at all -- the
+score's special case of spreads made of ties may apply, or a crowd of candidates ties --
+the sweep raises :class:`Undecided` and the caller runs ``Search``, so that the outcome is
+``Search``'s in every case (a test compares them removal by removal).
 """
 
 from __future__ import annotations
@@ -32,11 +33,10 @@ if TYPE_CHECKING:
     Floats = NDArray[np.float64]
     Ints = NDArray[np.int64]
 
-#: reaches closer than this share of each other are decided by ``Search``: the score's
-#: rounding (below 1e-10 of it away from the special case) cannot order them
+#: reaches closer than this share of each other are decided by their scores: the order
+#: cannot tell them apart through the score's rounding (below 1e-10 of it away from the
+#: special case)
 CLOSE = 1e-8
-
-
 #: more close candidates than this are left to ``Search``, whose heaps of ties cost a
 #: logarithm each, where the sweep's would cost a pass
 CROWD = 8
@@ -222,22 +222,21 @@ class Sweep:
                 self._values[first[0]], self._means[index], 1 - 1 / self._sizes[index], errors, df
             )
         else:
-            scored = [(*self._items(i)[1:], i) for i in close]
             found, position, index = max(
-                ((*self._best(items, mean, errors, df), i) for items, mean, i in scored),
+                ((*self._best(*self._items(i), errors, df), i) for i in close),
                 key=lambda c: (c[0], -c[1]),
             )
         self._chosen = (position, index)
         return found, df, position
 
-    def _items(self, index: int) -> tuple[int, list[tuple[Number, int]], float]:
+    def _items(self, index: int) -> tuple[list[tuple[Number, int]], float]:
         """An execution's values left, sorted with their positions, and their mean."""
         got = self._touched.get(index)
         if got is not None:
-            return index, *got
+            return got
         a, b = self._bounds[index]
         items = sorted(zip(self._values[a:b], self._positions[a:b], strict=True))
-        return index, items, self._means[index]
+        return items, self._means[index]
 
     def _best(
         self, items: list[tuple[Number, int]], mean: float, errors: float, df: int
@@ -269,9 +268,9 @@ class Sweep:
             self._squares += change
             items = []
             if before > 3:
-                items = [item for item in self._items(index)[1] if item[1] != position]
+                items = [item for item in self._items(index)[0] if item[1] != position]
         else:
-            _, items, mean = self._items(index)
+            items, mean = self._items(index)
             self._squares -= sum(_exact((v - mean) ** 2) for v, _ in items)
             items = [item for item in items if item[1] != position]
             mean = fsum(v for v, _ in items) / len(items)
