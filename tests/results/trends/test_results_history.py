@@ -44,6 +44,21 @@ def test_runs_are_shown_oldest_first_whatever_the_order_given():
     assert [label for label, _ in marks] == ["a", "b"]
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["block", "rep", "platform", "site", "other"]),
+        st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3)),
+    )
+)
+def test_a_point_of_one_row_has_the_setting_of_that_row_twice(row: dict[str, object]) -> None:
+    """A point of one row (most points) is told without the pass over rows a point of
+    several makes; two copies of the row make that pass and give the same setting."""
+    run = RunRows("r", 0.0, [], "abcdef0123456789")
+    others = ["block", "rep"]
+    assert setting_of(run, [row], others) == setting_of(run, [row, dict(row)], others)
+
+
 def test_a_change_within_the_tolerance_or_the_noise_is_no_change_point():
     _, marks = follow([run("0", 1, 100), run("1", 2, 97)])  # beyond the noise, within 5 %
     assert marks[1] == ("1", None)
@@ -59,18 +74,3 @@ def test_a_long_unchanged_history_marks_nothing():
     ]
     _, marks = follow(runs)
     assert not [label for label, mark in marks if mark]
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    st.dictionaries(
-        st.sampled_from(["block", "rep", "platform", "site", "other"]),
-        st.one_of(st.none(), st.integers(), st.floats(allow_nan=False), st.text(max_size=3)),
-    )
-)
-def test_a_point_of_one_row_has_the_setting_of_that_row_twice(row: dict[str, object]) -> None:
-    """A point of one row (most points) is told without the pass over rows a point of
-    several makes; two copies of the row make that pass and give the same setting."""
-    run = RunRows("r", 0.0, [], "abcdef0123456789")
-    others = ["block", "rep"]
-    assert setting_of(run, [row], others) == setting_of(run, [row, dict(row)], others)
