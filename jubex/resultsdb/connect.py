@@ -27,7 +27,8 @@ from jubex.resultsdb.config import configured
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL, Connection, Engine
 
-    from jubex.resultsdb.sql import Reading
+    #: a connection the read queries of :mod:`jubex.resultsdb.sql` run on
+    Reading = sqlite3.Connection | Connection
 
 #: the Alembic revision of the newest schema this jubex reads and writes (here, not in
 #: schema.py, so that a reader learns it without importing SQLAlchemy)

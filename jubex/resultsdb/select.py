@@ -33,7 +33,7 @@ from jubex.store.store import Store
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
-    from jubex.resultsdb.sql import Reading
+    from jubex.resultsdb.connect import Reading
 
 PREFIX = "db:"
 #: bytes a published run's store may unpack to (far above what a run's store holds)

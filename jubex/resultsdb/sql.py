@@ -10,19 +10,30 @@ with ``:name`` parameters: SQLite's own driver runs them on a SQLite file, SQLAl
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from jubex.language.values import size_spellings
 
 if TYPE_CHECKING:
-    from sqlalchemy.engine import Connection
+    from jubex.resultsdb.connect import Reading
 
-    from jubex.resultsdb.select import Selector
 
-    #: a connection the queries run on: SQLite's own, or SQLAlchemy's
-    Reading = sqlite3.Connection | Connection
+class Selector(Protocol):
+    """What the queries read of a parsed selector (:class:`jubex.resultsdb.select.Selector`,
+    which imports this module)."""
+
+    @property
+    def fields(self) -> Mapping[str, str]: ...
+    @property
+    def parameters(self) -> Mapping[str, str]: ...
+    @property
+    def since(self) -> float | None: ...
+    @property
+    def until(self) -> float | None: ...
+    @property
+    def last(self) -> int | None: ...
 
 
 _T = TypeVar("_T")
