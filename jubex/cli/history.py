@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from jubex.api import analyse_runs, resolve
 from jubex.cli.common import (
     add_database_option,
     add_format,
@@ -20,7 +19,6 @@ from jubex.cli.common import (
 )
 from jubex.cli.compare import add_noise_options
 from jubex.results.tables.formats import render
-from jubex.results.trends.history import history_of_runs
 from jubex.store.rundir import STORE, Run, each_once, list_runs, open_run, resolve_run
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
@@ -74,6 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
     """The runs the sources name; a definition file stands for all runs made from it."""
+    from jubex.api import resolve
+
     found: dict[Path, Run | None] = {}
     for source in sources:
         path = Path(source)
@@ -112,6 +112,9 @@ def handle(args: argparse.Namespace) -> int:
             **noise,
         )
     else:
+        from jubex.api import analyse_runs  # with what analysing imports: not for db: alone
+        from jubex.results.trends.history import history_of_runs
+
         runs = database_runs(selectors, args.database)
         runs += runs_of(others, args.outpath) if others else []
         runs = each_once(runs)

@@ -12,8 +12,6 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from sqlalchemy import Row
-
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
 from jubex.results.comparison.compare import compare
@@ -23,6 +21,7 @@ from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures
 from jubex.resultsdb.samples import Sample, history_of_samples, read_selected
 from jubex.resultsdb.select import Selector, parse, selected
+from jubex.resultsdb.sql import RunRow
 
 #: the columns of ``jubex history``'s table after its keys
 HISTORY_TAIL = ("metric", "unit", "run", "created", "n", "mean", "std", "change")
@@ -35,7 +34,7 @@ def collect(text: str, database: Database) -> Dashboard:
     selector = parse(text)
     with database.reading() as connection:
         rows = selected(connection, replace(selector, last=None), database)
-    by_group: dict[tuple[str, str], list[Row]] = {}
+    by_group: dict[tuple[str, str], list[RunRow]] = {}
     for row in rows:
         by_group.setdefault((row.benchmark, row.site), []).append(row)
     if selector.last is not None:  # the N latest of each benchmark at each site

@@ -12,17 +12,27 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
+from functools import cached_property
 from pathlib import Path
-
-import sqlalchemy as sa
-from sqlalchemy.engine import URL, Connection, Engine, make_url
+from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from jubex.errors import JubexError, UsageError
 from jubex.resultsdb.config import configured
-from jubex.resultsdb.schema import HEAD
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import URL, Connection, Engine
+
+    #: a connection the read queries of :mod:`jubex.resultsdb.sql` run on
+    Reading = sqlite3.Connection | Connection
+
+#: the Alembic revision of the newest schema this jubex reads and writes (here, not in
+#: schema.py, so that a reader learns it without importing SQLAlchemy)
+HEAD = "0003"
 
 #: seconds a writer waits for SQLite's write lock before giving up
 SQLITE_WAIT = 600
@@ -52,6 +62,9 @@ def masked_url(text: str) -> str:
 def url_of(text: str) -> URL:
     """A URL or a file path as SQLAlchemy's URL: a path (or ``sqlite:///PATH``) is SQLite,
     ``postgresql://...`` is PostgreSQL through psycopg 3."""
+    import sqlalchemy as sa
+    from sqlalchemy.engine import URL, make_url
+
     if "://" not in text:
         return URL.create("sqlite", database=str(Path(text).expanduser().resolve()))
     try:
@@ -74,18 +87,42 @@ def url_of(text: str) -> URL:
 
 
 class Database:
-    """A results database: ``writing()`` and ``reading()`` hand out connections."""
+    """A results database: ``writing()`` and ``reading()`` hand out connections, and
+    ``querying()`` one for the read queries of :mod:`jubex.resultsdb.sql`.
+
+    A SQLite file named by its path is read without SQLAlchemy (its import costs more than
+    a history's queries): its engines are made when first used."""
 
     def __init__(self, where: str | None = None) -> None:
-        self.url = url_of(configured(where))
+        where = configured(where)
+        #: the SQLite file a path names (a URL, even sqlite:///, goes through SQLAlchemy)
+        self.path = None if "://" in where else Path(where).expanduser().resolve()
+        if self.path is None:
+            self.url = url_of(where)
         #: how messages name it: without a password or any other secret
-        self.name = masked_url(self.url.render_as_string(hide_password=True))
-        self.sqlite = self.url.get_backend_name() == "sqlite"
-        self.reader = self._engine(immediate=False)
-        self.writer = self._engine(immediate=True) if self.sqlite else self.reader
+        self.name = masked_url(
+            f"sqlite:///{quote(str(self.path), safe=' +/')}"  # as SQLAlchemy renders it
+            if self.path is not None
+            else self.url.render_as_string(hide_password=True)
+        )
+        self.sqlite = self.path is not None or self.url.get_backend_name() == "sqlite"
         self._checked = False
 
+    @cached_property
+    def url(self) -> URL:  # a path's; a URL's is set when the database is made
+        return url_of(str(self.path))
+
+    @cached_property
+    def reader(self) -> Engine:
+        return self._engine(immediate=False)
+
+    @cached_property
+    def writer(self) -> Engine:
+        return self._engine(immediate=True) if self.sqlite else self.reader
+
     def _engine(self, *, immediate: bool) -> Engine:
+        import sqlalchemy as sa
+
         if not self.sqlite:
             try:
                 return sa.create_engine(self.url, pool_pre_ping=True)
@@ -101,10 +138,8 @@ class Database:
         def _connect(dbapi: object, _record: object) -> None:
             dbapi.isolation_level = None  # type: ignore[attr-defined]  # BEGIN is ours
             cursor = dbapi.cursor()  # type: ignore[attr-defined]
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.execute("PRAGMA trusted_schema=OFF")  # no SQL function of a schema's own
+            for pragma in _PRAGMAS:
+                cursor.execute(pragma)
             cursor.close()
 
         @sa.event.listens_for(engine, "begin")
@@ -127,11 +162,49 @@ class Database:
         with self._translated("read"), self.reader.begin() as connection:
             yield connection
 
+    @contextmanager
+    def querying(self) -> Iterator[Reading]:
+        """A connection for :mod:`jubex.resultsdb.sql`'s queries, as ``reading()``'s reads:
+        a SQLite file through SQLite's own driver (set up as the engines set theirs up, one
+        snapshot), any other database through SQLAlchemy."""
+        if self.path is None:
+            with self.reading() as connection:
+                yield connection
+            return
+        self._check_file()
+        with (
+            self._translated("read"),
+            closing(sqlite3.connect(self.path, timeout=SQLITE_WAIT, isolation_level=None)) as db,
+        ):
+            for pragma in _PRAGMAS:
+                db.execute(pragma)
+            db.execute("BEGIN")  # ended by closing: a reader commits nothing
+            yield db
+
+    def _check_file(self) -> None:
+        """``ensure_schema`` of a SQLite file with SQLite's driver alone where the file is at
+        this jubex's schema (SQLAlchemy and Alembic are needed only to make or migrate it)."""
+        if not self._checked and self.path is not None and self.path.is_file():
+            refuse_foreign_objects(self.path, self.name)
+            with (
+                self._translated("read"),
+                closing(sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True)) as db,
+            ):
+                db.execute("PRAGMA trusted_schema=OFF")
+                found = db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+                ).fetchall()
+                current = found and db.execute("SELECT version_num FROM alembic_version").fetchall()
+            self._checked = current == [(HEAD,)]
+        self.ensure_schema()
+
     def ensure_schema(self) -> None:
         """Make or migrate the tables when the database is not at this jubex's schema (a
         SQLite file is first checked, read only, for what jubex never makes)."""
         if self._checked:
             return
+        import sqlalchemy as sa
+
         if self.sqlite:
             refuse_foreign_objects(Path(self.url.database or ""), self.name)
         with self._translated("read"), self.reader.connect() as connection:
@@ -150,9 +223,12 @@ class Database:
         """The driver's errors as one clear sentence naming the database."""
         try:
             yield
-        except sa.exc.DBAPIError as exc:
+        except Exception as exc:
+            undecoded = self.sqlite and isinstance(exc, UnicodeDecodeError)  # text SQLite
+            if not (_driver_error(exc) or undecoded):  # keeps but cannot give as text
+                raise
             message = f"cannot {what} the results database {self.name}: {_reason(exc)}"
-            if self.sqlite and _damaged(exc):
+            if undecoded or (self.sqlite and _damaged(exc)):
                 raise UsageError(
                     message,
                     hint="the file is damaged or was not made by jubex: give a results "
@@ -161,8 +237,18 @@ class Database:
             raise JubexError(message, hint=_hint(exc)) from None
 
     def close(self) -> None:
-        self.reader.dispose()
-        self.writer.dispose()
+        for made in ("reader", "writer"):
+            if made in self.__dict__:
+                self.__dict__[made].dispose()
+
+
+#: how every connection to a SQLite file is set up
+_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=NORMAL",
+    "PRAGMA foreign_keys=ON",
+    "PRAGMA trusted_schema=OFF",  # no SQL function of a schema's own
+)
 
 
 def refuse_foreign_objects(path: Path, name: str) -> None:
@@ -193,7 +279,7 @@ def refuse_foreign_objects(path: Path, name: str) -> None:
             ),
             None,
         )
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:  # its schema's text: not UTF-8
         raise UsageError(
             f"the results database {name} cannot be read as one jubex made ({exc})",
             hint="give a results database jubex made (docs/database.md)",
@@ -211,6 +297,8 @@ def refuse_foreign_objects(path: Path, name: str) -> None:
 
 def _revision(connection: Connection) -> str | None:
     """The schema revision the database holds (None: no tables yet)."""
+    import sqlalchemy as sa
+
     if not sa.inspect(connection).has_table("alembic_version"):
         return None
     return connection.execute(sa.text("SELECT version_num FROM alembic_version")).scalar()
@@ -237,9 +325,24 @@ def _migrate(connection: Connection, name: str) -> None:
     command.upgrade(config, "head")
 
 
-def _reason(exc: sa.exc.DBAPIError) -> str:
+def _driver_error(exc: Exception) -> bool:
+    """Whether the exception is the database driver's: SQLite's own, or any SQLAlchemy
+    passes on (SQLAlchemy is not imported to learn it: the exception would have been)."""
+    if isinstance(exc, sqlite3.Error):
+        return True
+    sa = sys.modules.get("sqlalchemy")
+    return sa is not None and isinstance(exc, sa.exc.DBAPIError)
+
+
+def _orig(exc: Exception) -> object:
+    """The driver's own exception."""
+    return exc if isinstance(exc, sqlite3.Error) else getattr(exc, "orig", None)
+
+
+def _reason(exc: Exception) -> str:
     """The driver's first line, any secret it quotes masked (libpq may echo its DSN)."""
-    text = str(exc.orig).strip() if exc.orig else str(exc)
+    orig = _orig(exc)
+    text = str(orig).strip() if orig else str(exc)
     return masked_url((text.splitlines() or [""])[0])
 
 
@@ -251,19 +354,22 @@ _DAMAGED = re.compile(
 )
 
 
-def _damaged(exc: sa.exc.DBAPIError) -> bool:
+def _damaged(exc: Exception) -> bool:
     """Whether SQLite's error says the file is damaged (bad input), not that it is locked,
     missing or on a failing disk (the machine's trouble)."""
-    return isinstance(exc, sa.exc.IntegrityError) or bool(_DAMAGED.search(str(exc.orig)))
+    orig = _orig(exc)
+    return isinstance(orig, sqlite3.IntegrityError) or bool(_DAMAGED.search(str(orig)))
 
 
-def _hint(exc: sa.exc.DBAPIError) -> str:
-    code = getattr(exc.orig, "sqlstate", None)
+def _hint(exc: Exception) -> str:
+    orig = _orig(exc)
+    code = getattr(orig, "sqlstate", None)
     if code == "42501":  # insufficient privilege
         return (
             "the role jubex connects as lacks this right: publishing needs a writer role of "
             "the project, reading the reader role (docs/database.md#roles)"
         )
-    if isinstance(exc, sa.exc.OperationalError) and not code:
+    operational = type(orig).__name__ == "OperationalError"  # DB-API's name, either driver
+    if operational and not code:
         return "check the URL (--database, $JUBEX_RESULTS_DB or results_database in config.yaml)"
     return ""

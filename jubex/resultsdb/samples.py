@@ -12,24 +12,32 @@ import math
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
-import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from typing import TYPE_CHECKING
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
-from jubex.results.comparison.compare_runs import completed_directions
 from jubex.results.tables.columns import Header
 from jubex.results.tables.table import ResultTable
-from jubex.results.tables.tabulate import directions_of, units_of
 from jubex.results.trends.history import RunRows, chosen_history
-from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.publish import points_of, taken, unit_of
-from jubex.resultsdb.select import Selector, has_parameter, opened, parse, run_query, selected
+from jubex.resultsdb.select import Selector, opened, parse, selected
+from jubex.resultsdb.sql import (
+    PointRow,
+    Query,
+    RunRow,
+    SampleRow,
+    fetch,
+    has_parameter,
+    points_query,
+    sample_row,
+    samples_query,
+    specs_query,
+)
 from jubex.space.spec import RunSpec
 from jubex.store.store import Decoder
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +93,7 @@ def read_selected(
 ) -> Samples:
     """:func:`read_samples` of a parsed selector; ``only``: of these of its runs alone (the
     site reads a benchmark at a site at a time, so that its memory is one history's)."""
-    with database.reading() as connection:
+    with database.querying() as connection:
         runs = selected(connection, selector, database)
         if only is not None:
             runs = [run for run in runs if run.id in only]
@@ -93,18 +101,19 @@ def read_selected(
                 raise UsageError(
                     f"the runs of '{selector.text}' changed while they were read: try again"
                 )
-        spec = connection.execute(
-            sa.select(schema.specs.c.body).where(schema.specs.c.hash == runs[-1].spec_hash)
-        ).scalar_one()
-        found: list[sa.Row | _Row] = list(connection.execute(_samples_query(selector, metrics)))
+        spec = fetch(connection, specs_query([runs[-1].spec_hash]), lambda _, body: body)
+        found = fetch(connection, samples_query(selector, metrics), sample_row)
         if only is not None:
             found = [row for row in found if row.run in only]
-        every_point = connection.execute(_points_query(selector, [run.id for run in runs])).all()
+        every_point = fetch(connection, points_query(selector), PointRow)
+        if only is not None:
+            every_point = [point for point in every_point if point.run in only]
         partial = [run for run in runs if not run.every_sample]
-        if partial:
+    if partial:  # from their stored runs, which SQLAlchemy's connection opens
+        with database.reading() as connection:
             found = [row for row in found if row.run not in {run.id for run in partial}]
             found += _reread(connection, selector, metrics, partial)
-            found.sort(key=_order)
+        found.sort(key=_order)
     labels = _labels(runs)
     parsed: dict[str, dict[str, str]] = {}  # a point's parameters, read once for its samples
     items = [
@@ -140,18 +149,28 @@ def read_selected(
         points.setdefault(point.run, []).append(
             (point.id, point.step, json.loads(point.parameters))
         )
-    return Samples(items, from_json(RunSpec, spec), notes, points)
+    return Samples(items, _spec_of(runs[-1], spec), notes, points)
+
+
+def _spec_of(run: RunRow, found: list[object]) -> RunSpec:
+    """The newest run's resolved run, which a damaged database may lack."""
+    try:
+        if len(found) == 1 and isinstance(found[0], str):
+            return from_json(RunSpec, found[0])
+    except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
+        pass  # as a run directory's damaged run.json is told
+    raise UsageError(
+        f"the published run {str(run.run_id)[:40]!r} of the results database lacks its "
+        "resolved run or holds a damaged one: it is not read",
+        hint="publish the run again from its run directory",
+    )
 
 
 def read_specs(database: Database, hashes: Collection[str]) -> dict[str, RunSpec]:
     """The specs of these hashes, in one query."""
-    with database.reading() as connection:
-        found = connection.execute(
-            sa.select(schema.specs.c.hash, schema.specs.c.body).where(
-                schema.specs.c.hash.in_(list(hashes))
-            )
-        )
-        return {row.hash: from_json(RunSpec, row.body) for row in found}
+    with database.querying() as connection:
+        found = fetch(connection, specs_query(hashes), lambda *row: row)
+        return {key: from_json(RunSpec, body) for key, body in found}
 
 
 def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
@@ -161,44 +180,29 @@ def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
     return found
 
 
-class _Row(NamedTuple):
-    """A sample as the samples query gives it."""
-
-    run: int
-    created: float
-    site: str
-    platform: str
-    definition_hash: str
-    user_name: str
-    point: int
-    step: str
-    parameters: str
-    metric: str
-    repetition: int
-    iteration: int
-    value: float | None
-    unit: str
-    higher_is_better: bool | None
-
-
-def _order(row: sa.Row | _Row) -> tuple[float, int, int, int, str, int]:
+def _order(row: SampleRow) -> tuple[float, int, int, int, str, int]:
     return (row.created, row.run, row.point, row.repetition, row.metric, row.iteration)
 
 
 def _reread(
-    connection: Connection, selector: Selector, metrics: Sequence[str], runs: Sequence[sa.Row]
-) -> list[_Row]:
+    connection: Connection, selector: Selector, metrics: Sequence[str], runs: Sequence[RunRow]
+) -> list[SampleRow]:
     """The samples of runs published with their first iterations only, from their stored
     runs (unpacked into the cache as ``db:`` opens them), by publishing's own reading."""
-    points = schema.points
-    query = sa.select(points.c.id, points.c.run, points.c.point_key).where(
-        points.c.run.in_([run.id for run in runs])
+    from jubex.results.comparison.compare_runs import completed_directions
+    from jubex.results.tables.tabulate import directions_of, units_of
+    from jubex.resultsdb.publish import points_of, taken, unit_of
+
+    query = Query()
+    query.text = (
+        "SELECT id, run, point_key FROM points"
+        f" WHERE run IN ({query.bind_all(run.id for run in runs)})"
     )
     for name, value in selector.parameters.items():
-        query = query.where(has_parameter(points.c.id, name, value))
-    ids = {(row.run, row.point_key): row.id for row in connection.execute(query)}
+        query.text += f" AND {has_parameter(query, 'points.id', name, value)}"
+    ids = {(run, key): point for point, run, key in fetch(connection, query, lambda *r: r)}
     wanted = set(metrics)
-    found: list[_Row] = []
+    found: list[SampleRow] = []
     specs: dict[str, RunSpec] = {}
     for row in runs:
         run = opened(connection, row, specs)
@@ -210,7 +214,7 @@ def _reread(
                 continue
             parameters = json.dumps(point.parameters)
             found += [
-                _Row(
+                SampleRow(
                     row.id,
                     row.created,
                     row.site,
@@ -233,56 +237,7 @@ def _reread(
     return found
 
 
-def _points_query(selector: Selector, runs: Sequence[int]) -> sa.Select:
-    """Every point of the runs, as the selector's parameters narrow them."""
-    points = schema.points
-    query = sa.select(points.c.id, points.c.run, points.c.step, points.c.parameters).where(
-        points.c.run.in_(runs)
-    )
-    for name, value in selector.parameters.items():
-        query = query.where(has_parameter(points.c.id, name, value))
-    return query.order_by(points.c.id)
-
-
-def _samples_query(selector: Selector, metrics: Sequence[str]) -> sa.Select:
-    runs = run_query(selector).subquery()
-    points, samples = schema.points, schema.samples
-    query = (
-        sa.select(
-            runs.c.id.label("run"),
-            runs.c.created,
-            runs.c.site,
-            runs.c.platform,
-            runs.c.definition_hash,
-            runs.c.user_name,
-            points.c.id.label("point"),
-            points.c.step,
-            points.c.parameters,
-            samples.c.metric,
-            samples.c.repetition,
-            samples.c.iteration,
-            samples.c.value,
-            samples.c.unit,
-            samples.c.higher_is_better,
-        )
-        .join(points, points.c.run == runs.c.id)
-        .join(samples, samples.c.point == points.c.id)
-    )
-    for name, value in selector.parameters.items():
-        query = query.where(has_parameter(points.c.id, name, value))
-    if metrics:
-        query = query.where(samples.c.metric.in_(list(metrics)))
-    return query.order_by(
-        runs.c.created,
-        runs.c.id,
-        points.c.id,
-        samples.c.repetition,
-        samples.c.metric,
-        samples.c.iteration,
-    )
-
-
-def _labels(runs: Sequence[sa.Row]) -> dict[int, str]:
+def _labels(runs: Sequence[RunRow]) -> dict[int, str]:
     """How a run is named: its id where that is unique, else its site and id, else its key."""
     for label in (
         lambda r: r.run_id,

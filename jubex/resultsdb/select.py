@@ -19,35 +19,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-
-import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from typing import TYPE_CHECKING
 
 from jubex.engine.provenance import PROVENANCE
 from jubex.errors import JubexError, UsageError
-from jubex.language.values import size_spellings
-from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
+from jubex.resultsdb.sql import FIELDS, Query, RunRow, fetch, run_row, runs_query
 from jubex.space.spec import RunSpec
 from jubex.store.imported import UntrustedStore, copy_store
 from jubex.store.rundir import SPEC, STORE, Run, open_run
 from jubex.store.store import Store
 
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+    from jubex.resultsdb.connect import Reading
+
 PREFIX = "db:"
 #: bytes a published run's store may unpack to (far above what a run's store holds)
 MAX_STORE = 4 << 30
-#: selector keys that are fields of ``runs`` (the rest are parameters)
-FIELDS = {
-    "benchmark": schema.runs.c.benchmark,
-    "site": schema.runs.c.site,
-    "platform": schema.runs.c.platform,
-    "user": schema.runs.c.user_name,
-    "host": schema.runs.c.host,
-    "version": schema.runs.c.jubex_version,
-    "definition_hash": schema.runs.c.definition_hash,
-    "id": schema.runs.c.run_id,
-    "key": schema.runs.c.run_key,
-}
 WINDOW = ("since", "until", "last")
 #: the most runs ``last=`` counts: more than a database holds, within SQL's 64-bit integers
 LAST_MAX = 2**62
@@ -119,72 +109,38 @@ def _moment(text: str, value: str | None) -> float | None:
     return moment.timestamp()
 
 
-def run_query(selector: Selector) -> sa.Select:
-    """The ``runs`` rows a selector names, oldest first."""
-    runs = schema.runs
-    query = sa.select(runs)
-    for name, value in selector.fields.items():
-        column = FIELDS[name]
-        # a key is a prefix, matched literally: % and _ are no LIKE wildcards in it
-        query = query.where(
-            column.startswith(value, autoescape=True) if name == "key" else column == value
-        )
-    if selector.since is not None:
-        query = query.where(runs.c.created >= selector.since)
-    if selector.until is not None:
-        query = query.where(runs.c.created < selector.until)
-    if selector.parameters:
-        points = schema.points
-        point = sa.select(points.c.id).where(points.c.run == runs.c.id)
-        for name, value in selector.parameters.items():
-            point = point.where(has_parameter(points.c.id, name, value))
-        query = query.where(point.exists())
-    if selector.last is not None:
-        latest = query.order_by(runs.c.created.desc()).limit(selector.last).subquery()
-        return sa.select(latest).order_by(latest.c.created)
-    return query.order_by(runs.c.created)
-
-
-def has_parameter(point: sa.ColumnElement, name: str, value: str) -> sa.ColumnElement:
-    """Whether the point has the parameter value; a size in any spelling of it (``1MiB``
-    selects what was written ``1m``), as expressions and filters compare sizes."""
-    parameters = schema.parameters
-    return (
-        sa.select(parameters.c.point)
-        .where(parameters.c.point == point, parameters.c.name == name)
-        .where(parameters.c.value.in_(size_spellings(value)))
-        .exists()
-    )
-
-
-def selected(connection: Connection, selector: Selector, database: Database) -> list[sa.Row]:
+def selected(connection: Reading, selector: Selector, database: Database) -> list[RunRow]:
     """The runs a selector names; none is an error saying what the database holds."""
-    found = list(connection.execute(run_query(selector)))
+    found = fetch(connection, runs_query(selector), run_row)
     for row in found:
         _check_types(row)
     if not found:
-        count = connection.execute(sa.select(sa.func.count()).select_from(schema.runs)).scalar()
-        known = connection.execute(sa.select(schema.runs.c.benchmark).distinct().limit(10))
+        count = fetch(connection, Query("SELECT count(*) FROM runs"), int)[0]
+        known = fetch(connection, Query("SELECT DISTINCT benchmark FROM runs LIMIT 10"), str)
         raise UsageError(
             f"'{selector.text}' selects no run of the results database {database.name} "
             f"({count} run(s) published)",
             hint="benchmarks published: "
-            + (", ".join(str(r[0])[:40] for r in known) or "none")
+            + (", ".join(str(r)[:40] for r in known) or "none")
             + f"; keys: {', '.join([*FIELDS, *WINDOW])}, or a parameter NAME=VALUE",
         )
     return found
 
 
-def _check_types(row: sa.Row) -> None:
+#: the type of each field of ``runs`` as jubex writes it (a float may be held as an integer)
+_TYPES = tuple(
+    int if name == "id" else float if name in ("created", "published") else
+    bool if name == "every_sample" else str
+    for name in RunRow._fields
+)  # fmt: skip
+
+
+def _check_types(row: RunRow) -> None:
     """Each field of a selected run of the type jubex writes (SQLite keeps any value in any
     column: a file someone else made may hold bytes where jubex keeps text)."""
-    for column in schema.runs.columns:
-        value = getattr(row, column.name, None)
-        wanted = column.type.python_type if value is not None else type(None)
-        if wanted is float and isinstance(value, int):
-            continue
-        if not isinstance(value, wanted) or (value is None and not column.nullable):
-            raise _unopened(row, f"holds {type(value).__name__} in its field '{column.name}'")
+    for name, value, wanted in zip(RunRow._fields, row, _TYPES, strict=True):
+        if not isinstance(value, wanted) and not (wanted is float and isinstance(value, int)):
+            raise _unopened(row, f"holds {type(value).__name__} in its field '{name}'")
 
 
 def open_selected(text: str, database: Database | None = None) -> list[Run]:
@@ -203,7 +159,7 @@ def _cache() -> Path:
     return platformdirs.user_cache_path("jubex") / "published"
 
 
-def opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> Run:
+def opened(connection: Connection, row: RunRow, specs: dict[str, RunSpec]) -> Run:
     """A published run as a run directory in the cache (unpacked the first time); runs of
     one spec share it, read once (reading a spec costs more than the rest of opening)."""
     parts = (str(row.run_key)[:16], row.site or "site", str(row.run_id))
@@ -223,10 +179,14 @@ def opened(connection: Connection, row: sa.Row, specs: dict[str, RunSpec]) -> Ru
     return Run(where, store, spec)
 
 
-def _unpack(connection: Connection, row: sa.Row, where: Path) -> None:
+def _unpack(connection: Connection, row: RunRow, where: Path) -> None:
     """Write the run's store (as published: marked imported, nothing to write to it),
     run.json and provenance.json; then move the whole in place. What the database holds
     is checked as a bundle's files are: a run it lacks or damaged is refused."""
+    import sqlalchemy as sa
+
+    from jubex.resultsdb import schema
+
     body = connection.execute(
         sa.select(schema.stores.c.body).where(schema.stores.c.run == row.id)
     ).scalar_one_or_none()
@@ -258,7 +218,7 @@ def _unpack(connection: Connection, row: sa.Row, where: Path) -> None:
         raise _unopened(row, f"is damaged ({type(exc).__name__}: {str(exc)[:80]})") from None
 
 
-def _unopened(row: sa.Row, why: str) -> UsageError:
+def _unopened(row: RunRow, why: str) -> UsageError:
     return UsageError(
         f"the published run {str(row.run_id)[:40]!r} of the results database {why}: it is not "
         "opened",
@@ -276,7 +236,7 @@ def _plain_part(name: str) -> bool:
     )
 
 
-def _decompressed(body: bytes, target: Path, row: sa.Row) -> None:
+def _decompressed(body: bytes, target: Path, row: RunRow) -> None:
     """Write a published store, decompressed in pieces, refusing one past MAX_STORE bytes
     (a small compressed body may unpack to gigabytes)."""
     unpack = zlib.decompressobj()

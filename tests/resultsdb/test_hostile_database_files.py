@@ -212,6 +212,7 @@ def test_a_damaged_results_database_is_read_or_refused_never_a_bug(
         with bounded():
             codes = [
                 main(["result", "db:benchmark=dbstudy", "--database", str(path)]),
+                main(["history", "db:benchmark=dbstudy", "-m", "bw", "--database", str(path)]),
                 main(["publish", str(made / "000001"), "--database", str(path)]),
             ]
     finally:

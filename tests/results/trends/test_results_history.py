@@ -1,6 +1,8 @@
 """A metric over runs: changes from run to run, marked where beyond noise and tolerance."""
 
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -74,3 +76,17 @@ def test_a_long_unchanged_history_marks_nothing():
     ]
     _, marks = follow(runs)
     assert not [label for label, mark in marks if mark]
+
+
+def test_the_change_points_are_found_without_importing_scipy():
+    """scipy.special takes half a second to import, more than a history's tests: the t
+    distribution of the change points is jubex's own."""
+    probe = (
+        "import sys\n"
+        "from jubex.results.trends.steps import stepwise_p\n"
+        "p = stepwise_p([[1.0, 2.0, 3.0], [1.5, 2.5, 3.5], [9.0, 9.5, 10.0]])\n"
+        "assert p[0] is None and 0 < p[2] < p[1] < 1, p\n"
+        "print(sorted(m for m in sys.modules if m.startswith('scipy')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
