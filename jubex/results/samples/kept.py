@@ -11,14 +11,29 @@ decoder, from the texts it stores); anything else is read the slow way each time
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sys
 from collections.abc import Collection, Mapping, Sequence
+from functools import cache
+from pathlib import Path
 
 from jubex.store.rundir import Run
 from jubex.version import __version__
 
-#: the layout of a kept row; a change of it (or of what rows hold) must change this
+#: the layout of a kept row; a change of it must change this
 FORMAT = 1
+
+#: the modules that make a row: rows kept by another text of them are not read
+_MAKERS = (
+    "jubex.results.samples.rows",
+    "jubex.results.samples.kept",
+    "jubex.results.samples.concurrency",
+    "jubex.analysis.harvest",
+    "jubex.analysis.run",
+    "jubex.store.store",
+    "jubex.store.packed",
+)
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -26,7 +41,22 @@ _SCALARS = (str, int, float, bool, type(None))
 def summary_key(names: Collection[str] | None, per_iteration: bool) -> str:
     """The key of the rows read of these names: also the code that read them."""
     wanted = None if names is None else sorted(names)
-    return json.dumps(["rows", FORMAT, __version__, per_iteration, wanted])
+    return json.dumps(["rows", FORMAT, __version__, _code(), per_iteration, wanted])
+
+
+@cache
+def _code() -> str:
+    """A digest of the modules that make rows, once a process: a changed jubex (a version
+    not renamed, a checkout of another commit) never reads the rows another one kept."""
+    digest = hashlib.blake2b(digest_size=8)
+    for name in _MAKERS:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        try:
+            digest.update(Path(path).read_bytes() if path else name.encode())
+        except OSError:
+            digest.update(name.encode())
+    return digest.hexdigest()
 
 
 def freeze(run: Run, rows: Sequence[Mapping[str, object]], meta: Collection[str]) -> str | None:

@@ -8,10 +8,13 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from jubex.analysis.run import analyse_run
 from jubex.api import load, run
 from jubex.engine.driver import Options
 from jubex.platform.load import load_platform
+from jubex.results.samples import kept
 from jubex.results.samples.kept import summary_key
 from jubex.results.samples.rows import result_rows
 from jubex.space.spec import resolve_spec
@@ -116,3 +119,15 @@ def test_rows_of_a_store_changed_while_read_are_not_kept(tmp_path: Path) -> None
         made.store.workpackages()
         keep("k", "[]")
     assert made.store.summary("k") == "[]"
+
+
+def test_rows_kept_by_other_code_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = _made(tmp_path)
+    list(result_rows(made, NAMES))
+    assert made.store.summary(summary_key(NAMES, False)) is not None
+    monkeypatch.setattr(kept, "_code", lambda: "another text of the modules")
+    assert made.store.summary(summary_key(NAMES, False)) is None
+    list(result_rows(made, NAMES))
+    assert made.store.summary(summary_key(NAMES, False)) is not None
