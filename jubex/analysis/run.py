@@ -22,7 +22,7 @@ from jubex.definition.model import Benchmark
 from jubex.errors import JubexError
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.packed import Packed, pack
-from jubex.store.rundir import JUBE_ROWS, Run, wp_dir_of
+from jubex.store.rundir import JUBE_ROWS, Run, checked_dir_name, wp_dir_of
 from jubex.store.store import DONE, FAILED
 from jubex.workdir.script import EXIT, admin_dir
 
@@ -38,12 +38,23 @@ Analysed = tuple[int, bool, str, str, Packed]
 _forked: RunAnalysis | None = None
 
 
+#: where a workpackage's exit-status file lies in its directory
+_EXIT_IN = os.path.join(os.fspath(admin_dir(Path())), EXIT)
+
+
 def _signature(run_dir: Path, wp: Workpackage) -> str:
+    return _signature_of(run_dir, wp.id, wp.dir_name, wp.state)
+
+
+def _signature_of(run_dir: Path, wp_id: int, name: str, state: str) -> str:
+    """A workpackage's outputs as last seen: its state, and its exit-status file's size and
+    modification time (plain strings: pathlib's joins cost more than the stat)."""
+    path = os.path.join(run_dir, checked_dir_name(run_dir, wp_id, name), _EXIT_IN)
     try:
-        st = (admin_dir(wp_dir_of(run_dir, wp)) / EXIT).stat()
+        st = os.stat(path)
     except OSError:
-        return wp.state
-    return f"{wp.state}:{st.st_size}:{st.st_mtime_ns}"
+        return state
+    return f"{state}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def analysed_steps(benchmark: Benchmark) -> set[str]:
@@ -97,6 +108,19 @@ class RunAnalysis:
             self.run.store.store_analysis(results)
         return len(todo)
 
+    def stale(self) -> list[int]:
+        """The finished workpackages whose outputs changed since they were analysed, from
+        one query and a stat each: most reads of a run find none."""
+        return [
+            wp_id
+            for wp_id, step, kind, state, name, signature in self.run.store.analysis_marks(
+                ANALYSABLE
+            )
+            if kind != SHARED
+            and step in self.steps
+            and _signature_of(self.run.dir, wp_id, name, state) != signature
+        ]
+
     def harvest(self, batch: Sequence[tuple[Workpackage, str]]) -> list[Analysed]:
         """What the analysers find of each (workpackage, signature), packed for the store."""
         results = []
@@ -149,11 +173,13 @@ def _cores() -> int:
 def analyse_run(run: Run, *, force: bool = False) -> int:
     if run.meta.get(JUBE_ROWS):
         return 0  # imported from JUBE: its store holds JUBE's analysis, no outputs came along
-    wps = run.store.workpackages(states=list(ANALYSABLE))
     analysis = RunAnalysis(run)
     if run.meta.get("imported_from"):
         analysis.refuse_code()
-    return analysis.workpackages(wps, force=force)
+    if force:
+        return analysis.workpackages(run.store.workpackages(states=list(ANALYSABLE)), force=True)
+    stale = analysis.stale()
+    return analysis.workpackages(run.store.workpackages(ids=stale)) if stale else 0
 
 
 def missing_analysis(run: Run) -> list[tuple[int, str]]:

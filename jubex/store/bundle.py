@@ -39,7 +39,7 @@ from jubex.store.rundir import (
     list_runs,
     next_run_dir,
 )
-from jubex.store.store import Store
+from jubex.store.store import Store, drop_summaries
 from jubex.version import __version__
 
 MANIFEST = "manifest.json"
@@ -189,6 +189,8 @@ def _store_copy(path: Path) -> bytes:
         target = sqlite3.connect(copy)
         try:
             source.backup(target)
+            drop_summaries(target)
+            target.commit()
         finally:
             source.close()
             target.close()

@@ -391,13 +391,18 @@ def wp_dir_of(run_dir: Path, wp: Workpackage) -> Path:
     """Where a stored workpackage lives (its name is kept in the store since planning):
     below the run, never an absolute path a damaged store names (a JUBE file's suffix may
     climb out with ``..``, as in JUBE; an imported store may not, see ``imported``)."""
-    name = wp.dir_name
+    return run_dir / checked_dir_name(run_dir, wp.id, wp.dir_name)
+
+
+def checked_dir_name(run_dir: Path, wp_id: int, name: str) -> str:
+    """A stored workpackage's directory name, refused where it is none inside the run (see
+    :func:`wp_dir_of`); plain strings, for reads of every workpackage of many runs."""
     if not name or name in (".", "..") or name.startswith("/") or "\0" in name:
         raise UsageError(
-            f"the run store {run_dir / STORE} places workpackage {wp.id} in '{name[:80]}', "
+            f"the run store {run_dir / STORE} places workpackage {wp_id} in '{name[:80]}', "
             "which is not a directory name inside the run"
         )
-    return run_dir / name
+    return name
 
 
 def owned_wp_dirs(run: Run, wps: list[Workpackage]) -> dict[int, Path]:

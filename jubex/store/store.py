@@ -12,7 +12,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from itertools import groupby
 from operator import itemgetter
@@ -65,6 +65,32 @@ CREATE TABLE IF NOT EXISTS analysed (
     found INTEGER NOT NULL DEFAULT 0
 );
 """
+
+#: what a kept summary is made of: a change of any of these tables discards every summary
+_SUMMARISED = ("meta", "workpackage", "parent", "packed", "stored_key", "unit", "analysed")
+
+_SUMMARY = (
+    "CREATE TABLE IF NOT EXISTS summary (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    *(
+        f"CREATE TRIGGER IF NOT EXISTS summary_{table}_{op.lower()} AFTER {op} ON {table}"
+        " BEGIN DELETE FROM summary; END"
+        for table in _SUMMARISED
+        for op in ("INSERT", "UPDATE", "DELETE")
+    ),
+)
+
+
+def drop_summaries(db: sqlite3.Connection) -> None:
+    """Remove the summaries and their triggers from a copy of a store that leaves jubex's
+    hands (a bundle): an importer takes no trigger from a store it did not make."""
+    for statement in _SUMMARY[1:]:
+        name = statement.split()[5]  # CREATE TRIGGER IF NOT EXISTS <name>
+        db.execute(f"DROP TRIGGER IF EXISTS {name}")
+    db.execute("DROP TABLE IF EXISTS summary")
+
+
+#: summaries kept per run at most (each a table's names, say); more discard the others
+MAX_SUMMARIES = 8
 
 #: states of a workpackage; see docs/design.md for the transitions
 PLANNED, QUEUED, SUBMITTED, DONE, FAILED, SKIPPED, CANCELLED = (
@@ -367,6 +393,18 @@ class Store:
             sql += f" WHERE wp IN ({','.join(str(int(i)) for i in ids)})"
         return {wp: (bool(ok), reason, sig) for wp, ok, reason, sig in self.db.execute(sql)}
 
+    def analysis_marks(
+        self, states: Sequence[str]
+    ) -> list[tuple[int, str, str, str, str, str | None]]:
+        """(id, step, kind, state, directory, signature of its last analysis or None) of
+        the workpackages in ``states``: whether each is analysed up to date, in one query."""
+        return self.db.execute(
+            "SELECT w.id, w.step, w.kind, w.state, w.workdir, a.signature"
+            " FROM workpackage w LEFT JOIN analysed a ON a.wp = w.id"
+            f" WHERE w.state IN ({','.join('?' * len(states))}) ORDER BY w.id",
+            list(states),
+        ).fetchall()
+
     def store_analysis(
         self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement] | Packed]]
     ) -> None:
@@ -535,6 +573,56 @@ class Store:
             if present:
                 found[wp] = present
         return found
+
+    # -- summaries --------------------------------------------------------------------------
+
+    def summary(self, key: str) -> str | None:
+        """A summary kept by :meth:`snapshot` under ``key``, if the store has not changed
+        since (an older store has none)."""
+        try:
+            found = self.db.execute("SELECT data FROM summary WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:  # no summary table: none kept yet
+            return None
+        return found[0] if found else None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Callable[[str, str], None]]:
+        """Reads of one state of the store, and a way to keep a summary of what they found:
+        ``keep(key, data)``. The summary is kept only when the store is still as read (in
+        WAL mode a write after the snapshot refuses the upgrade), and triggers discard every
+        summary at the next change of what it was made of, whoever writes: a summary is
+        never read stale. Keeping never waits for a writer, and a store that cannot be
+        written keeps nothing; either way the reads are as good.
+        """
+        if self.db.in_transaction:  # inside someone's batch: read, keep nothing
+            yield lambda key, data: None
+            return
+        try:
+            self.db.execute("BEGIN")
+        except sqlite3.Error:
+            yield lambda key, data: None
+            return
+        kept: list[tuple[str, str]] = []
+        try:
+            yield lambda key, data: kept.append((key, data))
+            if kept:
+                self._keep(kept)
+        finally:
+            self._rollback()
+
+    def _keep(self, kept: Sequence[tuple[str, str]]) -> None:
+        """Write the summaries in the snapshot's transaction; give up rather than wait."""
+        with suppress(sqlite3.Error):  # changed since read, busy or read-only: not kept
+            self.db.execute("PRAGMA busy_timeout = 0")
+            for statement in _SUMMARY:
+                self.db.execute(statement)
+            (count,) = self.db.execute("SELECT count(*) FROM summary").fetchone()
+            if count + len(kept) > MAX_SUMMARIES:
+                self.db.execute("DELETE FROM summary")
+            self.db.executemany("INSERT OR REPLACE INTO summary (key, data) VALUES (?, ?)", kept)
+            self.db.execute("COMMIT")
+        with suppress(sqlite3.Error):
+            self.db.execute("PRAGMA busy_timeout = 30000")
 
     def units(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT name, unit FROM unit"))

@@ -15,6 +15,7 @@ from jubex.analysis.run import ANALYSABLE, analysed_steps
 from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
 from jubex.results.samples.concurrency import neighbours
+from jubex.results.samples.kept import freeze, summary_key, thaw
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import JUBE_ROWS, Run
 
@@ -66,7 +67,34 @@ def result_rows(
     from the matches all of them stored, ``ok`` only when every iteration is.
     ``per_iteration`` keeps every iteration a row of its own even so: a comparison needs
     the repetitions themselves, not their merge.
+
+    The rows of a run read once are kept in its store until it changes (see ``kept``).
     """
+    if run.benchmark.dialect == "jube" or run.meta.get(JUBE_ROWS):
+        # a JUBE file's rows carry its names of the workpackage chain: read each time
+        yield from _read_rows(run, names, label=label, per_iteration=per_iteration)
+        return
+    key = summary_key(names, per_iteration)
+    data = run.store.summary(key)
+    if data is not None:
+        yield from thaw(run, data, label)
+        return
+    with run.store.snapshot() as keep:
+        rows = list(_read_rows(run, names, label=label, per_iteration=per_iteration))
+        frozen = freeze(run, rows, META)
+        if frozen is not None:
+            keep(key, frozen)
+    yield from rows
+
+
+def _read_rows(
+    run: Run,
+    names: Collection[str] | None,
+    *,
+    label: str | None,
+    per_iteration: bool,
+) -> Iterator[dict[str, object]]:
+    """The rows of :func:`result_rows`, read from the store and the work directories."""
     stored = _stored_names(names) if names is not None else None
     every = run.store.workpackages()  # one read for the rows and their neighbours
     groups = _iteration_groups(run, every, per_iteration)
