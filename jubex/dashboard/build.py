@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,33 +103,43 @@ def _group_pages(
     for page in pages.history_pages(site, series, charts):
         writer.put(*page)
     for s in series:
-        columns, rows = _history_rows(site, s)
-        _downloads(writer, f"data/history/{Path(s.page).stem}", columns, rows)
+        _history_downloads(writer, site, s)
     for path, inputs, render in pages.run_pages(site, series, runs):
         writer.put_rendered(path, inputs, render)
     for page in pages.compare_pages(site, series, compared):
         writer.put(*page)
 
 
-def _history_rows(site: Dashboard, series: Series) -> tuple[list[str], list[list[object]]]:
-    """Every repetition of a series, a row each: what its chart draws."""
+def _history_downloads(writer: SiteWriter, site: Dashboard, series: Series) -> None:
+    """Every repetition of a series, a row each (what its chart draws), as CSV and as JSON
+    records: the same text :func:`_downloads` writes, each run's fields encoded once for
+    its repetitions (a site of 100,000 runs has 25 million of these rows)."""
     columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
     rows: list[list[object]] = []
+    records: list[str] = []
+    names = [json.dumps(c) for c in columns]
+    unit = json.dumps(series.unit)
     for e in series.entries:
-        run = site.runs[e.run]
+        label, created, mark = site.runs[e.run].label, pages.date(e.created), e.mark or ""
+        head = f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(created)},{names[2]}:"
+        tail = f",{names[4]}:{unit},{names[5]}:{_json(e.mean)},{names[6]}:{json.dumps(mark)}}}"
         for repetition, value in enumerate(e.values):
-            rows.append(
-                [
-                    run.label,
-                    pages.date(e.created),
-                    repetition,
-                    value,
-                    series.unit,
-                    e.mean,
-                    e.mark or "",
-                ]
-            )
-    return columns, rows
+            rows.append([label, created, repetition, value, series.unit, e.mean, mark])
+            records.append(f"{head}{repetition},{names[3]}:{_json(value)}{tail}")
+    text = io.StringIO()
+    table = csv.writer(text, lineterminator="\n")
+    table.writerow(columns)
+    table.writerows(rows)
+    stem = f"data/history/{Path(series.page).stem}"
+    writer.put(f"{stem}.csv", text.getvalue())
+    writer.put(f"{stem}.json", f"[{','.join(records)}]")
+
+
+def _json(value: float | None) -> str:
+    """A number as ``json.dumps`` writes it, a non-finite one as its text (:func:`finite`)."""
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)
+    return json.dumps(pages.finite(value), allow_nan=False, default=str)
 
 
 def _downloads(

@@ -179,10 +179,15 @@ def test_the_feed_leads_to_the_run_of_the_change_and_its_history_draws_it(
     assert page.title().startswith(f"Run {STEP_RUN} of bench at site00")
     page.click("tr.worse a")  # the history of the metric that changed in this run
     page.wait_for_selector("#chart .main-svg")
-    assert page.locator("#chart .scatterlayer .trace").count() == 3  # dots, means, change
+    # 1,000 runs of 5 repetitions: the spread of every run as a band (its least and its
+    # greatest repetition), the newest 500 runs' repetitions as dots, means, change points
+    traces = page.locator("#chart .scatterlayer .trace")
+    assert traces.count() == 5
+    assert "repetitions (the newest 500 runs)" in page.inner_text("#chart")
     assert "Lustre 2.15 upgrade <script>" in page.inner_text("#chart")  # the note, as text
     page.fill("input[name=since]", "2026-01-25")
-    assert int(page.inner_text(".shown")) < 1000
+    assert int(page.inner_text(".shown")) < 500
+    page.wait_for_function("document.querySelectorAll('#chart .scatterlayer .trace').length == 3")
     page.fill("input[name=since]", "")
     shot(page, "history")
     page.goto(url + "regressions.html")

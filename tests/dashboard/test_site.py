@@ -14,6 +14,9 @@ import pytest
 
 from jubex.cli.main import main
 from jubex.dashboard import pages
+from jubex.dashboard.build import _history_downloads
+from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
+from jubex.dashboard.write import SiteWriter
 from jubex.resultsdb.connect import Database
 from tests.dashboard.conftest import NOTE, STEP_RUN, fill, template_of
 
@@ -157,3 +160,32 @@ def test_without_plotly_the_site_says_how_to_get_it(
     )
     assert not (tmp_path / "s/assets/plotly.min.js").exists()
     assert 'id="chart"' not in next((tmp_path / "s/history").glob("*.html")).read_text()
+
+
+def test_a_history_download_holds_every_repetition_as_json_would_write_it(
+    tmp_path: Path,
+) -> None:
+    runs = {
+        1: RunInfo(1, 'r"1 <é>', "b", "s", "l", 1.0e9, {}, {}),
+        2: RunInfo(2, "r2", "b", "s", "l", 1.0e9 + 86400, {}, {}),
+    }
+    series = Series("b", "s", "l", "bw", "MiB/s", True, {})
+    series.entries = [
+        Entry(1, 1.0e9, [1.5, float("inf")], None, None),
+        Entry(2, 1.0e9 + 86400, [3, 0.1 + 0.2], 2.5, 1.0, mark="worse"),
+    ]
+    writer = SiteWriter.open(tmp_path / "site")
+    _history_downloads(writer, Dashboard("db:", runs, [], [], {}, {}, []), series)
+    stem = tmp_path / "site" / "data" / "history" / Path(series.page).stem
+    columns = ["run", "created", "repetition", "bw", "unit", "mean", "change_point"]
+    rows = [
+        ['r"1 <é>', "2001-09-09 01:46", 0, 1.5, "MiB/s", None, ""],
+        ['r"1 <é>', "2001-09-09 01:46", 1, "inf", "MiB/s", None, ""],
+        ["r2", "2001-09-10 01:46", 0, 3, "MiB/s", 2.5, "worse"],
+        ["r2", "2001-09-10 01:46", 1, 0.1 + 0.2, "MiB/s", 2.5, "worse"],
+    ]
+    expected = [dict(zip(columns, row, strict=True)) for row in rows]
+    written = stem.with_suffix(".json").read_text(encoding="utf-8")
+    assert written == json.dumps(expected, separators=(",", ":"))  # the same text, byte for byte
+    lines = stem.with_suffix(".csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == ",".join(columns) and lines[2] == '"r""1 <é>",2001-09-09 01:46,1,inf,MiB/s,,'

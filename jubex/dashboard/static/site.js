@@ -99,6 +99,36 @@ function jubexLoadChart() {
   document.body.appendChild(script);
 }
 
+// Each dot is an element of the drawing: 25,000 of them (5,000 runs of 5 repetitions) take
+// seconds to draw. Past JUBEX_DOTS, the newest runs whose repetitions fit are drawn as dots
+// and the spread of every run as a band from its least to its greatest repetition (two
+// lines, however many runs), so the extremes and the change points all stay in sight.
+const JUBEX_DOTS = 2500;
+
+function jubexDotted(runs) {
+  let count = 0;
+  let first = runs.length;
+  while (first > 0 && count + runs[first - 1].values.length <= JUBEX_DOTS) {
+    first -= 1;
+    count += runs[first].values.length;
+  }
+  return runs.slice(first);
+}
+
+function jubexSpread(runs, dotted) {
+  if (dotted === runs.length) return [];
+  const spread = runs.filter((r) => r.values.length);
+  const x = spread.map((r) => r.date);
+  const line = { width: 0, color: "rgba(87,96,106,0.45)" };
+  return [
+    { x, y: spread.map((r) => Math.min(...r.values)), mode: "lines", type: "scatter", line,
+      hoverinfo: "skip", showlegend: false },
+    { x, y: spread.map((r) => Math.max(...r.values)), mode: "lines", type: "scatter", line,
+      fill: "tonexty", fillcolor: "rgba(87,96,106,0.25)", hoverinfo: "skip",
+      name: "spread (least to greatest repetition)" },
+  ];
+}
+
 function jubexHistory() {
   const holder = document.getElementById("chart");
   const source = document.getElementById("series-data");
@@ -113,15 +143,19 @@ function jubexHistory() {
     const inside = (date) =>
       (!since || date.slice(0, 10) >= since) && (!until || date.slice(0, 10) <= until);
     const runs = every.filter((r) => inside(r.date));
+    const dotted = jubexDotted(runs);
     const dots = { x: [], y: [], text: [] };
-    runs.forEach((r) => r.values.forEach((v) => {
+    dotted.forEach((r) => r.values.forEach((v) => {
       dots.x.push(r.date); dots.y.push(v); dots.text.push(jubexPlain(r.run));
     }));
     const marked = runs.filter((r) => r.mark);
     const unit = data.unit ? " [" + jubexPlain(data.unit) + "]" : "";
+    const dotsName = dotted.length < runs.length
+      ? "repetitions (the newest " + dotted.length + " runs)" : "repetitions";
     const traces = [
+      ...jubexSpread(runs, dotted.length),
       { x: dots.x, y: dots.y, text: dots.text, mode: "markers", type: "scatter",
-        name: "repetitions", marker: { size: 4, color: "rgba(87,96,106,0.45)" } },
+        name: dotsName, marker: { size: 4, color: "rgba(87,96,106,0.45)" } },
       { x: runs.map((r) => r.date), y: runs.map((r) => r.mean), text: runs.map((r) => jubexPlain(r.run)),
         mode: "lines", type: "scatter", name: "mean of the run", line: { color: "#0969da" } },
       { x: marked.map((r) => r.date), y: marked.map((r) => r.mean),
