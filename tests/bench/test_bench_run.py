@@ -11,7 +11,10 @@ import json
 import subprocess
 import sys
 import tempfile
+from importlib.machinery import SourceFileLoader
+from importlib.util import module_from_spec, spec_from_loader
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -21,6 +24,17 @@ sys.path.insert(0, str(BENCH))
 
 from render_performance import BEGIN, END, render  # noqa: E402
 from suite import CASES  # noqa: E402
+
+
+def _gate() -> ModuleType:
+    """bench/run as a module: a script without a suffix, so loaded by its path."""
+    loader = SourceFileLoader("bench_run", str(BENCH / "run"))
+    module = module_from_spec(spec_from_loader("bench_run", loader))
+    loader.exec_module(module)
+    return module
+
+
+GATE = _gate()
 
 
 def bench_run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -95,6 +109,7 @@ def test_against_a_commit_both_checkouts_are_measured_imported_and_compared(
     kept = tmp_path / "this.json"
     done = bench_run(
         *("--smoke", "--repetitions", "2", "--only", "startup,engine", "--against", "HEAD"),
+        *("--max-repetitions", "2"),
         *("--outpath", str(tmp_path / "runs"), "--record", str(kept)),
     )
     assert done.returncode in (0, 1, 4), done.stdout + done.stderr
@@ -109,7 +124,7 @@ def test_against_a_commit_both_checkouts_are_measured_imported_and_compared(
     assert f"against {head}\n" in done.stderr
     assert head in json.dumps(other) and str(REPO) not in json.dumps(other)
     assert f"baseline {tmp_path / 'runs' / '000001'}, candidate" in done.stdout
-    assert "2 compared" in done.stdout
+    assert "2 compared" in done.stdout and "at alpha 0.05;" in done.stdout
     left = [p for p in Path(tempfile.gettempdir()).glob("jubex-bench-*") if p.is_dir()]
     assert not [p for p in left if (p / "against" / "bench" / "run").exists()]
 
@@ -164,3 +179,39 @@ def test_the_generated_part_of_the_document_is_rebuilt_and_the_prose_kept() -> N
 def test_a_document_without_the_generated_part_is_refused() -> None:
     with pytest.raises(SystemExit, match="bench/run: begin"):
         render("# Performance\n", figures())
+
+
+def test_a_case_the_first_look_cannot_judge_is_named_with_the_repetitions_it_needs(
+    tmp_path: Path,
+) -> None:
+    base, noisy = figures(), figures()
+    wide = (0.8, 1.25, 0.95, 1.3, 1.05)
+    for made, scale in ((base, 1.0), (noisy, 1.2)):
+        for point in made["points"]:
+            if point["parameters"]["bench"] == "engine":
+                for rep, s in zip(point["repetitions"], wide, strict=True):
+                    rep["values"]["cpu"] = s * scale
+    runs = []
+    for name, made in (("base", base), ("noisy", noisy), ("again", base)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(made))
+        runs.append(GATE.imported(tmp_path / f"{name}.json", tmp_path / "runs"))
+    unsettled = GATE.unjudged(runs[0], runs[1], "10%", 0.025)
+    assert list(unsettled) == ["engine"] and unsettled["engine"] > 5
+    assert GATE.compare(runs[0], runs[1], "10%", 0.025) == 4
+    assert GATE.unjudged(runs[0], runs[2], "10%", 0.025) == {}
+
+
+@pytest.mark.parametrize(
+    ("unsettled", "more"),
+    [
+        ({"engine": 12}, {"engine": 7}),
+        ({"engine": 400}, {"engine": 20}),
+        ({"engine": 0}, {"engine": 20}),
+        ({"engine": 5}, {"engine": 1}),
+    ],
+)
+def test_a_second_look_takes_what_compare_asks_for_within_the_bound(
+    unsettled: dict[str, int], more: dict[str, int]
+) -> None:
+    assert GATE.second_look(unsettled, 5, 25) == more
+    assert GATE.second_look(unsettled, 5, 5) == {}
