@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 
 from jubex.analysis.run import analyse_run
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
-from jubex.results.comparison.compare import Comparison
-from jubex.results.comparison.compare_runs import compare_runs
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import tabulate
 from jubex.space.plan import HELD
@@ -27,6 +25,7 @@ if TYPE_CHECKING:
     from jubex.definition.model import Benchmark
     from jubex.engine.driver import Options
     from jubex.platform.model import Platform
+    from jubex.results.comparison.compare import Comparison
     from jubex.space.spec import RunSpec
     from jubex.workdir.render import Rendered
 
@@ -481,6 +480,8 @@ def compare(
     the exit status of ``jubex compare`` (4: inconclusive; ``strict`` makes that a failure,
     ``allow_inconclusive`` a pass).
     """
+    from jubex.results.comparison.compare_runs import compare_runs  # its tests: compare only
+
     (base,), (cand,) = open_runs(baseline), open_runs(candidate)
     if analyse:
         analyse_runs([base, cand])

@@ -215,10 +215,10 @@ def kept_apart_by(args: argparse.Namespace) -> list[str] | None:
 
 def tabulated_runs(args: argparse.Namespace) -> list[Run]:
     """The runs RUN..., -i and -n name, their new outputs analysed unless --no-analyse."""
-    from jubex.api import analyse_runs
-
     runs = selected_runs(args)
     if not args.no_analyse:
+        from jubex.api import analyse_runs  # the analysers: not for --no-analyse
+
         analyse_runs(runs)
     return runs
 

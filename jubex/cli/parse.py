@@ -25,7 +25,8 @@ from jubex.api import load
 from jubex.cli.common import REPORT_FORMATS, add_format
 from jubex.definition.model import Benchmark, Pattern
 from jubex.errors import JubexError, UsageError, did_you_mean, no_such_file
-from jubex.results.tables.formats import column_spec, format_value, render
+from jubex.results.tables.cells import column_spec, format_value
+from jubex.results.tables.formats import render
 from jubex.results.tables.table import Header, ResultTable
 from jubex.store.measurement import Measurement
 

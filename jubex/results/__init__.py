@@ -14,14 +14,40 @@ decides whether a candidate is worse than its baseline beyond the noise
 runs; the rest is pure: rows in, values and strings out.
 """
 
-from jubex.results.comparison.compare import Comparison, PointComparison, compare
-from jubex.results.comparison.compare_runs import compare_runs
-from jubex.results.delivery.deliver import deliver, report
-from jubex.results.samples.units import UnitError, convert
-from jubex.results.statistics.stats import STATISTICS, Summary, summarize
-from jubex.results.tables.formats import FORMATS, render, render_all
-from jubex.results.tables.table import Header, PlusMinus, ResultTable, Row, build_table
-from jubex.results.tables.tabulate import tabulate
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jubex.results.comparison.compare import Comparison, PointComparison, compare
+    from jubex.results.comparison.compare_runs import compare_runs
+    from jubex.results.delivery.deliver import deliver, report
+    from jubex.results.samples.units import UnitError, convert
+    from jubex.results.statistics.stats import STATISTICS, Summary, summarize
+    from jubex.results.tables.formats import FORMATS, render, render_all
+    from jubex.results.tables.table import Header, PlusMinus, ResultTable, Row, build_table
+    from jubex.results.tables.tabulate import tabulate
+
+#: name -> the module it comes from: imported when first asked for, so that a command
+#: importing one room (``jubex result`` its tables and delivery) does not import them all
+_FROM = {
+    **dict.fromkeys(["Comparison", "PointComparison", "compare"], "comparison.compare"),
+    "compare_runs": "comparison.compare_runs",
+    **dict.fromkeys(["deliver", "report"], "delivery.deliver"),
+    **dict.fromkeys(["UnitError", "convert"], "samples.units"),
+    **dict.fromkeys(["STATISTICS", "Summary", "summarize"], "statistics.stats"),
+    **dict.fromkeys(["FORMATS", "render", "render_all"], "tables.formats"),
+    **dict.fromkeys(["Header", "PlusMinus", "ResultTable", "Row", "build_table"], "tables.table"),
+    "tabulate": "tables.tabulate",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _FROM:
+        raise AttributeError(f"module 'jubex.results' has no attribute '{name}'")
+    return getattr(importlib.import_module(f"jubex.results.{_FROM[name]}"), name)
+
 
 __all__ = [
     "FORMATS",

@@ -12,7 +12,7 @@ import logging.handlers
 
 from jubex.definition.model import Syslog
 from jubex.errors import JubexError
-from jubex.results.tables.formats import format_value
+from jubex.results.tables.cells import format_value
 from jubex.results.tables.table import ResultTable
 
 

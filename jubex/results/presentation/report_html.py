@@ -29,8 +29,8 @@ from jubex.results.presentation.io_profile import Profile, io_profiles
 from jubex.results.presentation.plotdata import plot_table
 from jubex.results.presentation.report_study import Verdict, comparisons, provenance_diff, sides
 from jubex.results.samples.concurrency import SPANS
+from jubex.results.tables.cells import cell_text
 from jubex.results.tables.columns import PlusMinus
-from jubex.results.tables.formats import cell_text
 from jubex.results.tables.table import ResultTable, Row
 from jubex.results.tables.tabulate import rows_of, run_labels, tabulate
 from jubex.store.rundir import Run

@@ -8,19 +8,22 @@ how many values are missing) so that a table read alone does not mislead.
 from __future__ import annotations
 
 import csv
-import decimal
 import io
 import json
 import math
 import re
 import shutil
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from itertools import repeat
+from json.encoder import encode_basestring
+from typing import Any, NamedTuple
 
 from jubex.errors import UsageError, did_you_mean
+from jubex.results.tables.cells import column_spec, column_texts, exact_texts
 from jubex.results.tables.columns import Header, PlusMinus
-from jubex.results.tables.frame import framed
+from jubex.results.tables.frame import framed, padded, widths
 from jubex.results.tables.table import FLAGS, ResultTable
 
 #: format name -> what it is for (shown in help texts)
@@ -33,7 +36,20 @@ FORMATS = {
     "latex": "a booktabs tabular",
 }
 
-Grid = tuple[list[str], list[list[str]], list[bool]]
+
+class Grid(NamedTuple):
+    """A table as text: its head, its body a column at a time, which columns are
+    right-aligned, and how many rows the body has (also when it has no columns)."""
+
+    head: list[str]
+    columns: list[list[str]]
+    right: list[bool]
+    height: int
+
+    def rows(self) -> Iterator[tuple[str, ...]]:
+        return zip(*self.columns, strict=True) if self.columns else repeat((), self.height)
+
+
 #: a fixed-point format spec (``.2f``, ``>10,.1f``): its decimals
 _FIXED = re.compile(r"^(.*\.)(\d+)f$")
 #: columns of remarks a pretty table too wide for the terminal shows as footnotes
@@ -60,9 +76,7 @@ def render(table: ResultTable, fmt: str | None = None, *, width: int | None = No
             hint=did_you_mean(fmt, FORMATS),
         )
     if fmt == "csv":
-        if table.jube_csv:
-            return _jube_csv(table, _grid(_split_pairs(table), "", auto=False))
-        return _csv(_split_pairs(table))
+        return _jube_csv(table) if table.jube_csv else _csv(table)
     # a JUBE run's table shows its numbers as JUBE prints them: unformatted, as Python does
     grid = _grid(table, "--" if fmt == "latex" else "—", auto=not table.jube_csv)
     if fmt == "pretty":
@@ -79,135 +93,58 @@ def render_all(tables: Sequence[ResultTable], fmt: str | None = None) -> str:
     return "\n".join(render(table, fmt) for table in tables)
 
 
-def format_value(
-    value: object, spec: str | None, missing: str, *, floats_only: bool = False
-) -> str:
-    """How a cell reads: formatted numbers, sizes as written, ``missing`` for no value.
-
-    With ``floats_only``, ``spec`` (a column's chosen decimals) leaves whole numbers be.
-    """
-    if value is None:
-        return missing
-    if isinstance(value, PlusMinus):
-        shown = format_value(value.value, spec, missing, floats_only=floats_only)
-        if value.spread is None:
-            return f"{shown} ± {missing}" if missing and value.value is not None else shown
-        spread = format_value(value.spread, spec, missing, floats_only=floats_only)
-        return f"{shown} ± {spread}"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    takes_spec = type(value) is float if floats_only else isinstance(value, int | float)
-    if takes_spec and spec:
-        try:
-            return format(value, spec)
-        except ValueError:
-            pass
-    if type(value) is float:
-        return _plain_float(value)
-    return str(value)  # parameters (sizes, durations, ...) read as they were written
+def _right(kinds: set[type]) -> bool:
+    """Right-align a column whose present values (of these types) are all numbers."""
+    present = kinds - {type(None)}
+    return bool(present) and all(_numeric(kind) for kind in present)
 
 
-def _plain_float(value: float) -> str:
-    """Six significant digits without an exponent across the range benchmarks report."""
-    size = abs(value)
-    if size == 0 or not math.isfinite(value):
-        return str(value) if size else "0"
-    if not 1e-3 <= size < 1e12:
-        return f"{value:.6g}"
-    digits = max(0, 5 - math.floor(math.log10(size)))
-    text = f"{value:.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+def _numeric(kind: type) -> bool:
+    return issubclass(kind, int | float | PlusMinus) and not issubclass(kind, bool)
 
 
-def column_spec(values: Iterable[object]) -> str | None:
-    """Decimals for a column of numbers without a declared format: the same in every row,
-    four significant digits for the largest value and two for the smallest, without the
-    trailing zeros every row would show."""
-    sizes = [
-        abs(x)
-        for v in values
-        for x in ([v.value] if isinstance(v, PlusMinus) else [v])
-        if type(x) is float and math.isfinite(x) and x != 0
-    ]
-    if not sizes:
-        return None
-    big, small = max(sizes), min(sizes)
-    if not 1e-4 <= big < 1e12:
-        return ".4g"
-    decimals = max(3 - math.floor(math.log10(big)), 1 - math.floor(math.log10(small)))
-    decimals = min(max(decimals, 0), 6)
-    shown = [f"{x:.{decimals}f}" for x in sizes]
-    while decimals and all(text.endswith("0") for text in shown):  # 1.500, 2.500 -> 1.5, 2.5
-        decimals -= 1
-        shown = [text[:-1] for text in shown]
-    return f".{decimals}f"
+def _columns_of(table: ResultTable) -> list[list[object]]:
+    return [[row[i] for row in table.rows] for i in range(len(table.headers))]
 
 
-def cell_text(value: object, header: Header, missing: str) -> str:
-    """A cell as a person reads it in its column's own format (a page, not a terminal
-    table): a measured value with no more decimals than it has (:func:`printed_spec`)."""
-    spec = header.format
-    if header.printed and not header.jube:
-        spec = printed_spec(spec, value)
-    return format_value(value, spec, missing)
-
-
-def printed_spec(spec: str | None, value: object) -> str | None:
-    """``spec`` with no more decimals than a measured ``value`` has: IOR prints rates from
-    3600 MiB/s on without decimals, and its 3683 reads 3683, not 3683.0, in any column
-    format -- a table does not claim a precision the program never printed."""
-    if spec is None or type(value) is not float or not math.isfinite(value):
-        return spec
-    fixed = _FIXED.match(spec)
-    if fixed is None:
-        return spec
-    exponent = decimal.Decimal(repr(value)).normalize().as_tuple().exponent
-    decimals = max(0, -exponent) if isinstance(exponent, int) else 0
-    return spec if decimals >= int(fixed[2]) else f"{fixed[1]}{decimals}f"
-
-
-def _numeric(value: object) -> bool:
-    return isinstance(value, int | float | PlusMinus) and not isinstance(value, bool)
-
-
-def _right(values: Iterable[object]) -> bool:
-    """Right-align a column whose present values are all numbers."""
-    present = [v for v in values if v is not None]
-    return bool(present) and all(_numeric(v) for v in present)
-
-
-def _grid(table: ResultTable, missing: str, *, auto: bool = True, exact: bool = False) -> Grid:
+def _grid(
+    table: ResultTable, missing: str, *, auto: bool = True, exact: bool = False, split: bool = False
+) -> Grid:
     """Head, body as text and right-alignment per column; transposed when asked for.
 
     With ``auto``, a column without a declared format gets :func:`column_spec`'s decimals;
-    ``exact`` writes every number in full instead (:func:`exact_value`), whatever the format.
+    ``exact`` writes every number in full instead (:func:`exact_value`), whatever the format;
+    ``split`` gives each ``mean±std`` column as two (:func:`_split_pairs`).
     """
-    head = [h.label for h in table.headers]
+    headers, values = _split_pairs(table) if split else (table.headers, _columns_of(table))
+    head = [h.label for h in headers]
+    kinds = [set(map(type, column)) for column in values]
     if exact:
-        body = [[exact_value(v) for v in row] for row in table.rows]
+        columns = list(map(exact_texts, values, kinds))
     else:
-        specs = [
-            (h.format, False)
-            if h.format or not auto
-            else (column_spec(row[i] for row in table.rows), True)
-            for i, h in enumerate(table.headers)
-        ]
-        printed = [h.printed and not h.jube for h in table.headers]
-        body = [
-            [
-                str(v)  # JUBE writes a number without a format as Python does
-                if not auto and not spec and type(v) is float
-                else format_value(v, printed_spec(spec, v) if p else spec, missing, floats_only=fo)
-                for v, p, (spec, fo) in zip(row, printed, specs, strict=True)
-            ]
-            for row in table.rows
+        columns = [
+            column_texts(
+                column,
+                h.format if h.format or not auto else column_spec(column, of),
+                missing,
+                floats_only=not (h.format or not auto),
+                printed=h.printed and not h.jube,
+                unformatted=not auto,  # JUBE writes a number without a format as Python does
+                kinds=of,
+            )
+            for h, column, of in zip(headers, values, kinds, strict=True)
         ]
     if not table.transpose:
-        return head, body, [_right(row[i] for row in table.rows) for i in range(len(head))]
+        return Grid(head, columns, list(map(_right, kinds)), len(table.rows))
     if not head:
-        return [], [], []
-    columns = [[label, *(row[i] for row in body)] for i, label in enumerate(head)]
-    return columns[0], columns[1:], [False, *(_right(row) for row in table.rows)]
+        return Grid([], [], [], 0)
+    # a row per column, headed by its label: the first is the head
+    rows = [[label, *column] for label, column in zip(head, columns, strict=True)]
+    right = [False, *(_right(set(map(type, row))) for row in zip(*values, strict=True))]
+    if not table.rows:  # (zip of no columns gives no rows)
+        right = [False]
+    body = [list(column) for column in zip(*rows[1:], strict=True)]
+    return Grid(rows[0], body or [[] for _ in rows[0]], right, len(rows) - 1)
 
 
 def _notes(table: ResultTable, prefix: str = "") -> list[str]:
@@ -220,23 +157,21 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     Cells do not wrap, so this renders exactly like one rich row per table row, but rich
     lays out 1 cell per column instead of thousands: about 3x faster on large tables.
     """
-    head, body, right = grid
-    natural = _natural_width(grid)
-    if width and natural > width and FOOTNOTED & set(head) and not table.transpose:
-        table, grid = _text_as_footnotes(table, grid)
-        head, body, right = grid
-        natural = _natural_width(grid)
-    if width and natural > width:
-        fitted = _fitting_columns(table, grid, width)
-        if fitted is None:
-            return _blocks(table, grid, width)
-        table, grid = fitted
-        head, body, right = grid
-        natural = _natural_width(grid)
-    lines = [[cell.replace("\n", " ") for cell in row] for row in body]
-    plain = framed(table.name, head, lines, right)
+    if width and _natural_width(grid) > width:
+        if FOOTNOTED & set(grid.head) and not table.transpose:
+            table, grid = _text_as_footnotes(table, grid)
+        if _natural_width(grid) > width:
+            fitted = _fitting_columns(table, grid, width)
+            if fitted is None:
+                return _blocks(table, grid, width)
+            table, grid = fitted
+    head, columns, right = grid.head, grid.columns, grid.right
+    plain = framed(table.name, head, columns, right)
+    if plain is None and any("\n" in "".join(column) for column in columns):
+        columns = [[cell.replace("\n", " ") for cell in column] for column in columns]
+        plain = framed(table.name, head, columns, right)
     if plain is not None:  # the frame rich would draw, without rich's layout per row
-        return "".join(line.rstrip() + "\n" for line in [*plain, *_notes(table)])
+        return "\n".join([*plain, *(note.rstrip() for note in table.notes)]) + "\n"
     from rich import box  # rich only for this style: the others start without it
     from rich.console import Console
     from rich.table import Table as RichTable
@@ -247,12 +182,12 @@ def _pretty(table: ResultTable, grid: Grid, width: int | None) -> str:
     )
     for label, is_right in zip(head, right, strict=True):
         out.add_column(Text(label), justify="right" if is_right else "left", no_wrap=True)
-    if body:
-        out.add_row(*(Text("\n".join(column)) for column in zip(*lines, strict=True)))
+    if grid.height:
+        out.add_row(*(Text("\n".join(column)) for column in columns))
     buffer = io.StringIO()
     console = Console(
         file=buffer,
-        width=max(natural, len(table.name)),
+        width=max(_natural_width(grid), len(table.name)),
         color_system=None,
         force_terminal=False,
         highlight=False,
@@ -267,7 +202,7 @@ def _fitting_columns(table: ResultTable, grid: Grid, width: int) -> tuple[Result
     """The table without its last columns, as many as it must lose to fit ``width``, and a
     note naming them; None when that would leave out half of them (a block per row then
     shows every value). The first column and the remarks are kept."""
-    head = grid[0]
+    head = grid.head
     keep = list(range(len(head)))
     dropped: list[int] = []
     for index in reversed(range(1, len(head))):
@@ -287,25 +222,29 @@ def _fitting_columns(table: ResultTable, grid: Grid, width: int) -> tuple[Result
 
 
 def _columns(grid: Grid, keep: list[int]) -> Grid:
-    head, body, right = grid
-    return [head[i] for i in keep], [[r[i] for i in keep] for r in body], [right[i] for i in keep]
+    head, columns, right = grid.head, grid.columns, grid.right
+    picked = [columns[i] for i in keep]
+    return Grid([head[i] for i in keep], picked, [right[i] for i in keep], grid.height)
+
+
+def _widths(grid: Grid) -> list[int]:
+    """Each column's width: its longest cell or label."""
+    return widths(grid.head, grid.columns)
 
 
 def _natural_width(grid: Grid) -> int:
     """The width of a pretty table whose cells do not wrap."""
-    head, body, _ = grid
-    return 4 + sum(max(len(c) for c in [h, *(r[i] for r in body)]) + 3 for i, h in enumerate(head))
+    return 4 + sum(width + 3 for width in _widths(grid))
 
 
 def _text_as_footnotes(table: ResultTable, grid: Grid) -> tuple[ResultTable, Grid]:
     """The columns of remarks (a table's flags, a comparison's notes) as footnote marks
     (``[1]``) with their texts right under the table, before its notes (a comparison's
     verdict stays the last line): long texts should not cost a table its layout."""
-    head, body, right = grid
-    at = [i for i, label in enumerate(head) if label in FOOTNOTED]
+    at = [i for i, label in enumerate(grid.head) if label in FOOTNOTED]
     texts: list[str] = []
     marked = []
-    for row in body:
+    for row in grid.rows():
         cells = list(row)
         for i in at:
             text = cells[i].strip()
@@ -314,16 +253,17 @@ def _text_as_footnotes(table: ResultTable, grid: Grid) -> tuple[ResultTable, Gri
                 cells[i] = f"[{len(texts)}]"
         marked.append(cells)
     notes = [*(f"[{n}] {text}" for n, text in enumerate(texts, 1)), *table.notes]
-    return replace(table, notes=notes), (head, marked, right)
+    columns = [list(column) for column in zip(*marked, strict=True)] or grid.columns
+    return replace(table, notes=notes), grid._replace(columns=columns)
 
 
 def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
     """One block of ``label  value`` lines per row: a table too wide for the terminal."""
-    head, body, _ = grid
+    head = grid.head
     label_width = max(len(h) for h in head)
     room = max(width - label_width - 2, 20)
     lines = [table.name]
-    for number, row in enumerate(body, 1):
+    for number, row in enumerate(grid.rows(), 1):
         lines.append(f"-[ {number} ]".ljust(min(width, label_width + 2 + room), "-"))
         for label, cell in zip(head, row, strict=True):
             wrapped = textwrap.wrap(cell.replace("\n", " "), room) or [""]
@@ -335,99 +275,88 @@ def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
 
 
 def _aligned(table: ResultTable, grid: Grid) -> str:
-    head, body, right = grid
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-
-    def line(cells: list[str]) -> str:
-        parts = [
-            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
-        ]
-        return "  ".join(parts).rstrip()
-
-    lines = [line(head), "  ".join("-" * w for w in widths), *(line(r) for r in body)]
+    sizes = _widths(grid)
+    head = [[label] for label in grid.head]
+    lines = [
+        *(padded(head, sizes, grid.right, "  ") if head else [""]),
+        "  ".join("-" * w for w in sizes),
+        *(padded(grid.columns, sizes, grid.right, "  ") if head else [""] * grid.height),
+    ]
     if table.notes:
         lines += ["", *_notes(table)]
     return "\n".join(lines) + "\n"
-
-
-def exact_value(value: object) -> str:
-    """A cell for a program to read: a number in full (the shortest text that reads back
-    as the same float), not rounded for the eye; empty for a missing value."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if type(value) is float:
-        return repr(value)
-    return str(value)
 
 
 def _csv(table: ResultTable) -> str:
     """RFC 4180: one header line, one line per row, CRLF line ends, fields quoted where
     they must be; nothing else (the notes are for readers: the other formats show them,
     and the flags are a column)."""
-    return _csv_lines(_grid(table, "", exact=True), table.separator, "\r\n")
+    return _csv_lines(_grid(table, "", exact=True, split=True), table.separator, "\r\n")
 
 
-def _jube_csv(table: ResultTable, grid: Grid) -> str:
+def _jube_csv(table: ResultTable) -> str:
     """A JUBE file's table as JUBE writes it: formatted values and nothing else (the notes
     go to standard error, as every CSV table's do)."""
-    return _csv_lines(grid, table.separator, "\n")
+    return _csv_lines(_grid(table, "", auto=False, split=True), table.separator, "\n")
 
 
 def _csv_lines(grid: Grid, separator: str, ending: str) -> str:
-    head, body, _ = grid
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=separator, lineterminator=ending)
-    writer.writerow(head)
-    writer.writerows(body)
+    writer.writerow(grid.head)
+    writer.writerows(grid.rows())
     return buffer.getvalue()
 
 
 def _markdown(table: ResultTable, grid: Grid) -> str:
-    head, body, right = grid
+    def escaped(cells: list[str]) -> list[str]:
+        return [c.replace("|", "\\|") for c in cells] if "|" in "".join(cells) else cells
 
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    rule = "| " + " | ".join("---:" if r else ":---" for r in right) + " |"
-    lines = [f"### {table.name}", "", line(head), rule, *(line(r) for r in body)]
+    columns = [escaped(column) for column in grid.columns]
+    head = " | ".join(escaped(grid.head))
+    rule = "| " + " | ".join("---:" if r else ":---" for r in grid.right) + " |"
+    body = map(" | ".join, grid._replace(columns=columns).rows())
+    lines = [f"### {table.name}", "", f"| {head} |", rule, *(f"| {line} |" for line in body)]
     if table.notes:
         lines += ["", *_notes(table, "- ")]
     return "\n".join(lines) + "\n"
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "±": r"$\pm$",
-}
+_LATEX_SPECIAL = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "{": r"\{",
+        "}": r"\}",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+        "±": r"$\pm$",
+    }
+)
 
 
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+_LATEX_CHARS = [chr(code) for code in _LATEX_SPECIAL]
 
 
 def _latex(table: ResultTable, grid: Grid) -> str:
-    head, body, right = grid
+    def escaped(cells: list[str]) -> list[str]:
+        text = "".join(cells)
+        if not any(char in text for char in _LATEX_CHARS):
+            return cells
+        return [c.translate(_LATEX_SPECIAL) for c in cells]
 
-    def line(cells: list[str]) -> str:
-        return " & ".join(_latex_escape(c) for c in cells) + r" \\"
-
+    columns = [escaped(column) for column in grid.columns]
+    body = map(" & ".join, grid._replace(columns=columns).rows())
     lines = [
-        r"\begin{tabular}{" + "".join("r" if r else "l" for r in right) + "}",
+        r"\begin{tabular}{" + "".join("r" if r else "l" for r in grid.right) + "}",
         r"\toprule",
-        line(head),
+        " & ".join(escaped(grid.head)) + r" \\",
         r"\midrule",
-        *(line(r) for r in body),
+        *(line + r" \\" for line in body),
         r"\bottomrule",
         r"\end{tabular}",
         *_notes(table, "% "),
@@ -435,35 +364,23 @@ def _latex(table: ResultTable, grid: Grid) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _split_pairs(table: ResultTable) -> ResultTable:
-    """The table with each ``mean±std`` column as two columns: one number per field."""
+def _split_pairs(table: ResultTable) -> tuple[list[Header], list[list[object]]]:
+    """The headers and columns with each ``mean±std`` column as two: one number per field."""
     headers: list[Header] = []
-    pairs: list[bool] = []
-    for index, header in enumerate(table.headers):
-        cells = [row[index] for row in table.rows]
-        pair = next((c for c in cells if isinstance(c, PlusMinus)), None)
-        pairs.append(pair is not None)
+    columns: list[list[object]] = []
+    for header, cells in zip(table.headers, _columns_of(table), strict=True):
+        paired = any(issubclass(kind, PlusMinus) for kind in set(map(type, cells)))
+        pair = next((c for c in cells if isinstance(c, PlusMinus)), None) if paired else None
         if pair is None:
             headers.append(header)
+            columns.append(cells)
             continue
         for part in (pair.value_name, pair.spread_name):
             name, title = _half(header.name, "_", part), _half(header.title, " ", part)
             headers.append(replace(header, name=name, title=title))
-    rows = [
-        [
-            part
-            for cell, pair in zip(row, pairs, strict=True)
-            for part in (
-                (cell.value, cell.spread)
-                if isinstance(cell, PlusMinus)
-                else (None, None)
-                if pair
-                else (cell,)
-            )
-        ]
-        for row in table.rows
-    ]
-    return replace(table, headers=headers, rows=rows)
+        columns.append([c.value if isinstance(c, PlusMinus) else None for c in cells])
+        columns.append([c.spread if isinstance(c, PlusMinus) else None for c in cells])
+    return headers, columns
 
 
 def _half(label: str, sep: str, part: str) -> str:
@@ -490,6 +407,8 @@ def _json_value(value: object) -> object:
 
 
 def _json(table: ResultTable) -> str:
+    """The table as ``json.dumps(..., indent=2)`` writes it; its rows (most of it) written
+    a column at a time, each value encoded as json encodes it."""
     document = {
         "table": table.name,
         "columns": [
@@ -502,10 +421,64 @@ def _json(table: ResultTable) -> str:
             }
             for h in table.headers
         ],
-        "rows": [
-            {h.name: _json_value(v) for h, v in zip(table.headers, row, strict=True)}
-            for row in table.rows
-        ],
+        "rows": [],
         "notes": table.notes,
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    names = [h.name for h in table.headers]
+    if len(set(names)) < len(names):  # a row keeps the last of two same names: json's own way
+        document["rows"] = [
+            dict(zip(names, map(_json_value, row), strict=True)) for row in table.rows
+        ]
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    # the top level's keys alone start a line with two spaces: "rows" is found once
+    return text.replace('\n  "rows": []', '\n  "rows": ' + _json_rows(table), 1) + "\n"
+
+
+def _json_rows(table: ResultTable) -> str:
+    """The rows as the list ``json.dumps(..., indent=2)`` writes at the document's first level."""
+    if not table.rows:
+        return "[]"
+    keys = [encode_basestring(h.name).replace("%", "%%") for h in table.headers]
+    row = "    {\n" + ",\n".join(f"      {key}: %s" for key in keys) + "\n    }"
+    if not keys:
+        return "[\n" + ",\n".join(["    {}"] * len(table.rows)) + "\n  ]"
+    texts = [_json_texts(values) for values in _columns_of(table)]
+    return "[\n" + ",\n".join(map(row.__mod__, zip(*texts, strict=True))) + "\n  ]"
+
+
+def _json_texts(values: Sequence[object]) -> list[str]:
+    """Each value as json writes it within a row: a kind of value at a time."""
+    kinds = set(map(type, values))
+    rules = [_json_rule(kind) for kind in kinds]
+    if len(rules) == 1:
+        texts = list(map(rules[0], values))
+    else:
+        by_kind = dict(zip(kinds, rules, strict=True))
+        texts = [by_kind[type(v)](v) for v in values]
+    if any(issubclass(kind, float) for kind in kinds) and "n" in "".join(texts):
+        texts = [_json_text(v) if "n" in t else t for t, v in zip(texts, values, strict=True)]
+    return texts
+
+
+def _json_rule(kind: type) -> Callable[[Any], str]:
+    """How json writes a value of ``kind``; a float's nan and inf aside (they read "nan",
+    "inf": :func:`_json_texts` writes them as the nulls they are)."""
+    if issubclass(kind, str):
+        return encode_basestring
+    if kind is bool or kind is type(None):
+        return _JSON_WORDS.__getitem__
+    if issubclass(kind, int):
+        return int.__repr__
+    if issubclass(kind, float):
+        return float.__repr__
+    return _json_text
+
+
+_JSON_WORDS: dict[object, str] = {None: "null", True: "true", False: "false"}
+
+
+def _json_text(value: object) -> str:
+    """A value as json writes it within a row (a row's values are three levels deep)."""
+    text = json.dumps(_json_value(value), indent=2, ensure_ascii=False)
+    return text.replace("\n", "\n      ")

@@ -1,11 +1,16 @@
 import csv
 import io
 import json
+import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jubex.errors import UsageError
 from jubex.language.values import Size
+from jubex.results.tables import formats
+from jubex.results.tables.cells import exact_value
 from jubex.results.tables.formats import FORMATS, render
 from jubex.results.tables.table import FLAGS, Header, PlusMinus, ResultTable
 
@@ -214,3 +219,114 @@ def test_a_table_slightly_too_wide_keeps_the_columns_that_fit_and_names_the_rest
     ]
     assert lines[5].startswith("1 column(s) left out to fit 80 columns: read mean±std [MiB/s]")
     assert lines[6] == "[1] noisy"
+
+
+def _json_reference(value: object) -> object:
+    """A cell as the json format holds it (the reference: the cell's own rule)."""
+    if isinstance(value, PlusMinus):
+        return {
+            value.value_name: _json_reference(value.value),
+            value.spread_name: _json_reference(value.spread),
+        }
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return str(value)
+
+
+CELLS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(alphabet=st.sampled_from([*'a9 |&_%"\\{}é—\n']), max_size=5),
+    st.builds(Size, st.integers(0, 2**30), st.sampled_from(["1MiB", "4KiB"])),
+    st.builds(PlusMinus, st.none() | st.floats(0, 1e4), st.none() | st.floats(0, 100)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(["a", "b", "c%s", 'q"', "é", "a"]), max_size=4),
+    cells=st.lists(st.lists(CELLS, min_size=4, max_size=4), max_size=6),
+    notes=st.lists(st.text(max_size=5), max_size=2),
+)
+def test_json_and_csv_are_the_cells_rule_row_by_row(names, cells, notes) -> None:
+    """Written a column at a time, the json is what ``json.dumps`` writes of the rows as
+    mappings, and the CSV what ``csv.writer`` writes of each row's exact values."""
+    headers = [Header(name, name.upper(), "s" if i % 2 else "") for i, name in enumerate(names)]
+    rows = [row[: len(names)] for row in cells]
+    table = ResultTable('t"é', headers, rows, notes)
+    document = json.loads(render(table, "json"))
+    expected = {
+        "table": table.name,
+        "columns": document["columns"],
+        "rows": [
+            {h.name: _json_reference(v) for h, v in zip(headers, row, strict=True)} for row in rows
+        ],
+        "notes": notes,
+    }
+    assert render(table, "json") == json.dumps(expected, indent=2, ensure_ascii=False) + "\n"
+    if any(isinstance(v, PlusMinus) for row in rows for v in row):
+        return  # pairs are split in two columns: tested above
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow([h.label for h in headers])
+    writer.writerows([[exact_value(v) for v in row] for row in rows])
+    assert render(table, "csv") == buffer.getvalue()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    count=st.integers(0, 4),
+    cells=st.lists(st.lists(CELLS, min_size=4, max_size=4), max_size=6),
+    transpose=st.booleans(),
+)
+def test_aligned_markdown_and_latex_lay_out_the_cells_row_by_row(count, cells, transpose):
+    """Each line is its row's cells, padded, escaped and joined as the format writes them."""
+    headers = [Header(f"c{i}", f"c|{i}_") for i in range(count)]
+    rows = [row[:count] for row in cells]
+    table = ResultTable("t", headers, rows, ["n"], transpose=transpose)
+    for fmt, missing in (("aligned", "—"), ("markdown", "—"), ("latex", "--")):
+        grid = formats._grid(table, missing)
+        head, body = grid.head, [list(row) for row in grid.rows()]
+        assert len(body) == grid.height
+        if fmt == "aligned":
+            widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+            lines = [
+                "  ".join(
+                    c.rjust(w) if r else c.ljust(w)
+                    for c, w, r in zip(cells_, widths, grid.right, strict=True)
+                ).rstrip()
+                for cells_ in [head, *body]
+            ]
+            lines.insert(1, "  ".join("-" * w for w in widths))
+            assert render(table, fmt) == "\n".join([*lines, "", "n"]) + "\n"
+        elif fmt == "markdown":
+            head_line, *lines = [
+                "| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in [head, *body]
+            ]
+            rule = "| " + " | ".join("---:" if r else ":---" for r in grid.right) + " |"
+            expected = ["### t", "", head_line, rule, *lines, "", "- n"]
+            assert render(table, fmt) == "\n".join(expected) + "\n"
+        else:
+            special = {"&": r"\&", "_": r"\_", "±": r"$\pm$", "{": r"\{", "}": r"\}"}
+            special |= {"\\": r"\textbackslash{}", "%": r"\%"}
+            lines = [
+                " & ".join("".join(special.get(ch, ch) for ch in c) for c in r) + r" \\"
+                for r in [head, *body]
+            ]
+            expected = [
+                r"\begin{tabular}{" + "".join("r" if r else "l" for r in grid.right) + "}",
+                r"\toprule",
+                lines[0],
+                r"\midrule",
+                *lines[1:],
+                r"\bottomrule",
+                r"\end{tabular}",
+                "% n",
+            ]
+            assert render(table, fmt) == "\n".join(expected) + "\n"
