@@ -35,6 +35,7 @@ from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
 from jubex.store.rundir import Run, identity_of
+from jubex.store.store import drop_summaries
 
 
 def run_key(meta: Mapping[str, str]) -> str:
@@ -88,6 +89,7 @@ def store_bytes(run: Run, origin: str) -> bytes:
         copy = Path(folder) / "store.sqlite"
         run.store.db.execute("VACUUM INTO ?", (str(copy),))
         with closing(sqlite3.connect(copy, isolation_level=None)) as db:
+            drop_summaries(db)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('imported_from', ?)",

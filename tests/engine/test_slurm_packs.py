@@ -102,7 +102,7 @@ def test_a_pack_killed_by_its_time_limit_queues_its_unstarted_members_again(
     tmp_path: Path,
 ) -> None:
     """The first member hangs; the limit ends the pack; the other two run in a new pack."""
-    hang = 'if [ "$n" = 0 ]; then sleep 600; fi; '
+    hang = 'if [ "$n" = 0 ]; then sleep 600 || exit 1; fi; '  # killed, it records nothing
     name = packed(tmp_path, 3, 3, wait=hang)
     env = wrappers(tmp_path, {"sbatch": ""})
     proc = start(tmp_path, *run_args(name), env=env)
