@@ -1,7 +1,6 @@
 import csv
 import io
 import json
-import math
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +10,7 @@ from jubex.errors import UsageError
 from jubex.language.values import Size
 from jubex.results.tables import formats
 from jubex.results.tables.cells import exact_value
-from jubex.results.tables.formats import FORMATS, render
+from jubex.results.tables.formats import FORMATS, _json_value, render
 from jubex.results.tables.table import FLAGS, Header, PlusMinus, ResultTable
 
 
@@ -221,22 +220,6 @@ def test_a_table_slightly_too_wide_keeps_the_columns_that_fit_and_names_the_rest
     assert lines[6] == "[1] noisy"
 
 
-def _json_reference(value: object) -> object:
-    """A cell as the json format holds it (the reference: the cell's own rule)."""
-    if isinstance(value, PlusMinus):
-        return {
-            value.value_name: _json_reference(value.value),
-            value.spread_name: _json_reference(value.spread),
-        }
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    return str(value)
-
-
 CELLS = st.one_of(
     st.none(),
     st.booleans(),
@@ -265,7 +248,7 @@ def test_json_and_csv_are_the_cells_rule_row_by_row(names, cells, notes) -> None
         "table": table.name,
         "columns": document["columns"],
         "rows": [
-            {h.name: _json_reference(v) for h, v in zip(headers, row, strict=True)} for row in rows
+            {h.name: _json_value(v) for h, v in zip(headers, row, strict=True)} for row in rows
         ],
         "notes": notes,
     }
