@@ -204,14 +204,16 @@ def test_a_case_the_first_look_cannot_judge_is_named_with_the_repetitions_it_nee
 @pytest.mark.parametrize(
     ("unsettled", "more"),
     [
-        ({"engine": 12}, {"engine": 7}),
-        ({"engine": 400}, {"engine": 20}),
-        ({"engine": 0}, {"engine": 20}),
-        ({"engine": 5}, {"engine": 1}),
+        ({"engine": 12}, 7),
+        ({"engine": 400}, 20),
+        ({"engine": 0}, 20),
+        ({"engine": 5}, 1),
+        ({"engine": 12, "result": 8}, 7),
+        ({}, 0),
     ],
 )
 def test_a_second_look_takes_what_compare_asks_for_within_the_bound(
-    unsettled: dict[str, int], more: dict[str, int]
+    unsettled: dict[str, int], more: int
 ) -> None:
     assert GATE.second_look(unsettled, 5, 25) == more
-    assert GATE.second_look(unsettled, 5, 5) == {}
+    assert GATE.second_look(unsettled, 5, 5) == 0
