@@ -80,10 +80,12 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
         if path.is_file() and not (path.parent / STORE).exists():
             spec = resolve(path, outpath=outpath)
             name = spec.benchmark.name
+            base = Path(spec.outpath).resolve()  # once, not for each of 1,000 runs
             for run_dir in list_runs(Path(spec.outpath)):
                 run = open_run(run_dir)  # opened once: it is the run read, if it is one
                 if run.meta.get("name") == name:
-                    found.setdefault(run_dir.resolve(), run)
+                    real = run_dir.resolve() if run_dir.is_symlink() else base / run_dir.name
+                    found.setdefault(real, run)
                 else:
                     run.store.close()
         else:
