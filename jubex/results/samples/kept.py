@@ -56,8 +56,10 @@ _META_TYPES = {
     "reduced": frozenset({bool}),
     "concurrent": frozenset({int}),
 }
-#: keys every kept row has, of which ``run`` is given again by the reader
+#: keys every kept row has (besides those of :data:`_META_TYPES`), of which ``run`` is
+#: given again by the reader
 _NEEDED = ("run", "samples", "executions")
+_EVERY_ROW = frozenset(_META_TYPES) | frozenset(_NEEDED)
 _INTS = frozenset({int})
 _DICTS = frozenset({dict})
 
@@ -109,7 +111,7 @@ def freeze(run: Run, rows: Sequence[Mapping[str, object]], meta: Collection[str]
         if not isinstance(point, dict) or not all(type(v) is str for v in point.values()):
             return None
         rest = {k: v for k, v in row.items() if k not in point or k in meta}
-        if not all(_plain(k, v) for k, v in rest.items()) or not set(_NEEDED) <= set(rest):
+        if not all(_plain(k, v) for k, v in rest.items()) or not set(rest) >= _EVERY_ROW:
             return None
         if shape != (list(point), list(rest)):
             shape = (list(point), list(rest))
@@ -190,7 +192,7 @@ def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
     if type(names) is not list or type(keys) is not list or type(columns) is not list:
         raise _Unlike
     every = names + keys
-    if not _TEXTS.issuperset(map(type, every)) or not set(_NEEDED) <= set(keys):
+    if not _TEXTS.issuperset(map(type, every)) or not set(keys) >= _EVERY_ROW:
         raise _Unlike
     if len(columns) != len(every):
         raise _Unlike
