@@ -96,7 +96,10 @@ function jubexLoadChart() {
     document.body.appendChild(script);
     return script;
   });
-  scripts[scripts.length - 1].addEventListener("load", jubexHistory);
+  scripts[scripts.length - 1].addEventListener("load", () => {
+    performance.mark("jubex-chart-library");  // what bench/bench_site_render.py reports
+    jubexHistory();
+  });
 }
 
 // Each dot is a point the canvas draws and the hover searches: past JUBEX_DOTS, the newest
@@ -233,7 +236,10 @@ function jubexHistory() {
     return input ? input.value.trim() : "";
   };
   window.jubexChart(chosen("since"), chosen("until"));
-  Bokeh.Plotting.show(plot, holder).then(() => { holder.dataset.drawn = "true"; });
+  Bokeh.Plotting.show(plot, holder).then(() => {
+    holder.dataset.drawn = "true";
+    performance.mark("jubex-chart-drawn");
+  });
 }
 
 document.querySelectorAll("form.filters").forEach(jubexListing);
