@@ -148,7 +148,10 @@ function jubexHistory() {
   });
   plot.toolbar.logo = null;
   plot.below[0].formatter = new Bokeh.DatetimeTickFormatter({
-    hours: "%H:%M", days: "%b %d", months: "%b %Y", context: "%Y" });
+    microseconds: "%H:%M:%S", milliseconds: "%H:%M:%S", seconds: "%H:%M:%S",
+    minsec: "%H:%M:%S", minutes: "%H:%M", hours: "%H:%M", days: "%b %d", months: "%b %Y",
+    context: "%Y" });
+  plot.x_range.default_span = 2 * 86400000;  // a history of one run: a day either side
   // Bokeh draws texts on a canvas and shows hover values as text: a run's text stays inert
   const columns = () => ({ x: [], y: [], run: [] });
   const sources = {
