@@ -42,6 +42,21 @@ CHART = """() => {
       .map((m) => [m.type, m.type === "Label" ? m.text : ""]),
   };
 }"""
+#: where on the page the first change point's ring is drawn
+RING = """() => {
+  const plot = Bokeh.documents[0].roots()[0];
+  const view = Bokeh.index.get_one(plot);
+  const ring = plot.renderers.find((r) => r.name === "change point").data_source.data;
+  const box = view.el.getBoundingClientRect();
+  return [box.left + view.frame.x_scale.compute(ring.x[0]),
+          box.top + view.frame.y_scale.compute(ring.y[0])];
+}"""
+#: whether an element shows exactly this text (BokehJS keeps its tooltips in shadow roots)
+SHOWN = """(text) => {
+  const inside = (node) => [...node.querySelectorAll("*")].some((e) =>
+    (e.children.length === 0 && e.textContent === text) || (e.shadowRoot && inside(e.shadowRoot)));
+  return inside(document.body);
+}"""
 REPETITIONS = "Bokeh.documents[0].roots()[0].renderers[1].data_source.get_length()"
 #: the colours the chart draws its parts in: the dots and band (grey), the mean (blue),
 #: the change points' rings (red), the annotations (ochre)
@@ -232,6 +247,8 @@ def test_the_feed_leads_to_the_run_of_the_change_and_its_history_draws_it(
     ]
     assert chart["notes"] == [["Span", ""], ["Label", NOTE]]  # the note, as text
     assert _inked(page) == {"dots and band": True, "mean": True, "change": True, "note": True}
+    page.mouse.move(*page.evaluate(RING))  # the hover names the run and its mark, as text
+    page.wait_for_function(SHOWN, arg=f"{STEP_RUN}: worse")
     page.fill("input[name=since]", "2026-01-25")
     shown = int(page.inner_text(".shown"))
     assert 0 < shown < 500
