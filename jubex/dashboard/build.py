@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jubex.dashboard import pages
+from jubex.dashboard import groups, pages
 from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
@@ -55,15 +55,28 @@ def build(
     writer.put("assets/site.js", own("site.js"))
     for name, script in scripts.items():
         writer.put(f"assets/{name}", script)
+    earlier = groups.read(root) if writer.known else {}
+    kept: dict[groups.Group, groups.Kept] = {}
     for group, runs in site.groups.items():
-        series, compared = history_of(
-            site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
-        )
-        _group_pages(writer, site, series, compared, runs, charts)
-        for s in series:
-            s.slim(pages.TREND_RUNS + 1)
-        site.series += series
-        site.compared += compared
+        digest = groups.digest_of(site, group, (charts, tolerance, alpha, all_metrics))
+        last = earlier.get(group)
+        if last is not None and last.digest == digest and writer.keep(last.files):
+            kept[group] = last
+        else:
+            start, noted = len(writer.log), len(site.notes)
+            series, compared = history_of(
+                site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
+            )
+            _group_pages(writer, site, series, compared, runs, charts)
+            for s in series:
+                s.slim(pages.TREND_RUNS + 1)
+            kept[group] = groups.Kept(
+                digest, writer.log[start:], series, compared, site.notes[noted:]
+            )
+            del site.notes[noted:]
+        site.series += kept[group].series
+        site.compared += kept[group].compared
+        site.notes += kept[group].notes
     for page in (
         *pages.overview(site),
         *pages.regressions(site),
@@ -78,6 +91,7 @@ def build(
         _downloads(writer, f"data/{name}", columns, rows)
     writer.put("feed.xml", feed(site, base_url))
     writer.close()
+    groups.write(root, kept)
     marked = sum(bool(e.mark) for s in site.series for e in s.entries)
     return Built(
         root,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jubex.cli.main import main
-from jubex.dashboard import pages
+from jubex.dashboard import build, groups, pages
 from jubex.dashboard.build import _history_downloads
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
 from jubex.dashboard.write import SiteWriter
@@ -132,6 +132,39 @@ def test_after_new_runs_only_their_pages_are_rendered_and_old_run_pages_left_alo
     assert len(new) == 2 and all(Path(tmp_path / "site" / p) not in before for p in new), new
     assert all(p.stat().st_mtime_ns == before[p] for p in before)
     assert len(list((tmp_path / "site/runs").glob("*.html"))) == len(before) + 2
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_rebuild_reads_only_the_groups_with_new_runs_and_equals_a_fresh_build(
+    site: Path, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs more at site00: only that benchmark at that site is read again (the real
+    run's group is kept as the last build left it), and the site is, file for file and
+    byte for byte, the one a build into an empty directory makes of the same database."""
+    shutil.copytree(site, tmp_path / "site")
+    shutil.copy(database, tmp_path / "results.sqlite")
+    db = Database(str(tmp_path / "results.sqlite"))
+    fill(db, template_of(db), runs=1002, series=1, metrics=3, reps=5, step_at=600)
+    read: list[tuple[str, str]] = []
+    history_of = build.history_of
+    monkeypatch.setattr(
+        build,
+        "history_of",
+        lambda s, group, *a, **k: read.append(group) or history_of(s, group, *a, **k),
+    )
+    url = str(tmp_path / "results.sqlite")
+    assert main(["site", "db:", "-o", str(tmp_path / "site"), "--database", url]) == 0
+    assert [where for _, where in read] == ["site00"]
+    assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
+    assert len(read) == 3  # the fresh build read both groups
+    assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
+    (tmp_path / "fresh" / groups.GROUPS).write_text("[{")  # damaged: every group is read
+    assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
+    assert len(read) == 5
+    assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
 
 
 def test_last_keeps_the_latest_runs_of_each_benchmark_at_each_site(
