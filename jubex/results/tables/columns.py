@@ -16,7 +16,7 @@ from typing import cast
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
 from jubex.language.expr import Expr, compile_expr
-from jubex.results.samples.rows import META, Row, samples_of
+from jubex.results.samples.rows import META, Row
 from jubex.results.samples.units import UnitError, factor
 from jubex.results.statistics.stats import (
     ALIASES,
@@ -107,7 +107,7 @@ class Sample:
 
     def __init__(self, name: str, rows: Sequence[Row]) -> None:
         self.field = name
-        self.values = [value for row in rows for value in samples_of(row, name)]
+        self.values = group_samples(rows, name)
         self.present = [v for v in self.values if v is not None]
         self._summary: Summary | None = None
 
@@ -148,6 +148,21 @@ class Sample:
             numbers = cast("list[Number]", self.present)  # numeric(): all are numbers
             self._summary = summarize(numbers, shapes=shapes)
         return self._summary.get(stat)
+
+
+def group_samples(rows: Sequence[Row], name: str) -> list[object]:
+    """Every row's :func:`samples_of` ``name`` one after another, without a call per row
+    (a tenth of the table's CPU at 10,000 rows): the same values in the same order."""
+    found: list[object] = []
+    for row in rows:
+        samples = row.get("samples")
+        # a dict told by its type first: the ABC's isinstance costs more than the lookup
+        got = samples.get(name) if type(samples) is dict or isinstance(samples, Mapping) else None
+        if got:
+            found += got
+        else:
+            found.append(row.get(name))
+    return found
 
 
 def parse_stat(text: str, loc: Loc | None) -> tuple[str, str | None]:
