@@ -11,7 +11,8 @@ is one run read twice). Timed, each in a fresh process, median of REPEAT, wall a
 * ``jubex history ior.yaml -m write_bw`` (every run of the definition)
 * ``jubex result RUN --no-analyse -f csv`` of a run of 10 rows, and ``jubex --version``
 
-and in this process the CPU of opening one run (``open_run`` and its definition), per run.
+and in this process the CPU of opening one run (``open_run`` and its definition), per run,
+and of reading all runs as ``history`` does (opening, the analysis check, the kept rows).
 
     python bench/bench_reading_runs.py --runs 1000 --n 20 --repeat 3
 """
@@ -19,6 +20,7 @@ and in this process the CPU of opening one run (``open_run`` and its definition)
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shutil
 import sqlite3
@@ -32,6 +34,7 @@ from bench_analyse_result import make_run
 from timing import JUBEX, timed_cpu
 
 from jubex.api import analyse_runs
+from jubex.results.samples.rows import result_rows
 from jubex.store.rundir import STORE, open_run
 
 
@@ -39,7 +42,13 @@ def make_runs(work: Path, runs: int, n: int) -> Path:
     """RUNS analysed runs of N workpackages below ``work/runs``; the definition's path."""
     work.mkdir()
     first = make_run(work, n, "ior", 1)
-    analyse_runs([open_run(first)])
+    opened = open_run(first)
+    analyse_runs([opened])
+    # closed before its files are copied: closing the copy's descriptors drops this
+    # process's POSIX locks on them, and a store still open here is then damaged by the
+    # next program that takes it for unused ("database disk image is malformed")
+    opened.store.close()
+    gc.collect()
     for k in range(1, runs):
         copy = first.parent / f"{k:06d}"
         shutil.copytree(first, copy, symlinks=True)
@@ -54,6 +63,25 @@ def open_cpu(run_dirs: list[Path]) -> float:
     for path in run_dirs:
         open_run(path).benchmark  # noqa: B018 (read, as a command does)
     return (time.process_time() - start) / len(run_dirs)
+
+
+def reading_cpu(run_dirs: list[Path]) -> tuple[float, float, float]:
+    """CPU seconds of what ``history -m write_bw`` spends reading the runs, in this
+    process: opening each (and its meta), the analysis up-to-date check, the result rows
+    (kept in the store by an earlier read)."""
+    start = time.process_time()
+    runs = [open_run(path) for path in run_dirs]
+    for run in runs:
+        run.meta.get("name")  # as a command finds its runs
+    opened = time.process_time()
+    analyse_runs(runs)
+    checked = time.process_time()
+    for run in runs:
+        list(result_rows(run, {"write_bw"}, per_iteration=True))
+    read = time.process_time()
+    for run in runs:
+        run.store.close()
+    return opened - start, checked - opened, read - checked
 
 
 def main() -> None:
@@ -92,11 +120,13 @@ def main() -> None:
         }
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         opening = []
+        reading = []
         run_dirs = sorted((many / "runs").iterdir())
         for _ in range(args.repeat):
             for name, (cmd, cwd) in commands.items():
                 times[name].append(timed_cpu(cmd, cwd))
             opening.append(open_cpu(run_dirs))
+            reading.append(reading_cpu(run_dirs))
     print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}")
     print(f"{args.runs} runs of {args.n} workpackages, median of {args.repeat}:")
     for name, found in times.items():
@@ -104,6 +134,11 @@ def main() -> None:
         cpu = statistics.median(c for _, c in found)
         print(f"  jubex {name:34} {wall:7.2f} s wall {cpu:7.2f} s CPU")
     print(f"  opening a run (in a process)       {statistics.median(opening) * 1000:7.2f} ms CPU")
+    parts = [statistics.median(found) for found in zip(*reading, strict=True)]
+    print(
+        f"  reading {args.runs} runs (in a process): open {parts[0]:.3f} s, analysis check "
+        f"{parts[1]:.3f} s, kept rows {parts[2]:.3f} s: {sum(parts):.3f} s CPU"
+    )
 
 
 if __name__ == "__main__":

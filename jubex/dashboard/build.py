@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from jubex.dashboard import pages
-from jubex.dashboard.assets import own, plotly_script
+from jubex.dashboard import groups, pages
+from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
 from jubex.dashboard.model import Compared, Dashboard, Series
@@ -48,22 +48,35 @@ def build(
     Each benchmark at each site is read, judged and written in turn (its histories, its
     runs' pages, its comparison), then only what the listings and the feed show of it is
     kept: the memory of a build is one group's samples, not the whole selection's."""
-    script = plotly_script() if charts else None  # its absence is said before any work
+    scripts = chart_scripts() if charts else {}  # their absence is said before any work
     site = collect(selector, database)
     writer = SiteWriter.open(root)
     writer.put("assets/site.css", own("site.css"))
     writer.put("assets/site.js", own("site.js"))
-    if script is not None:
-        writer.put("assets/plotly.min.js", script)
+    for name, script in scripts.items():
+        writer.put(f"assets/{name}", script)
+    earlier = groups.read(root) if writer.known else {}
+    kept: dict[groups.Group, groups.Kept] = {}
     for group, runs in site.groups.items():
-        series, compared = history_of(
-            site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
-        )
-        _group_pages(writer, site, series, compared, runs, charts)
-        for s in series:
-            s.slim(pages.TREND_RUNS + 1)
-        site.series += series
-        site.compared += compared
+        digest = groups.digest_of(site, group, (charts, tolerance, alpha, all_metrics))
+        last = earlier.get(group)
+        if last is not None and last.digest == digest and writer.keep(last.files):
+            kept[group] = last
+        else:
+            start, noted = len(writer.log), len(site.notes)
+            series, compared = history_of(
+                site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
+            )
+            _group_pages(writer, site, series, compared, runs, charts)
+            for s in series:
+                s.slim(pages.TREND_RUNS + 1)
+            kept[group] = groups.Kept(
+                digest, writer.log[start:], series, compared, site.notes[noted:]
+            )
+            del site.notes[noted:]
+        site.series += kept[group].series
+        site.compared += kept[group].compared
+        site.notes += kept[group].notes
     for page in (
         *pages.overview(site),
         *pages.regressions(site),
@@ -78,6 +91,7 @@ def build(
         _downloads(writer, f"data/{name}", columns, rows)
     writer.put("feed.xml", feed(site, base_url))
     writer.close()
+    groups.write(root, kept)
     marked = sum(bool(e.mark) for s in site.series for e in s.entries)
     return Built(
         root,

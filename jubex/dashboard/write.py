@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +34,8 @@ class SiteWriter:
     made: dict[str, str] = field(default_factory=dict)
     known_inputs: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
+    #: every path this build made, in the order it made them
+    log: list[str] = field(default_factory=list)
     written: int = 0
     unchanged: int = 0
     removed: int = 0
@@ -62,6 +64,7 @@ class SiteWriter:
         data = content.encode("utf-8") if isinstance(content, str) else content
         digest = hashlib.sha256(data).hexdigest()
         self.made[path] = digest
+        self.log.append(path)
         target = self.root / path
         if self.known.get(path) == digest and target.exists():
             self.unchanged += 1
@@ -82,9 +85,23 @@ class SiteWriter:
             and (self.root / path).exists()
         ):
             self.made[path] = self.known[path]
+            self.log.append(path)
             self.unchanged += 1
             return
         self.put(path, render())
+
+    def keep(self, paths: Sequence[str]) -> bool:
+        """Keep the files an earlier build wrote, unread, as they are: False (and nothing
+        kept) when one of them is missing from the manifest or from the directory."""
+        if not all(path in self.known and (self.root / path).exists() for path in paths):
+            return False
+        for path in paths:
+            self.made[path] = self.known[path]
+            if path in self.known_inputs:
+                self.inputs[path] = self.known_inputs[path]
+            self.log.append(path)
+        self.unchanged += len(paths)
+        return True
 
     def close(self) -> None:
         """Remove what the last build made and this one did not; keep the manifest."""

@@ -212,24 +212,30 @@ def open_run(run_dir: Path) -> Run:
     store = Store(run_dir / STORE)
     stored = None
     try:
-        if (run_dir / SPEC).exists():
-            spec, stored = _spec_of((run_dir / SPEC).read_text())
-        else:
+        try:
+            with open(os.path.join(run_dir, SPEC), encoding="utf-8") as file:
+                text = file.read()
+        except FileNotFoundError:
             spec = _earlier_spec(run_dir, store.meta())
+            types = spec.benchmark.parameter_types()
+        else:
+            spec, stored, types = _spec_of(text)
     except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
         store.close()
         raise UsageError(f"the run {run_dir} is damaged: {str(exc)[:200]}") from None
-    store.decode.types.update(spec.benchmark.parameter_types())
+    store.decode.types.update(types)
     return Run(run_dir, store, spec, stored if isinstance(stored, str) else None)
 
 
 @lru_cache(maxsize=16)
-def _spec_of(text: str) -> tuple[RunSpec, object]:
-    """A ``run.json``'s spec and the definition's fingerprint it keeps, built once per
-    text: runs of one definition keep the same text, and building the spec's ~90 objects
-    was most of the cost of opening each of 1,000 runs. (Specs are read, never changed.)"""
+def _spec_of(text: str) -> tuple[RunSpec, object, dict[str, str]]:
+    """A ``run.json``'s spec, the definition's fingerprint it keeps and the parameters'
+    types, built once per text: runs of one definition keep the same text, and building
+    the spec's ~90 objects was most of the cost of opening each of 1,000 runs. (Specs
+    are read, never changed.)"""
     data = json.loads(text)
-    return from_data(RunSpec, data), data.get(HASH)
+    spec = from_data(RunSpec, data)
+    return spec, data.get(HASH), spec.benchmark.parameter_types()
 
 
 def _earlier_spec(run_dir: Path, meta: Mapping[str, str]) -> RunSpec:

@@ -14,6 +14,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -128,9 +129,23 @@ class Decoder:
         for name, text in params.items():
             value = self.known.get((name, text))
             if value is None:
-                value = self.known[(name, text)] = parse_value(text, self.types.get(name, "auto"))
+                value = self.known[(name, text)] = _parsed(text, self.types.get(name, "auto"))
             found[name] = value
         return found
+
+    def column(self, name: str, texts: Sequence[str]) -> list[object]:
+        """The values of one parameter's texts (a column of kept rows), each text parsed
+        once."""
+        kind = self.types.get(name, "auto")
+        known = {text: _parsed(text, kind) for text in set(texts)}
+        return [known[text] for text in texts]
+
+
+@lru_cache(maxsize=1 << 14)
+def _parsed(text: str, kind: str) -> object:
+    """A parameter text's typed value, parsed once a process: 1,000 runs of one definition
+    store the same few texts, and the values are immutable (int and float types)."""
+    return parse_value(text, kind)
 
 
 def encode(point: Mapping[str, object]) -> str:
@@ -146,14 +161,16 @@ class Store:
         """``types``: the declared type of each parameter, by name (how values read back)."""
         self.path = path
         self.decode = Decoder(types)
+        #: the meta table as last read, and SQLite's data version it was read at
+        self._meta: tuple[int, dict[str, str]] | None = None
+        #: whether this connection has set up writing (see :meth:`_writing`)
+        self._writes = False
         if not create and not path.exists():
             raise JubexError(f"no run store at {path}", hint="is this a jubex run directory?")
         try:
             self.db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA foreign_keys=OFF")
             if create:
+                self._writing()
                 self.db.executescript(SCHEMA)
                 self.set_meta({"schema_version": str(SCHEMA_VERSION)})
             text = str(self.meta().get("schema_version", "0"))
@@ -174,12 +191,23 @@ class Store:
                 self._in_memory()
             self._migrate()
 
+    def _writing(self) -> None:
+        """Set this connection up to write, once, before its first write: a store in WAL
+        mode (readers never wait for the writer, nor it for them), synced at checkpoints.
+        Reading needs neither: the three statements were a tenth of opening a run."""
+        if self._writes:
+            return
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._writes = True
+
     def _in_memory(self) -> None:
         """Read a store that cannot be written from a copy in memory (to migrate it there)."""
         copy = sqlite3.connect(":memory:", isolation_level=None)
         self.db.backup(copy)
         self.db.close()
         self.db = copy
+        self._writes = True  # a copy in memory keeps its own journal
 
     def _migrate(self) -> None:
         """Bring a store of schema 1 (a row per value) to schema 2 (a row per workpackage),
@@ -213,6 +241,7 @@ class Store:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One atomic batch of changes; a failure rolls the whole batch back."""
         try:
+            self._writing()
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise JubexError(f"cannot write the run store {self.path}: {exc}") from None
@@ -228,6 +257,8 @@ class Store:
         except BaseException:
             self._rollback()
             raise
+        finally:
+            self._meta = None  # the batch may have changed it, unseen by data_version
 
     def _rollback(self) -> None:
         """Undo an open batch (SQLite may already have rolled it back itself)."""
@@ -238,7 +269,13 @@ class Store:
     # -- meta ---------------------------------------------------------------------------
 
     def meta(self) -> dict[str, str]:
-        return dict(self.db.execute("SELECT key, value FROM meta"))
+        """The meta table (a copy), read again only when the store changed: a command asks
+        for it about eight times a run, and one query asks SQLite whether any connection
+        wrote since (``data_version``; this one's writes forget it in :meth:`transaction`)."""
+        (version,) = self.db.execute("PRAGMA data_version").fetchone()
+        if self._meta is None or self._meta[0] != version:
+            self._meta = (version, dict(self.db.execute("SELECT key, value FROM meta")))
+        return dict(self._meta[1])
 
     def set_meta(self, values: Mapping[str, str]) -> None:
         with self.transaction() as db:
@@ -598,6 +635,7 @@ class Store:
             yield lambda key, data: None
             return
         try:
+            self._writing()
             self.db.execute("BEGIN")
         except sqlite3.Error:
             yield lambda key, data: None

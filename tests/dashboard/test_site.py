@@ -4,6 +4,7 @@ every text from a run stays text, and a rebuild writes only what changed."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from jubex.cli.main import main
-from jubex.dashboard import pages
+from jubex.dashboard import build, groups, pages
 from jubex.dashboard.build import _history_downloads
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
 from jubex.dashboard.write import SiteWriter
@@ -68,8 +69,12 @@ def test_a_history_page_has_every_repetition_the_change_point_and_the_note(site:
     assert [a["text"] for a in data["annotations"]] == [NOTE]
     assert "Lustre 2.15 upgrade &lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script>alert" not in page and "\\u003cscript\\u003e" in page
-    assert 'data-script="../assets/plotly.min.js"' in page  # loaded after the page is shown
-    assert (site / "assets/plotly.min.js").exists()
+    # BokehJS, loaded after the page is shown, copied into the site as bokeh ships it
+    scripts = "../assets/bokeh.min.js ../assets/bokeh-api.min.js"
+    assert f'data-scripts="{scripts}"' in page
+    shipped = Path(importlib.util.find_spec("bokeh").origin).parent / "server/static/js"  # type: ignore[arg-type,union-attr]
+    for name in ("bokeh.min.js", "bokeh-api.min.js"):
+        assert (site / "assets" / name).read_bytes() == (shipped / name).read_bytes()
 
 
 def test_a_run_page_shows_its_failures_with_their_causes(site: Path) -> None:
@@ -129,6 +134,39 @@ def test_after_new_runs_only_their_pages_are_rendered_and_old_run_pages_left_alo
     assert len(list((tmp_path / "site/runs").glob("*.html"))) == len(before) + 2
 
 
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_rebuild_reads_only_the_groups_with_new_runs_and_equals_a_fresh_build(
+    site: Path, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs more at site00: only that benchmark at that site is read again (the real
+    run's group is kept as the last build left it), and the site is, file for file and
+    byte for byte, the one a build into an empty directory makes of the same database."""
+    shutil.copytree(site, tmp_path / "site")
+    shutil.copy(database, tmp_path / "results.sqlite")
+    db = Database(str(tmp_path / "results.sqlite"))
+    fill(db, template_of(db), runs=1002, series=1, metrics=3, reps=5, step_at=600)
+    read: list[tuple[str, str]] = []
+    history_of = build.history_of
+    monkeypatch.setattr(
+        build,
+        "history_of",
+        lambda s, group, *a, **k: read.append(group) or history_of(s, group, *a, **k),
+    )
+    url = str(tmp_path / "results.sqlite")
+    assert main(["site", "db:", "-o", str(tmp_path / "site"), "--database", url]) == 0
+    assert [where for _, where in read] == ["site00"]
+    assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
+    assert len(read) == 3  # the fresh build read both groups
+    assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
+    (tmp_path / "fresh" / groups.GROUPS).write_text("[{")  # damaged: every group is read
+    assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
+    assert len(read) == 5
+    assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
+
+
 def test_last_keeps_the_latest_runs_of_each_benchmark_at_each_site(
     database: str, tmp_path: Path
 ) -> None:
@@ -144,21 +182,21 @@ def test_a_directory_jubex_did_not_write_is_refused(database: str, tmp_path: Pat
     assert (tmp_path / "mine.txt").exists()
 
 
-def test_without_plotly_the_site_says_how_to_get_it(
+def test_without_bokeh_the_site_says_how_to_get_it(
     database: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setitem(sys.modules, "plotly", None)  # an import of it fails
+    monkeypatch.setitem(sys.modules, "bokeh", None)  # an import of it fails
     assert main(["site", "db:", "-o", str(tmp_path / "s"), "--database", database]) == 2
     err = capsys.readouterr().err
-    assert "need the Python package plotly" in err and "jubex[dashboard]" in err
+    assert "need the Python package bokeh" in err and "jubex[dashboard]" in err
     assert not (tmp_path / "s").exists()  # said before any work
     assert (
         main(["site", "db:", "-o", str(tmp_path / "s"), "--no-charts", "--database", database]) == 0
     )
-    assert not (tmp_path / "s/assets/plotly.min.js").exists()
+    assert not (tmp_path / "s/assets/bokeh.min.js").exists()
     assert 'id="chart"' not in next((tmp_path / "s/history").glob("*.html")).read_text()
 
 

@@ -79,3 +79,26 @@ def test_a_store_from_a_newer_jubex_is_refused(tmp_path: Path) -> None:
 def test_a_missing_store_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(JubexError, match="no run store"):
         Store(tmp_path / "none.sqlite")
+
+
+def test_meta_is_read_again_after_any_write(tmp_path: Path) -> None:
+    store = make(tmp_path)
+    store.set_meta({"note": "a"})
+    assert store.meta()["note"] == "a"
+    other = Store(tmp_path / "s.sqlite")  # another connection, as another program
+    other.set_meta({"note": "b"})
+    assert store.meta()["note"] == "b"
+    with store.transaction() as db:  # this connection's own raw write
+        db.execute("UPDATE meta SET value = 'c' WHERE key = 'note'")
+    assert store.meta()["note"] == "c" and other.meta()["note"] == "c"
+    store.meta()["note"] = "changed by a caller"
+    assert store.meta()["note"] == "c"  # a copy each time
+
+
+def test_a_store_opened_to_read_writes_in_wal_mode(tmp_path: Path) -> None:
+    make(tmp_path).close()
+    store = Store(tmp_path / "s.sqlite")
+    store.db.execute("PRAGMA journal_mode=DELETE")  # as an older program may leave it
+    assert store.meta()["schema_version"] == "2"
+    store.set_meta({"note": "x"})
+    assert store.db.execute("PRAGMA journal_mode").fetchone() == ("wal",)

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from functools import cache
+from itertools import accumulate
 from pathlib import Path
+from typing import Any
 
 from jubex.store.rundir import Run
 from jubex.version import __version__
 
-#: the layout of a kept row; a change of it must change this
-FORMAT = 1
+#: the layout of kept rows; a change of it must change this (rows kept in another layout
+#: are under another key: never read, made again)
+FORMAT = 2
 
 #: the modules that make a row: rows kept by another text of them are not read
 _MAKERS = (
@@ -36,6 +40,36 @@ _MAKERS = (
 )
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+_TEXTS = frozenset({str})
+
+#: the type every kept row's value of these keys has (as :func:`result_rows` makes them)
+_META_TYPES = {
+    "jube_wp_id": frozenset({int}),
+    "jube_step_name": _TEXTS,
+    "jube_wp_iteration": frozenset({int}),
+    "platform": _TEXTS,
+    "site": _TEXTS,
+    "ok": frozenset({bool}),
+    "reason": _TEXTS,
+    "finished": frozenset({bool}),
+    "reduced": frozenset({bool}),
+    "concurrent": frozenset({int}),
+}
+#: keys every kept row has (besides those of :data:`_META_TYPES`), of which ``run`` is
+#: given again by the reader
+_NEEDED = ("run", "samples", "executions")
+_EVERY_ROW = frozenset(_META_TYPES) | frozenset(_NEEDED)
+_INTS = frozenset({int})
+_DICTS = frozenset({dict})
+
+#: kept rows: segments of consecutive rows of one shape, each its parameters' names, the
+#: other keys, and a column per name then per key (parameters as their stored texts)
+Segment = tuple[list[str], list[str], list[list[object]]]
+
+
+class _Unlike(ValueError):
+    """Kept data that is not rows as :func:`freeze` keeps them."""
 
 
 def summary_key(names: Collection[str] | None, per_iteration: bool) -> str:
@@ -60,41 +94,194 @@ def _code() -> str:
 
 
 def freeze(run: Run, rows: Sequence[Mapping[str, object]], meta: Collection[str]) -> str | None:
-    """The rows as kept: per row, its workpackage's stored parameter texts and the rest
-    of the row (the ``meta`` keys always, as they replace a parameter of their name);
-    ``None`` when a row holds anything JSON does not give back as it was."""
+    """The rows as kept (see :data:`Segment`): of each row its workpackage's stored
+    parameter texts and the rest of the row (the ``meta`` keys always, as they replace a
+    parameter of their name), a column per name, so that reading them back is one JSON
+    parse of names given once; ``None`` when a row holds anything JSON does not give back
+    as it was."""
     texts = dict(run.store.db.execute("SELECT id, params FROM workpackage"))
-    kept = []
+    segments: list[Segment] = []
+    shape: tuple[list[str], list[str]] | None = None
+    columns: list[list[object]] = []
     for row in rows:
         params = texts.get(row.get("jube_wp_id"))
         if params is None:
             return None
         point = json.loads(params)
-        if not isinstance(point, dict):
+        if not isinstance(point, dict) or not all(type(v) is str for v in point.values()):
             return None
         rest = {k: v for k, v in row.items() if k not in point or k in meta}
-        if not all(_plain(k, v) for k, v in rest.items()):
+        if not all(_plain(k, v) for k, v in rest.items()) or not set(rest) >= _EVERY_ROW:
             return None
-        kept.append((params, rest))
-    return "[" + ",".join(f"[{params},{json.dumps(rest)}]" for params, rest in kept) + "]"
+        if shape != (list(point), list(rest)):
+            shape = (list(point), list(rest))
+            columns = [[] for _ in range(len(point) + len(rest))]
+            segments.append((*shape, columns))
+        for column, value in zip(columns, [*point.values(), *rest.values()], strict=True):
+            column.append(value)
+    packed = [(names, keys, _packed(names, keys, columns)) for names, keys, columns in segments]
+    return json.dumps(packed, separators=(",", ":"))
 
 
-def thaw(run: Run, data: str, label: str | None) -> list[dict[str, object]]:
+def _packed(names: list[str], keys: list[str], columns: list[list[Any]]) -> list[object]:
+    """A segment's columns as kept: a column of floats as the text of their bytes (JSON
+    spends most of a kept run's reading on parsing decimal floats), samples of one set of
+    names that are all floats as a text per name (see :func:`_samples_of`)."""
+    found: list[object] = list(columns[: len(names)])
+    for key, column in zip(keys, columns[len(names) :], strict=True):
+        if key == "samples":
+            found.append(_packed_samples(column))
+        elif key != "executions" and column and all(type(v) is float for v in column):
+            found.append(_bytes_text(column))
+        else:
+            found.append(column)
+    return found
+
+
+def _packed_samples(column: list[dict[str, tuple[Any, ...]]]) -> object:
+    """Samples kept a row at a time, or, where every row has the same names and only
+    floats, as ``{"names": [...], "sizes": [[count per row] per name], "values": [text of
+    the floats per name]}``."""
+    names = list(column[0]) if column else []
+    if not names or any(list(found) != names for found in column):
+        return column
+    if not all(type(x) is float for found in column for v in found.values() for x in v):
+        return column
+    return {
+        "names": names,
+        "sizes": [[len(found[name]) for found in column] for name in names],
+        "values": [_bytes_text([x for found in column for x in found[name]]) for name in names],
+    }
+
+
+def _bytes_text(values: Sequence[float]) -> str:
+    """Floats as the hexadecimal text of their bytes (little-endian IEEE doubles): exact,
+    NaN and infinities included, and read back without parsing a decimal."""
+    return struct.pack(f"<{len(values)}d", *values).hex()
+
+
+def _floats(text: object) -> tuple[float, ...]:
+    """The floats :func:`_bytes_text` wrote."""
+    if type(text) is not str or len(text) % 16:
+        raise _Unlike
+    return struct.unpack(f"<{len(text) // 16}d", bytes.fromhex(text))
+
+
+def thaw(run: Run, data: str, label: str | None) -> list[dict[str, object]] | None:
     """The rows kept as ``data``, as :func:`freeze` was given them (``label``: the run's
-    name in the ``run`` key)."""
-    decode = run.store.decode
-    name = label or run.id
-    rows = []
-    for params, rest in json.loads(data):
-        row = decode(params)
-        rest["run"] = name
-        rest["samples"] = {k: tuple(v) for k, v in rest["samples"].items()}
-        rest["executions"] = {
-            k: tuple(tuple(pair) for pair in v) for k, v in rest["executions"].items()
-        }
-        row.update(rest)
-        rows.append(row)
-    return rows
+    name in the ``run`` key); ``None`` when ``data`` is not rows as it keeps them (a
+    damaged or a hostile store): the rows are read the slow way instead.
+
+    Every value is checked to be of a type a row of its key has: a store is a file anyone
+    may have edited, and a list where a number belongs must not reach a table."""
+    try:
+        segments = json.loads(data)
+        if type(segments) is not list:
+            raise _Unlike
+        name = label or run.id
+        return [row for segment in segments for row in _segment(run, segment, name)]
+    except (_Unlike, ValueError, RecursionError):
+        return None
+
+
+def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
+    """The rows of one kept segment (see :data:`Segment`)."""
+    if type(segment) is not list or len(segment) != 3:
+        raise _Unlike
+    names, keys, columns = segment
+    if type(names) is not list or type(keys) is not list or type(columns) is not list:
+        raise _Unlike
+    every = names + keys
+    if not _TEXTS.issuperset(map(type, every)) or not set(keys) >= _EVERY_ROW:
+        raise _Unlike
+    if len(columns) != len(every):
+        raise _Unlike
+    executions = columns[len(names) + keys.index("executions")]
+    if type(executions) is not list:
+        raise _Unlike
+    size = len(executions)
+    values: list[Sequence[object]] = []
+    for name, column in zip(names, columns, strict=False):
+        if type(column) is not list or not _TEXTS.issuperset(map(type, column)):
+            raise _Unlike
+        values.append(run.store.decode.column(name, column))
+    for key, column in zip(keys, columns[len(names) :], strict=True):
+        if key == "samples" and type(column) is dict:
+            column = _samples_of(column, size)
+        elif type(column) is str and key not in _META_TYPES and key not in _NEEDED:
+            column = _floats(column)
+        elif type(column) is not list:
+            raise _Unlike
+        elif key == "run":
+            column = [label] * len(column)
+        elif key == "samples":
+            column = [_samples(found) for found in column]
+        elif key == "executions":
+            if not _DICTS.issuperset(map(type, column)) or any(column):  # most: all empty
+                column = [_executions(found) for found in column]
+        elif not _META_TYPES.get(key, _SCALAR_TYPES).issuperset(map(type, column)):
+            raise _Unlike
+        if len(column) != size:
+            raise _Unlike
+        values.append(column)
+    return [dict(zip(every, row, strict=False)) for row in zip(*values, strict=True)]
+
+
+def _samples_of(found: dict[str, Any], size: int) -> list[dict[str, tuple[object, ...]]]:
+    """The samples of ``size`` rows kept by :func:`_packed_samples` as columns."""
+    if set(found) != {"names", "sizes", "values"}:
+        raise _Unlike
+    names, sizes, texts = found["names"], found["sizes"], found["values"]
+    if type(names) is not list or not names or not _TEXTS.issuperset(map(type, names)):
+        raise _Unlike
+    if type(sizes) is not list or type(texts) is not list:
+        raise _Unlike
+    per_name = []
+    for counts, text in zip(sizes, texts, strict=True):
+        values = _floats(text)
+        if type(counts) is not list or len(counts) != size:
+            raise _Unlike
+        if not _INTS.issuperset(map(type, counts)) or sum(counts) != len(values):
+            raise _Unlike
+        if min(counts, default=0) < 0:
+            raise _Unlike
+        if counts and counts.count(counts[0]) == size and counts[0]:
+            per_name.append(list(zip(*[iter(values)] * counts[0], strict=True)))
+        else:
+            starts = zip(accumulate(counts, initial=0), counts, strict=False)
+            per_name.append([values[start : start + n] for start, n in starts])
+    if len(per_name) != len(names):
+        raise _Unlike
+    return [dict(zip(names, row, strict=False)) for row in zip(*per_name, strict=True)]
+
+
+def _samples(found: object) -> dict[str, tuple[object, ...]]:
+    """A row's samples as kept: each name's plain values, as a tuple."""
+    if type(found) is not dict:
+        raise _Unlike
+    samples = {}
+    for name, values in found.items():
+        if type(values) is not list or not _SCALAR_TYPES.issuperset(map(type, values)):
+            raise _Unlike
+        samples[name] = tuple(values)
+    return samples
+
+
+def _executions(found: object) -> dict[str, tuple[tuple[int, int], ...]]:
+    """A row's executions as kept: each name's (iteration, count) pairs, as tuples."""
+    if type(found) is not dict:
+        raise _Unlike
+    executions = {}
+    for name, pairs in found.items():
+        if type(pairs) is not list:
+            raise _Unlike
+        split = []
+        for pair in pairs:
+            if type(pair) is not list or len(pair) != 2 or {type(x) for x in pair} != {int}:
+                raise _Unlike
+            split.append((pair[0], pair[1]))
+        executions[name] = tuple(split)
+    return executions
 
 
 def _plain(key: str, value: object) -> bool:

@@ -68,7 +68,8 @@ def result_rows(
     ``per_iteration`` keeps every iteration a row of its own even so: a comparison needs
     the repetitions themselves, not their merge.
 
-    The rows of a run read once are kept in its store until it changes (see ``kept``).
+    The rows of a run read once are kept in its store until it changes (see ``kept``);
+    kept rows that do not read back as rows (a damaged or edited store) are made again.
     """
     if run.benchmark.dialect == "jube" or run.meta.get(JUBE_ROWS):
         # a JUBE file's rows carry its names of the workpackage chain: read each time
@@ -76,8 +77,9 @@ def result_rows(
         return
     key = summary_key(names, per_iteration)
     data = run.store.summary(key)
-    if data is not None:
-        yield from thaw(run, data, label)
+    kept = None if data is None else thaw(run, data, label)
+    if kept is not None:
+        yield from kept
         return
     with run.store.snapshot() as keep:
         rows = list(_read_rows(run, names, label=label, per_iteration=per_iteration))

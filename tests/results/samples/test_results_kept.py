@@ -3,6 +3,7 @@ of the store (a re-analysis, a state, a meta value, whoever writes it) discards 
 
 from __future__ import annotations
 
+import json
 import shlex
 import shutil
 import sqlite3
@@ -16,7 +17,7 @@ from jubex.engine.driver import Options
 from jubex.platform.load import load_platform
 from jubex.results.samples import kept
 from jubex.results.samples.kept import summary_key
-from jubex.results.samples.rows import result_rows
+from jubex.results.samples.rows import META, result_rows
 from jubex.space.spec import resolve_spec
 from jubex.store.rundir import Run, open_run
 
@@ -131,3 +132,81 @@ def test_rows_kept_by_other_code_are_not_read(
     assert made.store.summary(summary_key(NAMES, False)) is None
     list(result_rows(made, NAMES))
     assert made.store.summary(summary_key(NAMES, False)) is not None
+
+
+def _kept_as(made: Run, data: str) -> None:
+    """The kept rows of NAMES replaced by ``data`` (as an edited or a hostile store has)."""
+    db = sqlite3.connect(made.dir / "jubex.sqlite")
+    db.execute("UPDATE summary SET data = ? WHERE key = ?", (data, summary_key(NAMES, False)))
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # cut short
+        lambda data: "[" * 100_000 + "]" * 100_000,  # nested past any recursion limit
+        lambda data: "{}",
+        lambda data: "[[[], [], []]]",  # no rows' keys
+        lambda data: data.replace('"ok"', '"ok_"'),  # a needed key renamed
+        lambda data: data.replace("true", '"yes"', 1),  # a text where a verdict belongs
+        lambda data: data.replace('"values":["', '"values":["zz', 1),  # not hexadecimal
+        lambda data: data.replace('"values":["', '"values":["00', 1),  # not whole floats
+        lambda data: data.replace('"sizes":[[2', '"sizes":[[3', 1),  # more samples than kept
+        lambda data: data.replace('"sizes":[[2', '"sizes":[[-2', 1),
+        lambda data: data.replace('"sizes":[[2', '"sizes":[["2"', 1),
+        lambda data: data.replace("[{},", "[[1],", 1),  # a list where executions belong
+    ],
+)
+def test_kept_rows_that_do_not_read_back_are_made_again(tmp_path: Path, damage) -> None:
+    made = _made(tmp_path)
+    first = list(result_rows(made, NAMES))
+    data = made.store.summary(summary_key(NAMES, False))
+    assert data is not None and '"sizes":[[2' in data and "[{}," in data
+    damaged = damage(data)
+    assert damaged != data
+    _kept_as(made, damaged)
+    assert _typed(list(result_rows(_fresh(made), NAMES))) == _typed(first)
+    assert made.store.summary(summary_key(NAMES, False)) == data  # kept again
+
+
+def test_kept_values_of_the_wrong_type_are_never_shown(tmp_path: Path) -> None:
+    made = _made(tmp_path)
+    first = list(result_rows(made, NAMES))
+    data = made.store.summary(summary_key(NAMES, False))
+    assert data is not None
+    segments = json.loads(data)
+    names, keys, columns = segments[0]
+    where = len(names) + keys.index("tasks")
+    columns[where] = [[1, 2]] * len(columns[where])  # lists where numbers belong
+    _kept_as(made, json.dumps(segments))
+    assert _typed(list(result_rows(_fresh(made), NAMES))) == _typed(first)
+
+
+def test_rows_kept_in_the_first_layout_are_made_again(tmp_path: Path) -> None:
+    made = _made(tmp_path)
+    first = list(result_rows(made, NAMES))
+    params = dict(made.store.db.execute("SELECT id, params FROM workpackage"))
+    old = [[json.loads(params[row["jube_wp_id"]]), {"samples": {}, "executions": {}}]
+           for row in first]  # fmt: skip
+    _kept_as(made, json.dumps(old))  # the first layout: a row a [params, rest] pair
+    assert _typed(list(result_rows(_fresh(made), NAMES))) == _typed(first)
+
+
+def test_floats_and_samples_read_back_exactly(tmp_path: Path) -> None:
+    made = _made(tmp_path)
+    rows = list(result_rows(made, NAMES))
+    odd = [-0.0, float("nan"), float("inf"), -float("inf"), 5e-324, 0.1 + 0.2, 1e308]
+    for i, row in enumerate(rows):
+        row["write_bw"] = odd[i % len(odd)]
+        row["read_bw"] = 3 if i % 2 else 3.0  # an int among floats stays an int
+        row["samples"] = {"write_bw": tuple(odd[: i % len(odd)]), "tasks": (1.5,) * (i % 3)}
+    for samples in (True, False):
+        if not samples:
+            for row in rows:
+                row["samples"] = {"tasks": (1, "x", None, True)}  # no floats: kept as JSON
+        frozen = kept.freeze(made, rows, META)
+        assert frozen is not None
+        thawed = kept.thaw(_fresh(made), frozen, None)
+        assert thawed is not None and _typed(thawed) == _typed(rows)
