@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-from jubex.api import compare
 from jubex.cli.common import (
     add_database_option,
     add_format,
@@ -20,7 +19,6 @@ from jubex.cli.common import (
     say_read,
     write_output,
 )
-from jubex.results.comparison.gate import to_json, to_junit
 from jubex.results.statistics.significance import CORRECTIONS, TESTS
 from jubex.results.tables.formats import render
 
@@ -145,6 +143,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from jubex.api import compare  # with analysing's imports: not for history's options
+    from jubex.results.comparison.gate import to_json, to_junit
+
     runs = [one_run(spec, args.outpath, args.database) for spec in (args.baseline, args.candidate)]
     say_read(runs)
     result = compare(

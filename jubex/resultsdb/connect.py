@@ -86,6 +86,17 @@ def url_of(text: str) -> URL:
     return url
 
 
+def _sqlite_path(where: str) -> Path | None:
+    """The file ``where`` names if it is a path or ``sqlite:///PATH`` with nothing SQLAlchemy
+    would decode (no query, no %-escape, not ``:memory:``); None for any other URL."""
+    if "://" not in where:
+        return Path(where).expanduser().resolve()
+    rest = where.removeprefix("sqlite:///")
+    if rest == where or not rest or rest == ":memory:" or any(c in rest for c in "?%"):
+        return None
+    return Path(rest).resolve()
+
+
 class Database:
     """A results database: ``writing()`` and ``reading()`` hand out connections, and
     ``querying()`` one for the read queries of :mod:`jubex.resultsdb.sql`.
@@ -95,8 +106,9 @@ class Database:
 
     def __init__(self, where: str | None = None) -> None:
         where = configured(where)
-        #: the SQLite file a path names (a URL, even sqlite:///, goes through SQLAlchemy)
-        self.path = None if "://" in where else Path(where).expanduser().resolve()
+        #: the SQLite file a path or a plain ``sqlite:///PATH`` names (any other URL goes
+        #: through SQLAlchemy, whose import costs more than a history's queries)
+        self.path = _sqlite_path(where)
         if self.path is None:
             self.url = url_of(where)
         #: how messages name it: without a password or any other secret

@@ -100,3 +100,21 @@ def test_version_is_answered_before_the_commands_are_imported(tmp_path: Path, ca
     with contextlib.suppress(SystemExit):
         main(["--version"])
     assert done.stdout == capsys.readouterr().out
+
+
+def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_path: Path) -> None:
+    """Named by a path or by a plain sqlite:/// URL, a SQLite file's history is read with
+    SQLite's own driver; history's options need nothing of compare's analysing."""
+    (tmp_path / "tiny.yaml").write_text(STUDY)
+    for argv in (["run", "tiny.yaml", "-q"], ["publish", "last"]):
+        subprocess.run(
+            [sys.executable, "-m", "jubex", *argv],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            env={**os.environ, "JUBEX_RESULTS_DB": str(tmp_path / "results.sqlite")},
+        )
+    unused = (*HEAVY, "jubex.api")
+    for where in (str(tmp_path / "results.sqlite"), f"sqlite:///{tmp_path}/results.sqlite"):
+        argv = ("history", "db:benchmark=tiny", "-m", "value", "--database", where)
+        assert _imported(*argv, cwd=tmp_path, heavy=unused) == []
