@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-charts",
         action="store_true",
-        help="build without the charts (when the plotly package is not installed)",
+        help="build without the charts (when the bokeh package is not installed)",
     )
     parser.add_argument(
         "--serve",

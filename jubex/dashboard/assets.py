@@ -1,18 +1,19 @@
 """The site's own stylesheet and script, and the charting library copied beside them.
 
-Charts are drawn in the browser by plotly.js, from the page's own JSON. Its script comes
-from the ``plotly`` Python package (``pip install 'jubex[dashboard]'``), which ships it,
-and is copied into the site: no page asks a CDN or any other server for anything.
+Charts are drawn in the browser by BokehJS, from the page's own JSON. Its scripts come
+from the ``bokeh`` Python package (``pip install 'jubex[dashboard]'``), which ships them,
+and are copied into the site: no page asks a CDN or any other server for anything.
 """
 
 from __future__ import annotations
 
 from importlib import resources
-from pathlib import Path
 
 from jubex.errors import UsageError
 
-HINT = "pip install 'jubex[dashboard]' (plotly draws the charts), or build with --no-charts"
+HINT = "pip install 'jubex[dashboard]' (bokeh draws the charts), or build with --no-charts"
+#: BokehJS itself and its plotting API, in the order a page runs them
+CHART_SCRIPTS = ("bokeh.min.js", "bokeh-api.min.js")
 
 
 def own(name: str) -> bytes:
@@ -20,13 +21,17 @@ def own(name: str) -> bytes:
     return resources.files("jubex.dashboard").joinpath("static").joinpath(name).read_bytes()
 
 
-def plotly_script() -> bytes:
-    """plotly.js as the installed plotly package ships it; its absence is said clearly."""
+def chart_scripts() -> dict[str, bytes]:
+    """BokehJS's scripts by name, as the installed bokeh package ships them; their absence
+    is said clearly. bokeh is not imported: only its files are read."""
     try:
-        import plotly  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError:
-        raise UsageError("the site's charts need the Python package plotly", hint=HINT) from None
-    path = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not path.is_file():
-        raise UsageError(f"plotly is installed but its script {path} is missing", hint=HINT)
-    return path.read_bytes()
+        shipped = resources.files("bokeh") / "server" / "static" / "js"
+    except ModuleNotFoundError:
+        raise UsageError("the site's charts need the Python package bokeh", hint=HINT) from None
+    scripts = {}
+    for name in CHART_SCRIPTS:
+        path = shipped / name
+        if not path.is_file():
+            raise UsageError(f"bokeh is installed but its script {path} is missing", hint=HINT)
+        scripts[name] = path.read_bytes()
+    return scripts

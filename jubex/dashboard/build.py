@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.dashboard import pages
-from jubex.dashboard.assets import own, plotly_script
+from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
 from jubex.dashboard.model import Compared, Dashboard, Series
@@ -48,13 +48,13 @@ def build(
     Each benchmark at each site is read, judged and written in turn (its histories, its
     runs' pages, its comparison), then only what the listings and the feed show of it is
     kept: the memory of a build is one group's samples, not the whole selection's."""
-    script = plotly_script() if charts else None  # its absence is said before any work
+    scripts = chart_scripts() if charts else {}  # their absence is said before any work
     site = collect(selector, database)
     writer = SiteWriter.open(root)
     writer.put("assets/site.css", own("site.css"))
     writer.put("assets/site.js", own("site.js"))
-    if script is not None:
-        writer.put("assets/plotly.min.js", script)
+    for name, script in scripts.items():
+        writer.put(f"assets/{name}", script)
     for group, runs in site.groups.items():
         series, compared = history_of(
             site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics

@@ -18,6 +18,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
+from jubex.dashboard.assets import CHART_SCRIPTS
 from jubex.dashboard.model import Compared, Dashboard, RunInfo, Series
 from jubex.results.statistics.stats import summarize
 from jubex.version import __version__
@@ -346,6 +347,7 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         direction=direction,
         notes=notes_shown,
         charts=charts,
+        chart_scripts=CHART_SCRIPTS,
         annotations=notes,
         chart=chart,
         table_id="listing",

@@ -10,6 +10,7 @@ are installed (the test extra, Debian's chromium) and their absence is a failure
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import shutil
@@ -21,9 +22,50 @@ import pytest
 from lxml import etree
 
 from jubex.dashboard.serve import server
-from tests.dashboard.conftest import STEP_RUN
+from tests.dashboard.conftest import NOTE, STEP_RUN
 
 ATOM = "{http://www.w3.org/2005/Atom}"
+#: what the history chart draws, read from its BokehJS document: the points of each part
+#: of the plot, the runs ringed as change points, the legend's entries and the notes
+CHART = """() => {
+  const plot = Bokeh.documents[0].roots()[0];
+  const parts = plot.renderers.filter((r) => r.visible);
+  const drawn = Object.fromEntries(parts.map((r) => [r.name, r.data_source.get_length()]));
+  const change = parts.find((r) => r.name === "change point");
+  const legend = [...plot.above, ...plot.center].find((m) => m.type === "Legend");
+  return {
+    drawn: Object.fromEntries(Object.entries(drawn).filter(([k, n]) => n && k !== "change point")),
+    "change point": drawn["change point"],
+    marked: change.data_source.data.run.join(" "),
+    legend: legend.items.filter((i) => i.visible).map((i) => i.label.value),
+    notes: plot.center.filter((m) => m.visible && (m.type === "Span" || m.type === "Label"))
+      .map((m) => [m.type, m.type === "Label" ? m.text : ""]),
+  };
+}"""
+#: where on the page the first change point's ring is drawn
+RING = """() => {
+  const plot = Bokeh.documents[0].roots()[0];
+  const view = Bokeh.index.get_one(plot);
+  const ring = plot.renderers.find((r) => r.name === "change point").data_source.data;
+  const box = view.el.getBoundingClientRect();
+  return [box.left + view.frame.x_scale.compute(ring.x[0]),
+          box.top + view.frame.y_scale.compute(ring.y[0])];
+}"""
+#: whether an element shows exactly this text (BokehJS keeps its tooltips in shadow roots)
+SHOWN = """(text) => {
+  const inside = (node) => [...node.querySelectorAll("*")].some((e) =>
+    (e.children.length === 0 && e.textContent === text) || (e.shadowRoot && inside(e.shadowRoot)));
+  return inside(document.body);
+}"""
+REPETITIONS = "Bokeh.documents[0].roots()[0].renderers[1].data_source.get_length()"
+#: the colours the chart draws its parts in: the dots and band (grey), the mean (blue),
+#: the change points' rings (red), the annotations (ochre)
+INKS = {
+    "dots and band": (0x57, 0x60, 0x6A),
+    "mean": (0x09, 0x69, 0xDA),
+    "change": (0xCF, 0x22, 0x2E),
+    "note": (0x9A, 0x67, 0x00),
+}
 
 
 def _missing(what: str) -> None:
@@ -82,6 +124,19 @@ def shot(page: object, name: str) -> None:
     where = os.environ.get("JUBEX_SCREENSHOTS")
     if where:
         page.screenshot(path=str(Path(where) / f"{name}.png"))  # type: ignore[attr-defined]
+
+
+def _inked(page: object) -> dict[str, bool]:
+    """Whether each part's colour is on the chart's canvas: it was drawn, not only built."""
+    from PIL import Image
+
+    picture = Image.open(io.BytesIO(page.locator("#chart").screenshot())).convert("RGB")  # type: ignore[attr-defined]
+    colours = {colour for _, colour in picture.getcolors(maxcolors=1 << 20) or []}
+
+    def near(ink: tuple[int, int, int]) -> bool:
+        return any(all(abs(a - b) <= 24 for a, b in zip(c, ink, strict=True)) for c in colours)
+
+    return {part: near(ink) for part, ink in INKS.items()}
 
 
 def test_every_kind_of_page_opens_without_an_error_or_a_request_elsewhere(
@@ -178,17 +233,33 @@ def test_the_feed_leads_to_the_run_of_the_change_and_its_history_draws_it(
     page.goto(url + str(links["alternate"]))
     assert page.title().startswith(f"Run {STEP_RUN} of bench at site00")
     page.click("tr.worse a")  # the history of the metric that changed in this run
-    page.wait_for_selector("#chart .main-svg")
+    page.wait_for_selector("#chart[data-drawn]")
     # 1,000 runs of 5 repetitions: the spread of every run as a band (its least and its
     # greatest repetition), the newest 500 runs' repetitions as dots, means, change points
-    traces = page.locator("#chart .scatterlayer .trace")
-    assert traces.count() == 5
-    assert "repetitions (the newest 500 runs)" in page.inner_text("#chart")
-    assert "Lustre 2.15 upgrade <script>" in page.inner_text("#chart")  # the note, as text
+    chart = page.evaluate(CHART)
+    assert chart["drawn"] == {"spread": 1000, "repetitions": 2500, "mean": 1000}
+    assert chart["change point"] >= 1 and STEP_RUN in chart["marked"]
+    assert chart["legend"] == [
+        "spread (least to greatest repetition)",
+        "repetitions (the newest 500 runs)",
+        "mean of the run",
+        "change point",
+    ]
+    assert chart["notes"] == [["Span", ""], ["Label", NOTE]]  # the note, as text
+    assert _inked(page) == {"dots and band": True, "mean": True, "change": True, "note": True}
+    page.mouse.move(*page.evaluate(RING))  # the hover names the run and its mark, as text
+    page.wait_for_function(SHOWN, arg=f"{STEP_RUN}: worse")
     page.fill("input[name=since]", "2026-01-25")
-    assert int(page.inner_text(".shown")) < 500
-    page.wait_for_function("document.querySelectorAll('#chart .scatterlayer .trace').length == 3")
+    shown = int(page.inner_text(".shown"))
+    assert 0 < shown < 500
+    page.wait_for_function(f"() => {REPETITIONS} == {5 * shown}")
+    chart = page.evaluate(CHART)
+    assert chart["drawn"] == {"repetitions": 5 * shown, "mean": shown}  # no band: all dots
+    assert chart["notes"] == []  # the note is before the dates shown
+    assert chart["legend"] == ["repetitions", "mean of the run", "change point"]
+    assert STEP_RUN in chart["marked"]  # the change (2026-01-26) is among the dates shown
     page.fill("input[name=since]", "")
+    page.evaluate("window.scrollTo(0, 0)")
     shot(page, "history")
     page.goto(url + "regressions.html")
     shot(page, "regressions")

@@ -1,5 +1,5 @@
 // jubex site: filters over each listing's own JSON, downloads of what is shown, and the
-// history chart (plotly.js, copied into the site, loaded after the page). Texts go in as
+// history chart (BokehJS, copied into the site, loaded after the page). Texts go in as
 // text, never as HTML.
 "use strict";
 
@@ -83,27 +83,31 @@ function jubexListing(form) {
   draw();
 }
 
-// plotly reads labels as its own small HTML: a run's text is made plain first
-function jubexPlain(text) {
-  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-// plotly.js is some 5 MB of script: it is loaded once the page (its table and filters) is
-// shown, and the chart drawn when it has arrived, so that the page never waits for it
+// BokehJS (bokeh.min.js and its plotting API, 1.4 MB) is loaded once the page (its table
+// and filters) is shown, and the chart drawn when it has arrived: the page never waits.
+// Both scripts are fetched at once and run in order (async = false).
 function jubexLoadChart() {
   const holder = document.getElementById("chart");
-  if (!holder || !holder.dataset.script || !document.getElementById("series-data")) return;
-  const script = document.createElement("script");
-  script.src = holder.dataset.script;
-  script.addEventListener("load", jubexHistory);
-  document.body.appendChild(script);
+  if (!holder || !holder.dataset.scripts || !document.getElementById("series-data")) return;
+  const scripts = holder.dataset.scripts.split(" ").map((src) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.async = false;
+    document.body.appendChild(script);
+    return script;
+  });
+  scripts[scripts.length - 1].addEventListener("load", () => {
+    performance.mark("jubex-chart-library");  // what bench/bench_site_render.py reports
+    jubexHistory();
+  });
 }
 
-// Each dot is an element of the drawing: 25,000 of them (5,000 runs of 5 repetitions) take
-// seconds to draw. Past JUBEX_DOTS, the newest runs whose repetitions fit are drawn as dots
-// and the spread of every run as a band from its least to its greatest repetition (two
-// lines, however many runs), so the extremes and the change points all stay in sight.
+// Each dot is a point the canvas draws and the hover searches: past JUBEX_DOTS, the newest
+// runs whose repetitions fit are drawn as dots and the spread of every run as a band from
+// its least to its greatest repetition, so the extremes and the change points all stay in
+// sight and a long history draws as fast as a short one.
 const JUBEX_DOTS = 2500;
+const JUBEX_GREY = "#57606a";
 
 function jubexDotted(runs) {
   let count = 0;
@@ -115,72 +119,130 @@ function jubexDotted(runs) {
   return runs.slice(first);
 }
 
-function jubexSpread(runs, dotted) {
-  if (dotted === runs.length) return [];
-  const spread = runs.filter((r) => r.values.length);
-  const x = spread.map((r) => r.date);
-  const line = { width: 0, color: "rgba(87,96,106,0.45)" };
-  return [
-    { x, y: spread.map((r) => Math.min(...r.values)), mode: "lines", type: "scatter", line,
-      hoverinfo: "skip", showlegend: false },
-    { x, y: spread.map((r) => Math.max(...r.values)), mode: "lines", type: "scatter", line,
-      fill: "tonexty", fillcolor: "rgba(87,96,106,0.25)", hoverinfo: "skip",
-      name: "spread (least to greatest repetition)" },
-  ];
+// "YYYY-MM-DD HH:MM" in UTC, as the page writes dates, to the milliseconds Bokeh draws
+function jubexTime(date) {
+  return Date.parse(date.replace(" ", "T") + "Z");
+}
+
+// A run's mean that is not a number (no finite repetition) breaks the line there
+function jubexNumber(value) {
+  return value === null || value === undefined ? NaN : value;
 }
 
 function jubexHistory() {
   const holder = document.getElementById("chart");
   const source = document.getElementById("series-data");
-  if (!holder || !source || typeof Plotly === "undefined") return;
+  if (!holder || !source || typeof Bokeh === "undefined" || !Bokeh.Plotting) return;
   holder.replaceChildren();
   const data = JSON.parse(source.textContent);
   // the runs come as columns (a third of the text of a record each)
   const every = data.run.map((run, i) => ({
-    run, date: data.date[i], values: data.values[i], mean: data.mean[i], mark: data.mark[i],
+    run, date: data.date[i], time: jubexTime(data.date[i]), values: data.values[i],
+    mean: jubexNumber(data.mean[i]), mark: data.mark[i],
   }));
+  const unit = data.unit ? " [" + data.unit + "]" : "";
+  const plot = Bokeh.Plotting.figure({
+    x_axis_type: "datetime", sizing_mode: "stretch_both", min_border_left: 70,
+    tools: "pan,xwheel_zoom,box_zoom,reset,save", toolbar_location: "right",
+    x_axis_label: "run created (UTC)", y_axis_label: data.metric + unit,
+  });
+  plot.toolbar.logo = null;
+  plot.below[0].formatter = new Bokeh.DatetimeTickFormatter({
+    microseconds: "%H:%M:%S", milliseconds: "%H:%M:%S", seconds: "%H:%M:%S",
+    minsec: "%H:%M:%S", minutes: "%H:%M", hours: "%H:%M", days: "%b %d", months: "%b %Y",
+    context: "%Y" });
+  plot.x_range.default_span = 2 * 86400000;  // a history of one run: a day either side
+  // Bokeh draws texts on a canvas and shows hover values as text: a run's text stays inert
+  const columns = () => ({ x: [], y: [], run: [] });
+  const sources = {
+    spread: new Bokeh.ColumnDataSource({ data: { x: [], low: [], high: [] } }),
+    repetitions: new Bokeh.ColumnDataSource({ data: columns() }),
+    mean: new Bokeh.ColumnDataSource({ data: columns() }),
+    change: new Bokeh.ColumnDataSource({ data: columns() }),
+  };
+  const band = plot.varea({
+    x: { field: "x" }, y1: { field: "low" }, y2: { field: "high" }, source: sources.spread,
+    fill_color: JUBEX_GREY, fill_alpha: 0.25, name: "spread",
+    legend_label: "spread (least to greatest repetition)",
+  });
+  const dots = plot.scatter({
+    x: { field: "x" }, y: { field: "y" }, source: sources.repetitions, size: 4,
+    fill_color: JUBEX_GREY, fill_alpha: 0.45, line_color: null, name: "repetitions",
+    legend_label: "repetitions",
+  });
+  const mean = plot.line({
+    x: { field: "x" }, y: { field: "y" }, source: sources.mean, line_color: "#0969da",
+    line_width: 1.5, name: "mean", legend_label: "mean of the run",
+  });
+  const change = plot.scatter({
+    x: { field: "x" }, y: { field: "y" }, source: sources.change, size: 13,
+    fill_alpha: 0, line_color: "#cf222e", line_width: 2, name: "change point",
+    legend_label: "change point",
+  });
+  plot.add_tools(new Bokeh.HoverTool({
+    renderers: [dots, mean, change],
+    tooltips: [["run", "@run"], ["created", "@x{%F %H:%M}"], ["value", "@y{0.[000]}"]],
+    formatters: { "@x": "datetime" },
+  }));
+  // the legend above the plot, where it hides no data; a click on an entry hides its part
+  const legend = plot.legend;
+  plot.center = plot.center.filter((model) => model !== legend);
+  legend.orientation = "horizontal";
+  legend.click_policy = "hide";
+  legend.border_line_color = null;
+  plot.add_layout(legend, "above");
+  const notes = data.annotations.map((a) => {
+    const span = new Bokeh.Span({ location: a.moment * 1000, dimension: "height",
+      line_color: "#9a6700", line_dash: "dotted", line_width: 1.5 });
+    const label = new Bokeh.Label({ x: a.moment * 1000, y: 4, y_units: "screen",
+      x_offset: 3, text: a.text, text_color: "#9a6700", text_font_size: "12px" });
+    plot.add_layout(span);
+    plot.add_layout(label);
+    return { date: a.date, parts: [span, label] };
+  });
   window.jubexChart = function (since, until) {
     const inside = (date) =>
       (!since || date.slice(0, 10) >= since) && (!until || date.slice(0, 10) <= until);
     const runs = every.filter((r) => inside(r.date));
     const dotted = jubexDotted(runs);
-    const dots = { x: [], y: [], text: [] };
+    const shown = columns();
     dotted.forEach((r) => r.values.forEach((v) => {
-      dots.x.push(r.date); dots.y.push(v); dots.text.push(jubexPlain(r.run));
+      shown.x.push(r.time); shown.y.push(v); shown.run.push(r.run);
     }));
-    const marked = runs.filter((r) => r.mark);
-    const unit = data.unit ? " [" + jubexPlain(data.unit) + "]" : "";
-    const dotsName = dotted.length < runs.length
-      ? "repetitions (the newest " + dotted.length + " runs)" : "repetitions";
-    const traces = [
-      ...jubexSpread(runs, dotted.length),
-      { x: dots.x, y: dots.y, text: dots.text, mode: "markers", type: "scatter",
-        name: dotsName, marker: { size: 4, color: "rgba(87,96,106,0.45)" } },
-      { x: runs.map((r) => r.date), y: runs.map((r) => r.mean), text: runs.map((r) => jubexPlain(r.run)),
-        mode: "lines", type: "scatter", name: "mean of the run", line: { color: "#0969da" } },
-      { x: marked.map((r) => r.date), y: marked.map((r) => r.mean),
-        text: marked.map((r) => jubexPlain(r.run + ": " + r.mark)), mode: "markers", type: "scatter",
-        name: "change point", marker: { size: 13, color: "rgba(0,0,0,0)",
-          line: { width: 2, color: "#cf222e" } } },
-    ];
-    const notes = data.annotations.filter((a) => inside(a.date));
-    const layout = {
-      margin: { t: 30, r: 20, b: 50, l: 70 },
-      xaxis: { title: { text: "run created (UTC)" } },
-      yaxis: { title: { text: jubexPlain(data.metric) + unit } },
-      legend: { orientation: "h", y: 1.12 },
-      shapes: notes.map((a) => ({ type: "line", xref: "x", yref: "paper", x0: a.date,
-        x1: a.date, y0: 0, y1: 1, line: { color: "#9a6700", dash: "dot" } })),
-      annotations: notes.map((a) => ({ x: a.date, y: 1, xref: "x", yref: "paper", text: jubexPlain(a.text),
-        showarrow: false, xanchor: "left", yanchor: "top", font: { color: "#9a6700" } })),
+    sources.repetitions.data = shown;
+    const spread = dotted.length < runs.length ? runs.filter((r) => r.values.length) : [];
+    sources.spread.data = {
+      x: spread.map((r) => r.time),
+      low: spread.map((r) => Math.min(...r.values)),
+      high: spread.map((r) => Math.max(...r.values)),
     };
-    Plotly.react(holder, traces, layout, { displaylogo: false, responsive: true });
+    sources.mean.data = {
+      x: runs.map((r) => r.time), y: runs.map((r) => r.mean), run: runs.map((r) => r.run),
+    };
+    const marked = runs.filter((r) => r.mark);
+    sources.change.data = {
+      x: marked.map((r) => r.time), y: marked.map((r) => r.mean),
+      run: marked.map((r) => r.run + ": " + r.mark),
+    };
+    for (const item of legend.items) {
+      if (item.renderers.includes(dots)) {
+        item.label = { value: dotted.length < runs.length
+          ? "repetitions (the newest " + dotted.length + " runs)" : "repetitions" };
+      }
+      if (item.renderers.includes(band)) item.visible = spread.length > 0;
+      if (item.renderers.includes(change)) item.visible = marked.length > 0;
+    }
+    notes.forEach((n) => n.parts.forEach((p) => { p.visible = inside(n.date); }));
   };
   const chosen = (name) => {
     const input = document.querySelector("form.filters [name=" + name + "]");
     return input ? input.value.trim() : "";
   };
   window.jubexChart(chosen("since"), chosen("until"));
+  Bokeh.Plotting.show(plot, holder).then(() => {
+    holder.dataset.drawn = "true";
+    performance.mark("jubex-chart-drawn");
+  });
 }
 
 document.querySelectorAll("form.filters").forEach(jubexListing);
