@@ -16,25 +16,29 @@ file system shows.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import pairwise
+from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
+
+import numpy as np
 
 from jubex.definition.model import Benchmark
 from jubex.engine import provenance
 from jubex.errors import UsageError, did_you_mean
-from jubex.results.comparison.compare import group_points, numbers_of
+from jubex.language.values import Bool, Size
 from jubex.results.comparison.compare_runs import completed_directions, default_metrics
-from jubex.results.statistics.significance import adjust
-from jubex.results.statistics.stats import Summary, summarize
 from jubex.results.tables.columns import Header, Row
 from jubex.results.tables.keys import default_keys
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import directions_of, rows_of, units_of
-from jubex.results.trends.steps import stepwise_p
+from jubex.results.trends.cells import WHERE, Cells, cells_of, setting_of
+from jubex.results.trends.cells import changed as changed_setting
+from jubex.results.trends.steps import holm, moments_of, numbers_at, welch_p
 from jubex.store.rundir import Run
+
+__all__ = ["WHERE", "RunRows", "chosen_history", "history", "history_of_runs", "setting_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,22 +52,14 @@ class RunRows:
     definition: str = ""
 
 
-#: what a run's series is besides its parameters: where it ran (keys of its rows)
-WHERE = ("platform", "site")
+@dataclass(slots=True)
+class _Steps:
+    """The steps of a history (a run at a point, of one metric) as columns, in the order
+    the table's sort starts from: by metric, by point (as first seen), by run."""
 
-
-@dataclass
-class _Step:
-    point: tuple[object, ...]
-    metric: str
-    run: RunRows
-    values: list[float]
-    summary: Summary
-    setting: tuple[tuple[str, str], ...] = ()
-    changed: str | None = None
-    change: float | None = None
-    p: float | None = None
-    adjusted: float | None = None
+    cell: list[np.ndarray] = field(default_factory=list)
+    metric: list[str] = field(default_factory=list)
+    samples: list[Sequence[float]] = field(default_factory=list)
 
 
 def history(
@@ -82,117 +78,46 @@ def history(
     set against the run before it in its series only (``parameters``: the names of the
     rows that are parameters; ``by``: more keys, settings made axes)."""
     keys = [*keys, *(name for name in by if name not in keys)]
-    known = {name for run in runs for row in run.rows for name in row}
     for what, names in (("key", keys), ("metric", metrics)):
         for name in names:
-            if name not in known:
+            if not any(name in row for run in runs for row in run.rows):
+                known = {name for run in runs for row in run.rows for name in row}
                 raise UsageError(
                     f"{what} '{name}' is in none of the runs", hint=did_you_mean(name, known)
                 )
     ordered = sorted(runs, key=lambda run: run.created)
     others = [name for name in parameters if name not in keys]
+    cells = cells_of(ordered, keys, others)
     notes: list[str] = []
-    steps: list[_Step] = []
-    grouped = [_grouped(run, keys, others) for run in ordered]
+    steps = _Steps()
+    at = np.array(cells.at, dtype=np.int64)
     for metric in metrics:
-        by_point: dict[tuple[object, ...], list[_Step]] = {}
-        for run, (points, said) in zip(ordered, grouped, strict=True):
-            notes += said
-            for point, (rows, setting) in points.items():
-                try:
-                    values = numbers_of(rows, metric, 1.0)
-                except ValueError as error:
-                    notes.append(f"{metric} at {point} in run {run.label} {error}: left out")
-                    continue
-                if values:
-                    by_point.setdefault(point, []).append(
-                        _Step(
-                            point,
-                            metric,
-                            run,
-                            values,
-                            _summary(values),
-                            setting,
-                        )
-                    )
-        for at_point in by_point.values():
-            _breaks(at_point)
-            series: dict[tuple[tuple[str, str], ...], list[_Step]] = {}
-            for step in at_point:
-                series.setdefault(step.setting, []).append(step)
-            for one in series.values():
-                _changes(one)
-            steps += at_point
-    for step, adjusted in zip(steps, adjust([s.p for s in steps]), strict=True):
-        step.adjusted = adjusted
-    return _table(steps, keys, directions, units, tolerance, alpha, notes)
-
-
-def _summary(values: Sequence[float]) -> Summary:
-    """The count, mean and spread a history shows, as :func:`summarize` computes them (the
-    same numbers), without the rest of a summary that a history never reads."""
-    n = len(values)
-    try:
-        mean = math.fsum(values) / n
-        std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else None
-    except OverflowError:
-        return summarize(values)
-    return Summary(n, 0, mean, std, None, None, None, None, None, None)
-
-
-def _grouped(
-    run: RunRows, keys: Sequence[str], others: Sequence[str]
-) -> tuple[dict[tuple[object, ...], tuple[list[Row], tuple[tuple[str, str], ...]]], list[str]]:
-    """A run's rows by point, each with its setting, and the notes of the grouping: made
-    once per run, not once per metric."""
-    said: list[str] = []
-    points = group_points(run.rows, keys, f"run {run.label}", said)
-    return {point: (rows, setting_of(run, rows, others)) for point, rows in points.items()}, said
-
-
-def setting_of(
-    run: RunRows, rows: Sequence[Row], others: Sequence[str]
-) -> tuple[tuple[str, str], ...]:
-    """Everything but time that makes a run's rows at a point what they are: the values of
-    the parameters outside the keys, where it ran, and its definition."""
-    names = [*others, *WHERE]
-    if len(rows) == 1:  # a point of one row (most): 40,000 of them in a history of 1,000 runs
-        row = rows[0]
-        found = [(name, str(row[name])) for name in names if name in row]
-    else:
-        found = [
-            (name, ", ".join(dict.fromkeys(str(row.get(name)) for row in rows)))
-            for name in names
-            if any(name in row for row in rows)
-        ]
-    return (*found, ("definition", run.definition[:12]))
-
-
-def _breaks(at_point: Sequence[_Step]) -> None:
-    """Name what changed where a run's setting differs from the run's before it."""
-    for before, step in pairwise(at_point):
-        if step.setting != before.setting:
-            old, new = dict(before.setting), dict(step.setting)
-            step.changed = "; ".join(
-                f"{name} {old.get(name, '-')} → {new.get(name, '-')}"
-                for name in dict.fromkeys([*old, *new])
-                if old.get(name) != new.get(name)
+        kept, samples, errors = numbers_at(cells.rows, metric)
+        left_out: list[list[str]] = [[] for _ in ordered] if errors else []
+        for index, error in errors:
+            point, run = cells.point[index], ordered[cells.run[index]]
+            left_out[cells.run[index]].append(
+                f"{metric} at {point} in run {run.label} {error}: left out"
             )
-
-
-def _changes(series: list[_Step]) -> None:
-    """Each run's change from the run before it, and the two-sided p of that change."""
-    tests = stepwise_p([step.values for step in series])
-    for (before, step), p in zip(pairwise(series), tests[1:], strict=True):
-        b, c = before.summary.mean, step.summary.mean
-        if b is None or c is None:
-            continue
-        step.change = (c / b - 1) * 100 if b else None
-        step.p = p
+        notes += chain.from_iterable(
+            chain.from_iterable(zip(cells.notes, left_out, strict=True)) if errors else cells.notes
+        )
+        kept_cells = np.array(kept, dtype=np.int64)
+        # the points in the order they are first seen, each point's steps run by run
+        seen, firsts = np.unique(at[kept_cells], return_index=True)
+        first = np.zeros(len(cells.points), dtype=np.int64)
+        first[seen] = firsts
+        order = np.argsort(first[at[kept_cells]], kind="stable")
+        steps.cell.append(kept_cells[order])
+        steps.metric += [metric] * len(kept)
+        steps.samples += [samples[i] for i in order.tolist()]
+    return _table(ordered, cells, steps, keys, directions, units, tolerance, alpha, notes)
 
 
 def _table(
-    steps: Sequence[_Step],
+    runs: Sequence[RunRows],
+    cells: Cells,
+    steps: _Steps,
     keys: Sequence[str],
     directions: Mapping[str, bool | None],
     units: Mapping[str, str],
@@ -200,7 +125,72 @@ def _table(
     alpha: float,
     notes: list[str],
 ) -> ResultTable:
-    headers = [Header(key, key) for key in keys] + [
+    """The history's table, built a column at a time."""
+    cell = np.concatenate(steps.cell) if steps.cell else np.zeros(0, dtype=np.int64)
+    moments = moments_of(steps.samples)
+    metric_id = np.repeat(np.arange(len(steps.cell)), [len(c) for c in steps.cell])
+    at = np.array(cells.at, dtype=np.int64)[cell]
+    setting = np.array(cells.setting, dtype=np.int64)[cell]
+    everything = np.arange(len(cell))
+    # a step's series: its metric, point and setting; the steps of a series are in run order
+    before, after = _consecutive(everything, metric_id, at, setting)
+    change = np.full(len(cell), np.nan)
+    p = np.full(len(cell), np.nan)
+    b, c = moments.mean[before], moments.mean[after]
+    nonzero = b != 0
+    with np.errstate(over="ignore"):  # as Python's float division: inf
+        change[after[nonzero]] = (c[nonzero] / b[nonzero] - 1) * 100
+    p[after] = welch_p(moments, before, after)
+    adjusted = holm(p)
+    # a break: a step whose setting is not that of the step before it at its point
+    before, after = _consecutive(everything, metric_id, at)
+    broken = setting[before] != setting[after]
+    changed: list[str | None] = [None] * len(cell)
+    for i, j in zip(before[broken].tolist(), after[broken].tolist(), strict=True):
+        changed[j] = changed_setting(cells.settings[setting[i]], cells.settings[setting[j]])
+    mark = _marks(steps.metric, change, adjusted, directions, tolerance, alpha)
+    order = _sorted(runs, cells, steps, cell).tolist()
+    run = np.array(cells.run, dtype=np.int64)[cell].tolist()
+    when = {  # a run's time, written once for all its rows
+        created: time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
+        for created in {r.created for r in runs}
+    }
+    labels = [r.label for r in runs]
+    written = [when[r.created] for r in runs]
+    points = [cells.point[i] for i in cell[order].tolist()]
+    columns: list[list[object] | tuple[object, ...]] = [
+        *zip(*points, strict=True),
+        [steps.metric[i] for i in order],
+        [units.get(steps.metric[i], "") for i in order],
+        [labels[run[i]] for i in order],
+        [written[run[i]] for i in order],
+        moments.n[order].tolist(),
+        moments.mean[order].tolist(),
+        _cells(moments.std[order]),
+        _cells(change[order]),
+        _cells(adjusted[order]),
+        [mark[i] for i in order],
+        [changed[i] for i in order],
+    ]
+    rows: list[list[object]] = list(map(list, zip(*columns, strict=True)))
+    breaks = sorted({f"run {labels[run[i]]}: {changed[i]}" for i in range(len(cell)) if changed[i]})
+    if breaks:
+        notes.append(
+            f"{len(breaks)} series break(s) where a setting changed ({'; '.join(breaks)}): "
+            "a run is set only against runs of the same setting, and another setting is "
+            "no change point (--by NAME makes a parameter an axis of the points)"
+        )
+    notes.append(
+        f"{sum(m is not None for m in mark)} change point(s): a run whose mean differs from "
+        f"the run before it beyond the noise (Welch t-test, Holm-corrected over "
+        f"{int((~np.isnan(p)).sum())} test(s) at alpha {alpha:g}) and by more than "
+        f"{tolerance:.1%}"
+    )
+    return ResultTable("history", _headers(keys), rows, notes)
+
+
+def _headers(keys: Sequence[str]) -> list[Header]:
+    return [Header(key, key) for key in keys] + [
         Header("metric", "metric"),
         Header("unit", "unit"),
         Header("run", "run"),
@@ -213,56 +203,88 @@ def _table(
         Header("change_point", "change point"),
         Header("setting_changed", "setting changed"),
     ]
-    rows = []
-    marked = 0
-    when: dict[float, str] = {}  # a run's time, written once for all its rows
-    for step in sorted(steps, key=lambda s: (s.metric, str(s.point), s.run.created)):
-        created = step.run.created
-        if created not in when:
-            when[created] = time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
-        mark = _mark(step, directions.get(step.metric), tolerance, alpha)
-        marked += bool(mark)
-        rows.append(
-            [
-                *step.point,
-                step.metric,
-                units.get(step.metric, ""),
-                step.run.label,
-                when[created],
-                step.summary.n,
-                step.summary.mean,
-                step.summary.std,
-                step.change,
-                step.adjusted,
-                mark,
-                step.changed,
-            ]
-        )
-    tested = sum(s.p is not None for s in steps)
-    breaks = sorted({f"run {s.run.label}: {s.changed}" for s in steps if s.changed})
-    if breaks:
-        notes.append(
-            f"{len(breaks)} series break(s) where a setting changed ({'; '.join(breaks)}): "
-            "a run is set only against runs of the same setting, and another setting is "
-            "no change point (--by NAME makes a parameter an axis of the points)"
-        )
-    notes.append(
-        f"{marked} change point(s): a run whose mean differs from the run before it beyond "
-        f"the noise (Welch t-test, Holm-corrected over {tested} test(s) at alpha {alpha:g}) "
-        f"and by more than {tolerance:.1%}"
-    )
-    return ResultTable("history", headers, rows, notes)
 
 
-def _mark(step: _Step, direction: bool | None, tolerance: float, alpha: float) -> str | None:
-    if step.adjusted is None or step.adjusted >= alpha or step.change is None:
-        return None
-    if abs(step.change) <= tolerance * 100:
-        return None
-    up = step.change > 0
-    if direction is None:
-        return "up" if up else "down"
-    return "better" if up == direction else "worse"
+def _sorted(runs: Sequence[RunRows], cells: Cells, steps: _Steps, cell: np.ndarray) -> np.ndarray:
+    """The table's order of the steps: by metric, point (as text) and time, ties in the
+    order of the steps (a stable sort)."""
+    names = sorted(set(steps.metric))
+    rank = dict(zip(names, range(len(names)), strict=True))
+    metric = np.array([rank[name] for name in steps.metric], dtype=np.int64)
+    texts = _texts(cells)
+    names = sorted(set(texts))
+    rank = dict(zip(names, range(len(names)), strict=True))
+    text = np.array([rank[t] for t in texts], dtype=np.int64)[cell]
+    run = np.array(cells.run, dtype=np.int64)[cell]
+    created = np.array([r.created for r in runs], dtype=float)[run]
+    if np.isnan(created).any():  # no order for numpy: Python's, whatever it is
+        keys = list(zip(steps.metric, text.tolist(), created.tolist(), strict=True))
+        return np.array(sorted(range(len(cell)), key=keys.__getitem__), dtype=np.int64)
+    return np.lexsort((np.arange(len(cell)), created, text, metric))
+
+
+#: types whose values are shown alike where they are equal and of the same type and text
+_SHOWN_BY_TEXT = {str, int, float, bool, type(None)}
+_SHOWN_BY_OWN_TEXT = {Size, Bool}
+
+
+def _texts(cells: Cells) -> list[str]:
+    """Each cell's point as text (what the table sorts by). Equal points of one text each
+    (the rule) are written once per point, not once per run: a point is written once per
+    cell only where equal values of a key show differently (``1`` and ``1.0``)."""
+    for column in zip(*cells.point, strict=True):
+        types = set(map(type, column))
+        shown: set[tuple[object, ...]]
+        if types <= _SHOWN_BY_TEXT:
+            shown = set(zip(column, map(type, column), map(str, column), strict=True))
+        elif len(types) == 1 and types <= _SHOWN_BY_OWN_TEXT:
+            shown = set(zip(column, map(attrgetter("text"), column), strict=True))
+        else:
+            return list(map(str, cells.point))
+        if len(set(column)) != len(shown):
+            return list(map(str, cells.point))
+    by_point = [str(point) for point in cells.points]
+    return [by_point[at] for at in cells.at]
+
+
+def _consecutive(steps: np.ndarray, *groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each step that has one before it in its group (the same value of every one of
+    ``groups``), with that step: the pairs a history compares."""
+    order = np.lexsort((steps, *reversed(groups)))
+    same = np.ones(max(len(order) - 1, 0), dtype=bool)
+    for group in groups:
+        ordered = group[order]
+        same &= ordered[1:] == ordered[:-1]
+    return order[:-1][same], order[1:][same]
+
+
+def _marks(
+    metrics: Sequence[str],
+    change: np.ndarray,
+    adjusted: np.ndarray,
+    directions: Mapping[str, bool | None],
+    tolerance: float,
+    alpha: float,
+) -> list[str | None]:
+    """``better``/``worse`` (``up``/``down`` without a direction) where a change is beyond
+    the noise (adjusted p below alpha) and beyond the tolerance."""
+    with np.errstate(invalid="ignore"):
+        beyond = (adjusted < alpha) & ~np.isnan(change) & ~(np.abs(change) <= tolerance * 100)
+    mark: list[str | None] = [None] * len(change)
+    for i in np.flatnonzero(beyond).tolist():
+        up, direction = change[i] > 0, directions.get(metrics[i])
+        if direction is None:
+            mark[i] = "up" if up else "down"
+        else:
+            mark[i] = "better" if up == direction else "worse"
+    return mark
+
+
+def _cells(values: np.ndarray) -> list[object]:
+    """Floats as a table's cells: NaN (nothing to show) is None."""
+    found = values.astype(object)
+    found[np.isnan(values)] = None
+    return list(found.tolist())
 
 
 def history_of_runs(

@@ -1,52 +1,183 @@
-"""Each run of a series against the run before it, all of the series' tests in one call.
+"""The numbers of a history's steps (a run at a point), computed for all steps at once.
 
-A history of thousands of runs holds thousands of consecutive pairs; testing them one by
-one spends its time in calls, not in arithmetic. Here each run's moments are computed once
-(a run is the candidate of one pair and the baseline of the next) and the t distribution
-is evaluated for the whole series at once, with the same arithmetic as
-:func:`jubex.results.statistics.significance.welch`, so the p-values are the same numbers
-(to 1e-12: the t distribution is :mod:`jubex.results.statistics.student_t`'s, which spares a
-history the half second of importing scipy).
+A history of 1,000 runs of 40 workpackages has 40,000 steps, each set against the step
+before it in its series. Done step by step, the time goes to calls, not arithmetic. Here
+the steps are columns: their counts, means, deviations and the Welch p of every
+consecutive pair in a few numpy calls. The numbers are those of the step-by-step
+arithmetic, bit for bit: sums are :func:`math.fsum` (correctly rounded, one call per step,
+the steps of one count as one array), squares are Python's own ``** 2``, and the rest is
+IEEE arithmetic that numpy does as Python does. The t distribution is
+:mod:`jubex.results.statistics.student_t`'s, which spares a history the half second of
+importing scipy.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
+from jubex.results.comparison.compare import numbers_of
+from jubex.results.samples.rows import samples_of
 from jubex.results.statistics import student_t
-from jubex.results.statistics.significance import moments
+from jubex.results.statistics.stats import summarize
+from jubex.results.tables.columns import Row
 
 
-def stepwise_p(samples: Sequence[Sequence[float]]) -> list[float | None]:
-    """The two-sided Welch p of each sample against the one before it: None for the first,
-    and where the test cannot tell (fewer than two values on a side, or no spread on
-    either), as :func:`~jubex.results.statistics.significance.p_value` says."""
-    found: list[float | None] = [None] * len(samples)
-    if len(samples) < 2:
-        return found
-    counts = [len(values) for values in samples]
-    mean_var = [moments(values) if n >= 2 else (math.nan, math.nan) for values, n in
-                zip(samples, counts, strict=True)]  # fmt: skip
-    constant = [n >= 1 and min(values) == max(values) for values, n in
-                zip(samples, counts, strict=True)]  # fmt: skip
-    tested = [
-        i
-        for i in range(1, len(samples))
-        if counts[i - 1] >= 2 and counts[i] >= 2 and not (constant[i - 1] and constant[i])
-    ]
-    if not tested:
-        return found
-    index = np.array(tested)
-    n = np.array(counts, dtype=float)
-    mean, var = (np.array(column, dtype=float) for column in zip(*mean_var, strict=True))
-    nb, nc = n[index - 1], n[index]
-    sb, sc = var[index - 1] / nb, var[index] / nc
-    df = (sb + sc) ** 2 / (sb**2 / (nb - 1) + sc**2 / (nc - 1))
-    t = (mean[index] - mean[index - 1]) / np.sqrt(sb + sc)
-    p = 2 * student_t.cdf(df, -np.abs(t))
-    for i, value in zip(tested, p.tolist(), strict=True):
-        found[i] = None if math.isnan(value) else value
+@dataclass(frozen=True, slots=True)
+class Moments:
+    """Of each step: its count, mean, standard deviation and variance (NaN for fewer than
+    two values) and whether all its values are the same."""
+
+    n: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    var: np.ndarray
+    constant: np.ndarray
+
+
+def samples_at(cells: Sequence[Sequence[Row]], metric: str) -> list[Sequence[object]]:
+    """The samples of ``metric`` each cell's rows give (:func:`samples_of`), unchecked."""
+    found: list[Sequence[object]] = []
+    for rows in cells:
+        if len(rows) == 1:  # most cells: one row, its samples a sequence
+            row = rows[0]
+            samples = row.get("samples")
+            values = (
+                samples.get(metric)
+                if type(samples) is dict or isinstance(samples, Mapping)
+                else None
+            )
+            found.append(values if values else (row.get(metric),))
+        else:
+            found.append([value for row in rows for value in samples_of(row, metric)])
     return found
+
+
+def numbers_at(
+    cells: Sequence[Sequence[Row]], metric: str
+) -> tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]:
+    """The cells that hold numbers of ``metric`` and those numbers, as :func:`numbers_of`
+    reads them (missing values left out), and the cells whose values are no finite numbers
+    with the error :func:`numbers_of` gives. Finite floats everywhere (the rule) are
+    checked in two C calls; any other value sends its cell through :func:`numbers_of`."""
+    found = samples_at(cells, metric)
+    if set(map(type, chain.from_iterable(found))) <= {float}:
+        flat = np.fromiter(chain.from_iterable(found), dtype=float)
+        if np.isfinite(flat).all():
+            return list(range(len(found))), found, []  # type: ignore[return-value]
+    kept: list[int] = []
+    numbers: list[Sequence[float]] = []
+    errors: list[tuple[int, str]] = []
+    for index, values in enumerate(found):
+        if all(type(v) is float and math.isfinite(v) for v in values):
+            kept.append(index)
+            numbers.append(values)  # type: ignore[arg-type]
+            continue
+        try:
+            present = numbers_of(list(cells[index]), metric, 1.0)
+        except ValueError as error:
+            errors.append((index, str(error)))
+            continue
+        if present:
+            kept.append(index)
+            numbers.append(present)
+    return kept, numbers, errors
+
+
+def moments_of(samples: Sequence[Sequence[float]]) -> Moments:
+    """The moments of each sample (none empty), as ``math.fsum(values) / n`` and
+    ``math.fsum((v - mean) ** 2 for v in values) / (n - 1)`` give them; where those
+    overflow, the mean and deviation :func:`summarize` scales down, and no variance."""
+    count = np.fromiter(map(len, samples), dtype=np.int64, count=len(samples))
+    flat = np.fromiter(chain.from_iterable(samples), dtype=float, count=int(count.sum()))
+    start = np.cumsum(count) - count
+    try:
+        mean = _fsums(flat, start, count) / count
+        deviations = (flat - np.repeat(mean, count)).tolist()
+        squares = np.array(list(map(pow, deviations, repeat(2))), dtype=float)
+        spread = _fsums(squares, start, count)
+    except OverflowError:  # values near the largest float: step by step
+        return _one_by_one(samples)
+    var = np.full(len(samples), np.nan)
+    np.divide(spread, count - 1, out=var, where=count > 1)
+    constant = np.zeros(len(samples), dtype=bool)
+    if len(samples):
+        constant = np.minimum.reduceat(flat, start) == np.maximum.reduceat(flat, start)
+    return Moments(count, mean, np.sqrt(var), var, constant)
+
+
+def _fsums(values: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The correctly rounded sum of each step's values: the steps of one count are one
+    two-dimensional array, summed by ``map(math.fsum, ...)``."""
+    sums = np.empty(len(count))
+    for size in np.unique(count).tolist():
+        steps = np.flatnonzero(count == size)
+        block = values[start[steps, None] + np.arange(size)].tolist()
+        sums[steps] = list(map(math.fsum, block))
+    return sums
+
+
+def _one_by_one(samples: Sequence[Sequence[float]]) -> Moments:
+    n, mean, std, var, constant = [], [], [], [], []
+    for values in samples:
+        n.append(len(values))
+        constant.append(min(values) == max(values))
+        try:
+            m = math.fsum(values) / len(values)
+            v = math.fsum((x - m) ** 2 for x in values) / (len(values) - 1)
+        except OverflowError:
+            summary = summarize(values)
+            mean.append(summary.mean)
+            std.append(math.nan if summary.std is None else summary.std)
+            var.append(math.nan)
+            continue
+        except ZeroDivisionError:  # one value
+            v = math.nan
+        mean.append(m)
+        var.append(v)
+        std.append(math.sqrt(v) if len(values) > 1 else math.nan)
+    return Moments(
+        np.array(n, dtype=np.int64),
+        np.array(mean, dtype=float),
+        np.array(std, dtype=float),
+        np.array(var, dtype=float),
+        np.array(constant, dtype=bool),
+    )
+
+
+def welch_p(moments: Moments, before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """The two-sided Welch p of each step ``after[i]`` against ``before[i]``: NaN where the
+    test cannot tell (fewer than two values on a side, or no spread on either), as
+    :func:`~jubex.results.statistics.significance.p_value` says, and where a variance
+    overflowed."""
+    found = np.full(len(after), np.nan)
+    n = moments.n
+    tested = (n[before] >= 2) & (n[after] >= 2)
+    tested &= ~(moments.constant[before] & moments.constant[after])
+    b, c = before[tested], after[tested]
+    if not b.size:
+        return found
+    nb, nc = n[b].astype(float), n[c].astype(float)
+    sb, sc = moments.var[b] / nb, moments.var[c] / nc
+    df = (sb + sc) ** 2 / (sb**2 / (nb - 1) + sc**2 / (nc - 1))
+    t = (moments.mean[c] - moments.mean[b]) / np.sqrt(sb + sc)
+    found[tested] = 2 * student_t.cdf(df, -np.abs(t))
+    return found
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment of the p-values (NaN: no test, stays NaN), the numbers
+    of :func:`~jubex.results.statistics.significance.adjust` without a Python loop."""
+    adjusted = np.full(len(p), np.nan)
+    present = np.flatnonzero(~np.isnan(p))
+    if not present.size:
+        return adjusted
+    values = p[present]
+    order = np.argsort(values, kind="stable")
+    scaled = np.minimum(1.0, (len(values) - np.arange(len(values))) * values[order])
+    adjusted[present[order]] = np.maximum.accumulate(np.maximum(scaled, 0.0))
+    return adjusted
