@@ -72,12 +72,20 @@ def digest_of(site: Dashboard, group: Group, options: Sequence[object]) -> str:
 
 
 def read(root: Path) -> dict[Group, Kept]:
-    """The groups an earlier build kept; a missing or damaged file keeps none."""
+    """The groups an earlier build kept; a missing, damaged or edited file keeps none (its
+    summaries are shown unread, so a file whose checksum is not its content's is not used)."""
     try:
         found = json.loads((root / GROUPS).read_text(encoding="utf-8"))
-        return {(g["benchmark"], g["site"]): _kept(g) for g in found}
-    except (OSError, ValueError, KeyError, TypeError):
+        groups = found["groups"]
+        if found["check"] != _checksum(groups):
+            return {}
+        return {(g["benchmark"], g["site"]): _kept(g) for g in groups}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+def _checksum(groups: object) -> str:
+    return hashlib.sha256(json.dumps(groups, sort_keys=True).encode()).hexdigest()
 
 
 def _kept(stored: dict[str, object]) -> Kept:
@@ -111,5 +119,6 @@ def write(root: Path, kept: dict[Group, Kept]) -> None:
         for (benchmark, site), k in kept.items()
     ]
     temporary = root / f".{GROUPS}.tmp"
-    temporary.write_text(json.dumps(stored), encoding="utf-8")
+    document = {"check": _checksum(stored), "groups": stored}
+    temporary.write_text(json.dumps(document), encoding="utf-8")
     os.replace(temporary, root / GROUPS)

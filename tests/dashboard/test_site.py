@@ -165,6 +165,15 @@ def test_a_rebuild_reads_only_the_groups_with_new_runs_and_equals_a_fresh_build(
     assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
     assert len(read) == 5
     assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
+    kept = json.loads((tmp_path / "fresh" / groups.GROUPS).read_text())
+    for group in kept["groups"]:  # edited, still well formed: not shown, every group read
+        group["notes"] = ["<b>forged</b>"]
+        for series in group["series"]:
+            series["entries"] = [{**e, "mean": 1e9} for e in series["entries"]]
+    (tmp_path / "fresh" / groups.GROUPS).write_text(json.dumps(kept))
+    assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
+    assert len(read) == 7
+    assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
 
 
 def test_last_keeps_the_latest_runs_of_each_benchmark_at_each_site(
