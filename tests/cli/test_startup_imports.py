@@ -114,7 +114,7 @@ def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_p
             capture_output=True,
             env={**os.environ, "JUBEX_RESULTS_DB": str(tmp_path / "results.sqlite")},
         )
-    unused = (*HEAVY, "jubex.api")
+    unused = (*HEAVY, "jubex.api", "numpy.ma")
     for where in (str(tmp_path / "results.sqlite"), f"sqlite:///{tmp_path}/results.sqlite"):
         argv = ("history", "db:benchmark=tiny", "-m", "value", "--database", where)
         assert _imported(*argv, cwd=tmp_path, heavy=unused) == []
