@@ -79,6 +79,8 @@ class Policy:
 @dataclass
 class _Active:
     since_finished: dict[int, float] = field(default_factory=dict)
+    #: when a batch job's signalled exit status was first read while its job still ran
+    since_signalled: dict[int, float] = field(default_factory=dict)
 
 
 class Engine:
@@ -356,14 +358,25 @@ class Engine:
 
     def _timed_out(self, changes: list[Change], signalled: list[Workpackage]) -> list[Change]:
         """A batch job killed at its time limit may still write the status its commands got
-        from the signal; the scheduler (one call) says whether the limit killed it."""
+        from the signal; the scheduler (one call) says whether the limit killed it. The
+        status is written before the scheduler has ended the job: while the job still runs
+        (for at most the exit-file grace), its change waits for the scheduler's verdict."""
         jobs = [(wp.id, wp.job_id) for wp in signalled if wp.job_id]
         states = self._call(self.scheduler.poll, [job_id for _, job_id in jobs])
-        timed_out = {
-            wp_id: job_id
-            for wp_id, job_id in jobs
-            if (status := states.get(job_id)) is not None and status.state is JobState.TIMEOUT
-        }
+        now = time.monotonic()
+        grace = EXIT_FILE_GRACE[self.scheduler.local]
+        timed_out: dict[int, str] = {}
+        waiting: set[int] = set()
+        for wp_id, job_id in jobs:
+            state = status.state if (status := states.get(job_id)) is not None else None
+            running = state is not None and not state.finished
+            if running and now - self.active.since_signalled.setdefault(wp_id, now) < grace:
+                waiting.add(wp_id)
+                continue
+            self.active.since_signalled.pop(wp_id, None)
+            if state is JobState.TIMEOUT:
+                timed_out[wp_id] = job_id
+        changes = [c for c in changes if c[0] not in waiting]
         return [
             (
                 c[0],
