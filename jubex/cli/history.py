@@ -7,7 +7,6 @@ are given as ``jubex result`` takes them. All are analysed first, then shown old
 from __future__ import annotations
 
 import argparse
-import gc
 from pathlib import Path
 
 from jubex.cli.common import (
@@ -116,6 +115,7 @@ def handle(args: argparse.Namespace) -> int:
         )
     else:
         from jubex.api import analyse_runs  # with what analysing imports: not for db: alone
+        from jubex.results.tables.tabulate import collector_paused
         from jubex.results.trends.history import history_of_runs
 
         runs = database_runs(selectors, args.database)
@@ -126,11 +126,8 @@ def handle(args: argparse.Namespace) -> int:
         # the runs' rows are 40,000 dicts of plain values, made once and kept: each full
         # collection of the cyclic collector walks them all again, about a second of a
         # history over 1,000 runs, and finds nothing (its peak memory is the same)
-        gc.disable()
-        try:
+        with collector_paused():
             table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)
-        finally:
-            gc.enable()
     text = render(table, "json" if args.format == "json" else "pretty")
     print(text, end="" if text.endswith("\n") else "\n")
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 
 from jubex.cli.common import (
     FORMATS,
@@ -15,6 +14,7 @@ from jubex.cli.common import (
     write_output,
 )
 from jubex.results.delivery.deliver import report
+from jubex.results.tables.tabulate import collector_paused
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -46,8 +46,7 @@ def handle(args: argparse.Namespace) -> int:
     # the rows of many runs are dicts of plain values, made once and kept: full
     # collections of the cyclic collector walk them all again and find nothing (about a
     # fifth of `result -i all` over 1,000 runs; its peak memory is the same)
-    gc.disable()
-    try:
+    with collector_paused():
         text = report(
             runs,
             args.table,
@@ -58,7 +57,5 @@ def handle(args: argparse.Namespace) -> int:
             by=kept_apart_by(args),
             width=0 if args.output else None,  # a file is as wide as its table
         )
-    finally:
-        gc.enable()
     write_output(text, args.output)
     return 0

@@ -206,7 +206,7 @@ def rows_of(
     if reads is not None:
         reads |= counts_read(reads, summaries_of(runs))
     labels = run_labels(runs)
-    with _collector_paused():
+    with collector_paused():
         return [
             row
             for run, label in zip(runs, labels, strict=True)
@@ -215,7 +215,7 @@ def rows_of(
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while rows are read: they are dicts of plain values
     (no cycles to find), yet each full collection walks all of them read so far, 10-20 %
     of the time reading 10,000 rows takes."""
