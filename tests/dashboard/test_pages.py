@@ -70,3 +70,13 @@ def test_a_run_page_is_rendered_again_only_when_what_it_shows_changed() -> None:
     again = {path: inputs for path, inputs, _ in pages.run_pages(site, [series], [0, 1])}
     assert first["runs/0.html"] == again["runs/0.html"]
     assert first["runs/1.html"] != again["runs/1.html"]
+
+
+def test_listing_cells_show_numbers_as_number_does_and_escape_every_text() -> None:
+    row = [1234.5678, 7, True, None, "<b>&'\"", float("nan")]
+    html = str(pages.body_rows([row], [{0: "x&y.html"}], "../"))
+    cells = [pages.number(c) for c in row]
+    assert html == (
+        f'<tr><td><a href="../x&amp;y.html">{cells[0]}</a></td><td>7</td><td>True</td>'
+        "<td></td><td>&lt;b&gt;&amp;&#39;&#34;</td><td>nan</td></tr>\n"
+    )
