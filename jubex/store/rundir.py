@@ -7,15 +7,12 @@ reads the frozen JSON, not the (possibly changed) definition file.
 from __future__ import annotations
 
 import dataclasses
-import getpass
 import hashlib
 import json
 import os
 import shutil
-import socket
 import sys
 import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -175,6 +172,9 @@ def create_run(spec: RunSpec) -> Run:
             f"cannot create a run directory in '{outpath}': {exc.strerror}",
             hint="choose another place with --outpath",
         ) from None
+    import socket  # these three, only where a run is made: reading one needs none of them
+    import uuid
+
     store = Store(run_dir / STORE, create=True, types=spec.benchmark.parameter_types())
     store.set_meta(
         {
@@ -201,6 +201,8 @@ def create_run(spec: RunSpec) -> Run:
 
 
 def user_name() -> str:
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):
