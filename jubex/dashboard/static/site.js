@@ -67,7 +67,8 @@ function jubexListing(form) {
     const input = form.elements.namedItem(name);
     return input ? input.value.trim() : "";
   };
-  function draw() {
+  // the rows the filters keep; and the chart's, unless it was drawn with these filters
+  function draw(chart) {
     const site = value("site"), benchmark = value("benchmark"), parameter = value("parameter");
     const since = value("since"), until = value("until");
     const f = data.filters;
@@ -99,12 +100,12 @@ function jubexListing(form) {
     ];
     csv.href = urls[0];
     json.href = urls[1];
-    if (typeof window.jubexChart === "function") window.jubexChart(since, until);
+    if (chart && typeof window.jubexChart === "function") window.jubexChart(since, until);
   }
-  form.addEventListener("input", draw);
-  form.addEventListener("change", draw);
+  form.addEventListener("input", () => draw(true));
+  form.addEventListener("change", () => draw(true));
   form.addEventListener("submit", (event) => event.preventDefault());
-  return draw;
+  return () => draw(false);
 }
 
 // Each dot is a point the canvas draws and the hover searches: past JUBEX_DOTS, the newest
