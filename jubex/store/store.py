@@ -290,17 +290,16 @@ class Store:
         for it about seven times a run. Following, one query asks SQLite whether any
         connection wrote since (``data_version``); this one's writes forget it in
         :meth:`transaction`. The first read asks both in one query."""
+        if self._meta is not None and self.follow:
+            (version,) = self.db.execute("PRAGMA data_version").fetchone()
+            if self._meta[0] != version:
+                self._meta = None
         if self._meta is None:
             rows = self.db.execute(
                 "SELECT key, value, (SELECT data_version FROM pragma_data_version) FROM meta"
             ).fetchall()
             version = rows[0][2] if rows else -1
             self._meta = (version, {key: value for key, value, _ in rows})
-        elif self.follow:
-            (version,) = self.db.execute("PRAGMA data_version").fetchone()
-            if self._meta[0] != version:
-                self._meta = None
-                return self.meta()
         return dict(self._meta[1])
 
     def set_meta(self, values: Mapping[str, str]) -> None:
