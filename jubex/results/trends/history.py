@@ -304,7 +304,7 @@ def history_of_runs(
     # one the runs lack has every value read, for the error to name those they hold
     names = None if all_metrics or not metrics else metrics
     rows = [rows_of([run], per_iteration=True, names=names) for run in runs]
-    if names is not None and not set(names) <= {k for side in rows for row in side for k in row}:
+    if names is not None and not all(_in_some_row(name, rows) for name in names):
         rows = [rows_of([run], per_iteration=True) for run in runs]
     units = units_of(runs)
     directions, _ = completed_directions(directions_of(runs), units)
@@ -361,6 +361,11 @@ def chosen_history(
         parameters=parameters,
         by=by,
     )
+
+
+def _in_some_row(name: str, rows: Sequence[Sequence[Row]]) -> bool:
+    """Whether a row of any run has ``name``: most often the first row has."""
+    return any(name in row for side in rows for row in side)
 
 
 def _definition(run: Run) -> str:
