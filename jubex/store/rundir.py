@@ -207,9 +207,10 @@ def user_name() -> str:
         return str(os.getuid())
 
 
-def open_run(run_dir: Path) -> Run:
-    """Open an existing run from its frozen files (its paths are absolute: any directory)."""
-    store = Store(run_dir / STORE)
+def open_run(run_dir: Path, *, follow: bool = True) -> Run:
+    """Open an existing run from its frozen files (its paths are absolute: any directory);
+    ``follow=False`` for a command that reads it once (see :class:`Store`)."""
+    store = Store(run_dir / STORE, follow=follow)
     stored = None
     try:
         try:
