@@ -12,6 +12,7 @@ of them.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from functools import cache
 
 from jubex.analysis import builtin
 from jubex.store.rundir import Run
@@ -23,15 +24,23 @@ Summaries = Mapping[str, tuple[str, str, bool]]
 
 def summaries_of(runs: Sequence[Run]) -> dict[str, tuple[str, str, bool]]:
     """The values of the built-in analysers the runs' steps use that are summaries."""
-    found: dict[str, tuple[str, str, bool]] = {}
+    known = frozenset(builtin.names())
     used = {
         name
         for run in runs
         for step in run.benchmark.steps.values()
         for name in step.analyse
-        if name in builtin.names()
+        if name in known
     }
     used |= {a.builtin for run in runs for a in run.benchmark.analysers.values() if a.builtin}
+    return dict(_summaries(frozenset(used)))
+
+
+@cache
+def _summaries(used: frozenset[str]) -> dict[str, tuple[str, str, bool]]:
+    """The summaries of these built-in analysers, worked out once a process: a history
+    asks for those of each of its 1,000 runs, which use the same few."""
+    found: dict[str, tuple[str, str, bool]] = {}
     for name in sorted(used):
         metrics = builtin.get(name).metrics
         each = any(metric.repeated for metric in metrics.values())

@@ -52,10 +52,20 @@ def default_keys(
     derived = derived_parameters(benchmarks)
     keys: dict[str, None] = {}
     for side in rows:
-        for name in dict.fromkeys(k for row in side for k in row if k in parameters):
-            if name not in derived and len({str(row.get(name)) for row in side}) > 1:
+        named: dict[str, None] = {}
+        for row in side:  # the parameters in order of appearance, each row's in one C call
+            named.update(dict.fromkeys(filter(parameters.__contains__, row)))
+        for name in named:
+            if name not in derived and name not in keys and _varies(side, name):
                 keys[name] = None
     return list(keys)
+
+
+def _varies(rows: Sequence[Row], name: str) -> bool:
+    """Whether the rows show more than one value of ``name`` (as text): a parameter that
+    varies mostly shows so within a few rows."""
+    first = str(rows[0].get(name))
+    return any(str(row.get(name)) != first for row in rows)
 
 
 def sides_differ(

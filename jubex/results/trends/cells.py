@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_, itemgetter, methodcaller, not_
 from typing import Protocol
 
 from jubex.results.tables.columns import Row
 
 #: what a run's series is besides its parameters: where it ran (keys of its rows)
 WHERE = ("platform", "site")
+
+#: whether a row is ok (a row without the key is)
+_ok = methodcaller("get", "ok", True)
 
 #: a setting: the name and value of everything but time that makes a point what it is
 Setting = tuple[tuple[str, str], ...]
@@ -58,20 +62,12 @@ def cells_of(runs: Sequence[Labelled], keys: Sequence[str], others: Sequence[str
     point_ids: dict[tuple[object, ...], int] = {}
     setting_ids: dict[Setting, int] = {}
     for index, run in enumerate(runs):
-        local: dict[tuple[object, ...], list[Row]] = {}
-        failed = 0
-        for row in run.rows:
-            if row.get("ok", True) is False:
-                failed += 1
-                continue
-            try:
-                point = point_of(row)
-            except KeyError:  # a key the row lacks is None, as Mapping.get says
-                point = tuple(row.get(key) for key in keys)
-            if point in local:
-                local[point].append(row)
-            else:
-                local[point] = [row]
+        rows = list(run.rows)
+        failing = list(map(is_, map(_ok, rows), repeat(False)))
+        failed = failing.count(True)
+        if failed:
+            rows = list(compress(rows, map(not_, failing)))
+        local = _by_point(rows, point_of, keys)
         cells.notes.append([f"{failed} failed workpackage(s) of the run {run.label} left out"]
                            if failed else [])  # fmt: skip
         definition = ("definition", run.definition[:12])
@@ -98,6 +94,32 @@ def cells_of(runs: Sequence[Labelled], keys: Sequence[str], others: Sequence[str
             cells.setting.append(setting_id)
             cells.rows.append(rows)
     return cells
+
+
+def _by_point(
+    rows: list[Row], point_of: Callable[[Row], tuple[object, ...]], keys: Sequence[str]
+) -> dict[tuple[object, ...], list[Row]]:
+    """The rows by point, in order of first appearance; each row's point found in one C
+    call where every row has every key (the rule), and every point apart where each has
+    its own (the rule of a run: a row per point)."""
+    try:
+        points = list(map(point_of, rows))
+    except KeyError:  # a key a row lacks is None, as Mapping.get says
+        points = [tuple(row.get(key) for key in keys) for row in rows]
+    local = dict(zip(points, map(_alone, rows), strict=True))
+    if len(local) == len(rows):
+        return local
+    local = {}
+    for point, row in zip(points, rows, strict=True):
+        if point in local:
+            local[point].append(row)
+        else:
+            local[point] = [row]
+    return local
+
+
+def _alone(row: Row) -> list[Row]:
+    return [row]
 
 
 def setting_of(run: Labelled, rows: Sequence[Row], others: Sequence[str]) -> Setting:
