@@ -212,8 +212,8 @@ def specs_query(hashes: Iterable[str]) -> Query:
 
 
 def rows(connection: Reading, query: Query) -> list[tuple[Any, ...]]:
-    """The rows of a query as plain tuples (SQLite's driver makes them without a Python
-    call a row: 5,000 samples' rows are read in a few milliseconds)."""
+    """The rows of a query as plain tuples (SQLite's driver makes them in C, without a
+    Python call a row)."""
     if isinstance(connection, sqlite3.Connection):
         return connection.execute(query.text, query.params).fetchall()
     import sqlalchemy as sa
