@@ -429,7 +429,9 @@ def open_runs(runs: Run | str | Path | Sequence[Run | str | Path]) -> list[Run]:
     """Runs given as opened runs, run directories, or JUBE's ids and ``last`` (as the CLI),
     each once."""
     items = [runs] if isinstance(runs, (Run, str, Path)) else list(runs)
-    return each_once(r if isinstance(r, Run) else open_run(resolve_run(str(r))) for r in items)
+    return each_once(
+        r if isinstance(r, Run) else open_run(resolve_run(str(r)), follow=False) for r in items
+    )
 
 
 def result(

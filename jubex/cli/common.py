@@ -232,7 +232,7 @@ def selected_runs(args: argparse.Namespace) -> list[Run]:
     runs = database_runs(published, args.database)
     if specs or args.run_id or args.num is not None or not published:
         paths = resolve_runs(specs, args.outpath, args.num, args.run_id)
-        runs += [open_run(path) for path in paths]
+        runs += [open_run(path, follow=False) for path in paths]
     runs = each_once(runs)
     say_read(runs)
     return runs
@@ -265,7 +265,7 @@ def database_runs(selectors: list[str], database: str | None) -> list[Run]:
 def one_run(spec: str, outpath: str | None, database: str | None = None) -> Run:
     """One run from a directory, an id, ``last``, -N, or a ``db:`` selector naming one."""
     if not is_selector(spec):
-        return open_run(resolve_run(spec, outpath))
+        return open_run(resolve_run(spec, outpath), follow=False)
     runs = database_runs([spec], database)
     if len(runs) > 1:
         raise UsageError(

@@ -82,7 +82,8 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
             name = spec.benchmark.name
             base = Path(spec.outpath).resolve()  # once, not for each of 1,000 runs
             for run_dir in list_runs(Path(spec.outpath)):
-                run = open_run(run_dir)  # opened once: it is the run read, if it is one
+                # opened once: it is the run read, if it is one
+                run = open_run(run_dir, follow=False)
                 if run.meta.get("name") == name:
                     real = run_dir.resolve() if run_dir.is_symlink() else base / run_dir.name
                     found.setdefault(real, run)
@@ -90,7 +91,7 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
                     run.store.close()
         else:
             found.setdefault(resolve_run(source, outpath).resolve(), None)
-    return [run or open_run(run_dir) for run_dir, run in found.items()]
+    return [run or open_run(run_dir, follow=False) for run_dir, run in found.items()]
 
 
 def handle(args: argparse.Namespace) -> int:

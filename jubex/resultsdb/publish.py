@@ -81,16 +81,16 @@ def metrics_of(row: Mapping[str, object], parameters: Mapping[str, str]) -> dict
 
 def store_bytes(run: Run, origin: str) -> bytes:
     """The run's store, compacted (``VACUUM INTO``) and compressed, made ready to be read
-    where it is unpacked without writing to it: in WAL mode as every store, saying where
-    it came from (``imported_from``: such a run is never analysed again) and when each
-    workpackage ran (which its directory's files said: which ran beside others)."""
+    where it is unpacked without writing to it: at rest (rollback mode) as every store,
+    saying where it came from (``imported_from``: such a run is never analysed again) and
+    when each workpackage ran (which its directory's files said: which ran beside others)."""
     spans = spans_of(run, run.store.workpackages())
     with tempfile.TemporaryDirectory(prefix="jubex-publish-") as folder:
         copy = Path(folder) / "store.sqlite"
         run.store.db.execute("VACUUM INTO ?", (str(copy),))
         with closing(sqlite3.connect(copy, isolation_level=None)) as db:
             drop_summaries(db)
-            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA journal_mode=DELETE")
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('imported_from', ?)",
                 (f"a results database (published from {origin})",),

@@ -7,15 +7,12 @@ reads the frozen JSON, not the (possibly changed) definition file.
 from __future__ import annotations
 
 import dataclasses
-import getpass
 import hashlib
 import json
 import os
 import shutil
-import socket
 import sys
 import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -175,6 +172,9 @@ def create_run(spec: RunSpec) -> Run:
             f"cannot create a run directory in '{outpath}': {exc.strerror}",
             hint="choose another place with --outpath",
         ) from None
+    import socket  # these three, only where a run is made: reading one needs none of them
+    import uuid
+
     store = Store(run_dir / STORE, create=True, types=spec.benchmark.parameter_types())
     store.set_meta(
         {
@@ -201,15 +201,18 @@ def create_run(spec: RunSpec) -> Run:
 
 
 def user_name() -> str:
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):
         return str(os.getuid())
 
 
-def open_run(run_dir: Path) -> Run:
-    """Open an existing run from its frozen files (its paths are absolute: any directory)."""
-    store = Store(run_dir / STORE)
+def open_run(run_dir: Path, *, follow: bool = True) -> Run:
+    """Open an existing run from its frozen files (its paths are absolute: any directory);
+    ``follow=False`` for a command that reads it once (see :class:`Store`)."""
+    store = Store(run_dir / STORE, follow=follow)
     stored = None
     try:
         try:

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import time
+import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from functools import lru_cache
@@ -156,15 +157,26 @@ class Store:
     """Access to one run's database. Cheap to open; one writer at a time (see RunLock)."""
 
     def __init__(
-        self, path: Path, *, create: bool = False, types: Mapping[str, str] | None = None
+        self,
+        path: Path,
+        *,
+        create: bool = False,
+        types: Mapping[str, str] | None = None,
+        follow: bool = True,
     ) -> None:
-        """``types``: the declared type of each parameter, by name (how values read back)."""
+        """``types``: the declared type of each parameter, by name (how values read back).
+        ``follow``: whether :meth:`meta` sees other programs' writes at each call; a
+        command that reads a run once opens it without, and reads meta as it was at
+        opening (and after this connection's own writes)."""
         self.path = path
         self.decode = Decoder(types)
+        self.follow = follow
         #: the meta table as last read, and SQLite's data version it was read at
         self._meta: tuple[int, dict[str, str]] | None = None
         #: whether this connection has set up writing (see :meth:`_writing`)
         self._writes = False
+        #: puts the store back at rest when it is closed, once this connection wrote
+        self._rest: weakref.finalize | None = None
         if not create and not path.exists():
             raise JubexError(f"no run store at {path}", hint="is this a jubex run directory?")
         try:
@@ -192,14 +204,16 @@ class Store:
             self._migrate()
 
     def _writing(self) -> None:
-        """Set this connection up to write, once, before its first write: a store in WAL
-        mode (readers never wait for the writer, nor it for them), synced at checkpoints.
-        Reading needs neither: the three statements were a tenth of opening a run."""
+        """Set this connection up to write, once, before its first write: the store in WAL
+        mode while it is written (readers never wait for the writer, nor it for them),
+        synced at checkpoints, and back at rest in rollback mode when this connection is
+        closed or let go of (see :func:`_at_rest`). Reading needs none of it."""
         if self._writes:
             return
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self._writes = True
+        self._rest = weakref.finalize(self, _at_rest, self.db, os.getpid())
 
     def _in_memory(self) -> None:
         """Read a store that cannot be written from a copy in memory (to migrate it there)."""
@@ -235,7 +249,10 @@ class Store:
             )
 
     def close(self) -> None:
-        self.db.close()
+        if self._rest is not None:
+            self._rest()  # at rest, then closed
+        else:
+            self.db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -270,11 +287,19 @@ class Store:
 
     def meta(self) -> dict[str, str]:
         """The meta table (a copy), read again only when the store changed: a command asks
-        for it about eight times a run, and one query asks SQLite whether any connection
-        wrote since (``data_version``; this one's writes forget it in :meth:`transaction`)."""
-        (version,) = self.db.execute("PRAGMA data_version").fetchone()
-        if self._meta is None or self._meta[0] != version:
-            self._meta = (version, dict(self.db.execute("SELECT key, value FROM meta")))
+        for it about seven times a run. Following, one query asks SQLite whether any
+        connection wrote since (``data_version``); this one's writes forget it in
+        :meth:`transaction`. The first read asks both in one query."""
+        if self._meta is not None and self.follow:
+            (version,) = self.db.execute("PRAGMA data_version").fetchone()
+            if self._meta[0] != version:
+                self._meta = None
+        if self._meta is None:
+            rows = self.db.execute(
+                "SELECT key, value, (SELECT data_version FROM pragma_data_version) FROM meta"
+            ).fetchall()
+            version = rows[0][2] if rows else -1
+            self._meta = (version, {key: value for key, value, _ in rows})
         return dict(self._meta[1])
 
     def set_meta(self, values: Mapping[str, str]) -> None:
@@ -626,16 +651,18 @@ class Store:
     def snapshot(self) -> Iterator[Callable[[str, str], None]]:
         """Reads of one state of the store, and a way to keep a summary of what they found:
         ``keep(key, data)``. The summary is kept only when the store is still as read (in
-        WAL mode a write after the snapshot refuses the upgrade), and triggers discard every
-        summary at the next change of what it was made of, whoever writes: a summary is
-        never read stale. Keeping never waits for a writer, and a store that cannot be
-        written keeps nothing; either way the reads are as good.
+        WAL mode a write after the snapshot refuses the upgrade; at rest, the snapshot's
+        read lock holds a writer's commit back, and a writer that began refuses it), and
+        triggers discard every summary at the next change of what it was made of, whoever
+        writes: a summary is never read stale. Keeping never waits for a writer, and a
+        store that cannot be written keeps nothing; either way the reads are as good. A
+        summary is kept in the store's journal mode as found: a store at rest stays so
+        (switching it to WAL and back cost 50 ms a run, a rollback commit 10 ms).
         """
         if self.db.in_transaction:  # inside someone's batch: read, keep nothing
             yield lambda key, data: None
             return
         try:
-            self._writing()
             self.db.execute("BEGIN")
         except sqlite3.Error:
             yield lambda key, data: None
@@ -672,3 +699,19 @@ class Store:
 
 #: more keys per row than SQLite should pick out one by one: decode in Python
 _MAX_EXTRACTED = 400
+
+
+def _at_rest(db: sqlite3.Connection, pid: int) -> None:
+    """Close a connection that wrote, leaving the store in rollback mode, as a store at rest
+    is kept: opening one to read costs half of opening one in WAL mode (whose reader makes
+    and removes its ``-wal`` and ``-shm`` files). Only a connection alone with the store
+    can switch; while another has it open in WAL mode SQLite refuses at once (no wait),
+    and the store stays in WAL mode, read as well. A forked worker leaves its parent's
+    connection alone (``pid``)."""
+    if os.getpid() != pid:
+        return
+    with suppress(sqlite3.Error):
+        db.execute("PRAGMA busy_timeout = 0")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA journal_mode = DELETE")
+    db.close()

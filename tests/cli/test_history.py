@@ -84,9 +84,10 @@ def test_each_run_of_a_definition_is_opened_once(
 
     opened: list[Path] = []
 
-    def counted(run_dir: Path) -> object:
+    def counted(run_dir: Path, *, follow: bool = True) -> object:
+        assert not follow  # read once: meta as at opening, one query
         opened.append(run_dir)
-        return open_run(run_dir)
+        return open_run(run_dir, follow=follow)
 
     monkeypatch.setattr(history, "open_run", counted)
     runs = history.runs_of([str(definition)], None)

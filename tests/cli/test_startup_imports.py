@@ -74,9 +74,10 @@ def test_a_small_result_imports_none_of_them(tmp_path: Path) -> None:
     assert _imported("status", "last", cwd=tmp_path) == []
     # a pretty table of one-column characters is drawn without rich's layout
     assert _imported("result", "last", "-f", "pretty", cwd=tmp_path) == []
-    # nor does a table read without analysing import numpy, the analysers' entry points
-    # or the comparison of runs: what a table does not use, it does not import
-    unused = (*HEAVY, "numpy", "jubex.api", "jubex.results.comparison")
+    # nor does a table read without analysing import numpy, the analysers' entry points,
+    # the comparison of runs, or what only making a run reads (its host, user and uid):
+    # what a table does not use, it does not import
+    unused = (*HEAVY, "numpy", "jubex.api", "jubex.results.comparison", "socket", "uuid")
     shown = _imported("result", "--no-analyse", "last", "-f", "pretty", cwd=tmp_path, heavy=unused)
     assert shown == []
 

@@ -57,6 +57,8 @@ SHOWN = """(text) => {
     (e.children.length === 0 && e.textContent === text) || (e.shadowRoot && inside(e.shadowRoot)));
   return inside(document.body);
 }"""
+#: the rows of a page's listing
+ROWS = "table#listing tbody tr"
 REPETITIONS = "Bokeh.documents[0].roots()[0].renderers[1].data_source.get_length()"
 #: the colours the chart draws its parts in: the dots and band (grey), the mean (blue),
 #: the change points' rings (red), the annotations (ochre)
@@ -164,7 +166,7 @@ def test_the_filters_narrow_the_overview_and_its_download(browser: object, url: 
     assert page.inner_text(".shown") == "2"
     page.fill("input[name=parameter]", "point=b")
     assert page.inner_text(".shown") == "1"
-    assert page.locator("table#listing tbody tr").count() == 1
+    assert page.locator(ROWS).count() == 1
     with page.expect_download() as download:
         page.click("a.csv")
     lines = Path(download.value.path()).read_text().splitlines()
@@ -176,10 +178,27 @@ def test_the_filters_narrow_the_overview_and_its_download(browser: object, url: 
     assert watched.problems == []
 
 
+def _scrolled(page: object, count: int) -> None:
+    """Scroll down the listing until it holds ``count`` rows: its script builds the first
+    hundred, and the next hundred each time the end of the table nears the sight."""
+    built = page.locator(ROWS).count  # type: ignore[attr-defined]
+    assert built() == min(count, 100)
+    while built() < count:
+        before = built()
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # type: ignore[attr-defined]
+        page.wait_for_function(  # type: ignore[attr-defined]
+            f"() => document.querySelectorAll('{ROWS}').length > {before}"
+        )
+        assert built() - before <= 100
+    assert built() == count
+
+
 def _shown(page: object) -> tuple[list[list[str]], list[dict[str, object]], list[list[str]]]:
-    """The rows the table shows (their first cells), and the JSON and CSV downloads."""
+    """Every row the table shows, once scrolled to its end (their first cells), and the
+    JSON and CSV downloads."""
+    _scrolled(page, int(page.inner_text(".shown")))  # type: ignore[attr-defined]
     cells = page.eval_on_selector_all(  # type: ignore[attr-defined]
-        "table#listing tbody tr", "rows => rows.map(r => r.cells[0].textContent)"
+        ROWS, "rows => rows.map(r => r.cells[0].textContent)"
     )
     with page.expect_download() as json_download:  # type: ignore[attr-defined]
         page.click("a.json")  # type: ignore[attr-defined]
@@ -249,6 +268,10 @@ def test_the_feed_leads_to_the_run_of_the_change_and_its_history_draws_it(
     assert _inked(page) == {"dots and band": True, "mean": True, "change": True, "note": True}
     page.mouse.move(*page.evaluate(RING))  # the hover names the run and its mark, as text
     page.wait_for_function(SHOWN, arg=f"{STEP_RUN}: worse")
+    # the table of the 1,000 runs: its script builds a hundred rows at a time as it is
+    # scrolled (the note of the rows written without a script is hidden), every one in the end
+    page.wait_for_function("() => document.getElementById('listing-more').hidden")
+    _scrolled(page, 1000)
     page.fill("input[name=since]", "2026-01-25")
     shown = int(page.inner_text(".shown"))
     assert 0 < shown < 500

@@ -1,6 +1,7 @@
 // jubex site: filters over each listing's own JSON, downloads of what is shown, and the
-// history chart (BokehJS, copied into the site, loaded after the page). Texts go in as
-// text, never as HTML.
+// history chart (BokehJS, copied into the site; its scripts, like this one, are deferred:
+// fetched while the page is read, run in order once it is). Texts go in as text, never as
+// HTML.
 "use strict";
 
 function jubexFormat(cell) {
@@ -17,6 +18,29 @@ function jubexCsv(columns, rows) {
   return [columns, ...rows].map((r) => r.map(quote).join(",")).join("\n") + "\n";
 }
 
+// A listing's rows are built as they come into sight, JUBEX_ROWS at a time: a listing of
+// thousands (a long history's runs, the runs of a centre) is never built and laid out at
+// once, and the filters and downloads still cover every row.
+const JUBEX_ROWS = 100;
+
+function jubexRow(data, i) {
+  const tr = document.createElement("tr");
+  data.rows[i].forEach((cell, c) => {
+    const td = document.createElement("td");
+    const link = data.hrefs[i][c];
+    if (link) {
+      const a = document.createElement("a");
+      a.href = data.root + link;
+      a.textContent = jubexFormat(cell);
+      td.appendChild(a);
+    } else {
+      td.textContent = jubexFormat(cell);
+    }
+    tr.appendChild(td);
+  });
+  return tr;
+}
+
 function jubexListing(form) {
   const table = document.getElementById(form.dataset.table);
   const data = JSON.parse(document.getElementById(form.dataset.table + "-data").textContent);
@@ -24,16 +48,31 @@ function jubexListing(form) {
   const csv = form.querySelector("a.csv");
   const json = form.querySelector("a.json");
   const shown = form.querySelector(".shown");
+  const written = document.getElementById(form.dataset.table + "-more");
+  if (written) written.hidden = true;  // its "without a script" no longer holds
   let urls = [];
+  let kept = [];
+  // past the last row built, a mark that builds the next ones when it nears the sight
+  const end = document.createElement("div");
+  table.after(end);
+  const sight = new IntersectionObserver((seen) => {
+    if (!seen.some((e) => e.isIntersecting) || body.rows.length >= kept.length) return;
+    const next = kept.slice(body.rows.length, body.rows.length + JUBEX_ROWS);
+    body.append(...next.map((i) => jubexRow(data, i)));
+    sight.unobserve(end);  // observed anew: told again if the mark is still in sight
+    sight.observe(end);
+  }, { rootMargin: "0px 0px 1000px 0px" });
+  sight.observe(end);
   const value = (name) => {
     const input = form.elements.namedItem(name);
     return input ? input.value.trim() : "";
   };
-  function draw() {
+  // the rows the filters keep; and the chart's, unless it was drawn with these filters
+  function draw(chart) {
     const site = value("site"), benchmark = value("benchmark"), parameter = value("parameter");
     const since = value("since"), until = value("until");
     const f = data.filters;
-    const kept = [];
+    kept = [];
     data.rows.forEach((row, i) => {
       if (site && f.site !== undefined && String(row[f.site]) !== site) return;
       if (benchmark && f.benchmark !== undefined && String(row[f.benchmark]) !== benchmark) return;
@@ -48,23 +87,9 @@ function jubexListing(form) {
       }
       kept.push(i);
     });
-    body.replaceChildren(...kept.map((i) => {
-      const tr = document.createElement("tr");
-      data.rows[i].forEach((cell, c) => {
-        const td = document.createElement("td");
-        const link = data.hrefs[i][c];
-        if (link) {
-          const a = document.createElement("a");
-          a.href = data.root + link;
-          a.textContent = jubexFormat(cell);
-          td.appendChild(a);
-        } else {
-          td.textContent = jubexFormat(cell);
-        }
-        tr.appendChild(td);
-      });
-      return tr;
-    }));
+    body.replaceChildren(...kept.slice(0, JUBEX_ROWS).map((i) => jubexRow(data, i)));
+    sight.unobserve(end);
+    sight.observe(end);
     shown.textContent = String(kept.length);
     urls.forEach((u) => URL.revokeObjectURL(u));
     const rows = kept.map((i) => data.rows[i]);
@@ -75,31 +100,12 @@ function jubexListing(form) {
     ];
     csv.href = urls[0];
     json.href = urls[1];
-    if (typeof window.jubexChart === "function") window.jubexChart(since, until);
+    if (chart && typeof window.jubexChart === "function") window.jubexChart(since, until);
   }
-  form.addEventListener("input", draw);
-  form.addEventListener("change", draw);
+  form.addEventListener("input", () => draw(true));
+  form.addEventListener("change", () => draw(true));
   form.addEventListener("submit", (event) => event.preventDefault());
-  draw();
-}
-
-// BokehJS (bokeh.min.js and its plotting API, 1.4 MB) is loaded once the page (its table
-// and filters) is shown, and the chart drawn when it has arrived: the page never waits.
-// Both scripts are fetched at once and run in order (async = false).
-function jubexLoadChart() {
-  const holder = document.getElementById("chart");
-  if (!holder || !holder.dataset.scripts || !document.getElementById("series-data")) return;
-  const scripts = holder.dataset.scripts.split(" ").map((src) => {
-    const script = document.createElement("script");
-    script.src = src;
-    script.async = false;
-    document.body.appendChild(script);
-    return script;
-  });
-  scripts[scripts.length - 1].addEventListener("load", () => {
-    performance.mark("jubex-chart-library");  // what bench/bench_site_render.py reports
-    jubexHistory();
-  });
+  return () => draw(false);
 }
 
 // Each dot is a point the canvas draws and the hover searches: past JUBEX_DOTS, the newest
@@ -129,10 +135,13 @@ function jubexNumber(value) {
   return value === null || value === undefined ? NaN : value;
 }
 
+// The chart of a history page, drawn: a promise kept once its canvas is painted (the
+// document idle, as BokehJS says it), or null on a page without one
 function jubexHistory() {
   const holder = document.getElementById("chart");
   const source = document.getElementById("series-data");
-  if (!holder || !source || typeof Bokeh === "undefined" || !Bokeh.Plotting) return;
+  if (!holder || !source || typeof Bokeh === "undefined" || !Bokeh.Plotting) return null;
+  performance.mark("jubex-chart-library");  // what bench/bench_site_render.py reports
   holder.replaceChildren();
   const data = JSON.parse(source.textContent);
   // the runs come as columns (a third of the text of a record each)
@@ -239,12 +248,26 @@ function jubexHistory() {
     return input ? input.value.trim() : "";
   };
   window.jubexChart(chosen("since"), chosen("until"));
-  Bokeh.Plotting.show(plot, holder).then(() => {
-    holder.dataset.drawn = "true";
-    performance.mark("jubex-chart-drawn");
-  });
+  return Bokeh.Plotting.show(plot, holder)
+    .then(() => new Promise((painted) => {
+      if (plot.document.is_idle) painted();
+      else plot.document.idle.connect(painted);
+    }))
+    .then(() => {
+      holder.dataset.drawn = "true";
+      performance.mark("jubex-chart-drawn");
+    });
 }
 
-document.querySelectorAll("form.filters").forEach(jubexListing);
-if (document.readyState === "complete") jubexLoadChart();
-else window.addEventListener("load", jubexLoadChart);
+// The chart first, then the listings' rows: building and laying out the rows of a long
+// history (a thousand and more) would hold the chart back by as long again. Until then the
+// rows the page was written with are shown, and the filters work at once.
+function jubexStart() {
+  const draws = [...document.querySelectorAll("form.filters")].map(jubexListing);
+  const rows = () => draws.forEach((draw) => draw());
+  const drawn = jubexHistory();
+  if (drawn) drawn.finally(() => requestAnimationFrame(() => setTimeout(rows)));
+  else rows();
+}
+
+jubexStart();

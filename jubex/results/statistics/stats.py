@@ -51,6 +51,9 @@ NUMERIC = frozenset(
 )
 
 Number = float | int
+#: the fewest values whose squared deviations numpy works out (fewer: plain Python, without
+#: numpy's import, which costs more than a small table)
+SQUARES_BY_NUMPY = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +124,7 @@ def summarize(values: Sequence[Number | None], *, shapes: bool = True) -> Summar
     try:
         total = math.fsum(present)
         mean = total / n
-        std = math.sqrt(math.fsum((v - mean) ** 2 for v in present) / (n - 1)) if n > 1 else None
+        std = math.sqrt(squared_deviations(present, mean) / (n - 1)) if n > 1 else None
     except OverflowError:  # values near the largest float: the same, scaled down
         total, mean, std = _scaled(present)
     ordered = sorted(present)
@@ -147,6 +150,23 @@ def summarize(values: Sequence[Number | None], *, shapes: bool = True) -> Summar
     )
 
 
+def squared_deviations(values: Sequence[Number], mean: float) -> float:
+    """``math.fsum((v - mean) ** 2 for v in values)``, OverflowError included; of many
+    values, the deviations and squares by numpy, each the float Python's ``-`` and ``**``
+    give (one IEEE subtraction, C's ``pow``), a third of the time of the generator."""
+    if len(values) < SQUARES_BY_NUMPY:
+        return math.fsum((v - mean) ** 2 for v in values)
+    import numpy as np
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        deviation = np.asarray(values, dtype=float) - mean
+        squares = np.float_power(deviation, 2.0)
+    infinite = np.isinf(squares)
+    if infinite.any() and np.isfinite(deviation[infinite]).any():
+        raise OverflowError("a squared deviation is beyond the largest float")
+    return math.fsum(squares.tolist())
+
+
 def cv_of(values: Sequence[Number]) -> float | None:
     """``summarize(values).cv`` of numbers, without the median, its deviation and the
     means of rates and ratios that a flag does not read (a third of the flags' time over
@@ -156,7 +176,7 @@ def cv_of(values: Sequence[Number]) -> float | None:
         return None
     try:
         mean = math.fsum(values) / n
-        std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+        std = math.sqrt(squared_deviations(values, mean) / (n - 1))
     except OverflowError:
         _, mean, scaled = _scaled(values)
         std = scaled if scaled is not None else 0.0

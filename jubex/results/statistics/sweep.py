@@ -65,10 +65,12 @@ class Sweep:
         self._positions, self._values = positions, values
         ends = list(accumulate(sizes))
         self._bounds = list(zip([0, *ends][:-1], ends, strict=True))
-        self._means = [fsum(values[a:b]) / (b - a) for a, b in self._bounds]
         counts = np.asarray(sizes, dtype=np.int64)
         array = np.asarray(values, dtype=float)
-        deviation = array - np.repeat(np.asarray(self._means), counts)
+        self._array = array
+        self._means = _means(values, array, self._bounds)
+        self._mean_array = np.asarray(self._means)
+        deviation = array - np.repeat(self._mean_array, counts)
         distance = np.abs(deviation)
         starts = np.asarray([a for a, _ in self._bounds], dtype=np.int64)
         far = np.maximum.reduceat(distance, starts)
@@ -115,27 +117,19 @@ class Sweep:
             return None
         if any(i not in self._first for i in taken):
             return None
-        squares, executions = self._squares, len(self._sizes)
-        errors, dfs, values, means, positions, reaches = [], [], [], [], [], []
-        for j, i in enumerate(taken):
-            df = self._count - j - executions - 1
-            if df < MIN_DF:
-                break
-            flat, _, _, change = self._first[i]
-            errors.append(squares / (1 << _UNITS))
-            squares += change
-            dfs.append(df)
-            values.append(self._values[flat])
-            means.append(self._means[i])
-            positions.append(self._positions[flat])
-            reaches.append(self._reaches[i])
-        total, df_, value, mean = (
-            np.asarray(errors, dtype=float),
-            np.asarray(dfs, dtype=float),
-            np.asarray(values, dtype=float),
-            np.asarray(means, dtype=float),
-        )
-        gap = total - np.asarray(reaches, dtype=float)
+        # the j-th removal leaves ``count - j - executions - 1`` degrees of freedom
+        first_df = self._count - len(self._sizes) - 1
+        taken = taken[: max(0, first_df - MIN_DF + 1)]
+        firsts = [self._first[i] for i in taken]
+        flats = [flat for flat, *_ in firsts]
+        # the exact sum of squares before each removal, rounded once
+        before = accumulate([change for *_, change in firsts], initial=self._squares)
+        total = np.asarray([next(before) / (1 << _UNITS) for _ in taken], dtype=float)
+        dfs = list(range(first_df, first_df - len(taken), -1))
+        df_ = np.asarray(dfs, dtype=float)
+        value, mean = self._array[flats], self._mean_array[taken]
+        positions = [self._positions[flat] for flat in flats]
+        gap = total - np.asarray([self._reaches[i] for i in taken], dtype=float)
         if not ((gap > 2e-6 * total) & (gap / df_ > 8 * (1e-12 * self._largest) ** 2)).all():
             return None
         # :func:`~jubex.results.statistics.farthest.score`, one operation at a time
@@ -317,10 +311,15 @@ def _first_removals(
     left = flat != np.repeat(chosen, sizes)
     values = array[flat]
     taken = chosen.tolist()
-    means = [
-        fsum(listed[a:c] + listed[c + 1 : a + k]) / (k - 1)
-        for a, c, k in zip(starts[head].tolist(), taken, sizes.tolist(), strict=True)
-    ]
+    if (sizes == 3).all():
+        # two values left: their fsum is their one rounded addition (a zero sum is +0.0)
+        pairs = values[left].reshape(-1, 2)
+        means = (((pairs[:, 0] + pairs[:, 1]) + 0.0) / 2).tolist()
+    else:
+        means = [
+            fsum(listed[a:c] + listed[c + 1 : a + k]) / (k - 1)
+            for a, c, k in zip(starts[head].tolist(), taken, sizes.tolist(), strict=True)
+        ]
     after = np.where(left, values - np.repeat(np.asarray(means), sizes), 0.0)
     fars = np.maximum.reduceat(np.abs(after), begin).tolist()
     change = [
@@ -338,16 +337,60 @@ def _first_removals(
     }
 
 
+def _means(values: list[Number], array: Floats, bounds: list[tuple[int, int]]) -> list[float]:
+    """Each execution's ``fsum(values[a:b]) / (b - a)``. Of executions of three, the sum is
+    worked out exactly by two error-free additions (Knuth's TwoSum): where the two errors
+    add up exactly, the sum rounded once is the float fsum gives (correctly rounded), a
+    zero sum +0.0 as fsum gives it; the others are summed by fsum."""
+    import numpy as np
+
+    if not bounds or any(b - a != 3 for a, b in bounds) or not np.isfinite(array).all():
+        return [fsum(values[a:b]) / (b - a) for a, b in bounds]
+    x, y, z = array.reshape(-1, 3).T
+    first, error = _two_sum(x, y)
+    second, more = _two_sum(first, z)
+    errors, left = _two_sum(error, more)
+    sums = (second + errors) + 0.0
+    means = (sums / 3).tolist()
+    for k in np.flatnonzero(left != 0).tolist():
+        means[k] = fsum(values[3 * k : 3 * k + 3]) / 3
+    return means
+
+
+def _two_sum(a: Floats, b: Floats) -> tuple[Floats, Floats]:
+    """``a + b`` rounded, and the exact error of that rounding (finite values)."""
+    total = a + b
+    part = total - a
+    return total, (a - (total - part)) + (b - part)
+
+
 def exact_sums(squares: Floats, begin: Ints) -> list[int]:
     """The exact sum of each run of finite, non-negative floats starting at ``begin``, in
-    units of 2**-1074 (as :func:`~jubex.results.statistics.farthest.exact_sum` of each)."""
+    units of 2**-1074 (as :func:`~jubex.results.statistics.farthest.exact_sum` of each).
+
+    Where the values' exponents lie within a few bits of each other (squared deviations of
+    one sample mostly do), their significands, aligned on the smallest exponent, are summed
+    in int64 (each run's sum stays below 2**63); else one Python integer a value."""
     import numpy as np
 
     bits = np.ascontiguousarray(squares, dtype=np.float64).view(np.uint64)
     exponent = (bits >> np.uint64(52)).astype(np.int64)
     significand = (bits & np.uint64((1 << 52) - 1)).astype(np.int64)
     significand[exponent > 0] += 1 << 52
-    shift = np.maximum(exponent - 1, 0).tolist()
-    units = [s << k for s, k in zip(significand.tolist(), shift, strict=True)]
+    shift = np.maximum(exponent - 1, 0)
+    lengths = np.diff(np.r_[begin, len(bits)])
+    used = significand != 0
+    if len(bits) and used.any() and lengths.min() > 0:
+        low = int(shift[used].min())
+        reach = int(shift[used].max()) - low
+        if 53 + reach + int(lengths.max()).bit_length() <= 62:
+            aligned = np.where(used, significand << np.maximum(shift - low, 0), 0)
+            return [int(total) << low for total in np.add.reduceat(aligned, begin).tolist()]
+    return _exact_sums_plain(significand, shift, begin)
+
+
+def _exact_sums_plain(significand: Ints, shift: Ints, begin: Ints) -> list[int]:
+    """:func:`exact_sums` with one Python integer a value."""
+    units = [s << k for s, k in zip(significand.tolist(), shift.tolist(), strict=True)]
     bounds = [*begin.tolist(), len(units)]
     return [sum(units[a:b]) for a, b in pairwise(bounds)]

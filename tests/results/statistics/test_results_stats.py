@@ -1,6 +1,7 @@
 import math
 import random
 import statistics
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -10,9 +11,11 @@ from scipy import stats
 
 from jubex.results.statistics.stats import (
     OUTLIER_MIN_N,
+    SQUARES_BY_NUMPY,
     STATISTICS,
     cv_of,
     outliers,
+    squared_deviations,
     summarize,
     t_quantile,
 )
@@ -232,3 +235,32 @@ def test_a_summary_without_shapes_differs_only_in_them(values: list[float | None
     assert (lean.mad, lean.hmean, lean.gmean) == (None, None, None)
     for stat in set(STATISTICS) - {"mad", "hmean", "gmean"}:
         assert repr(lean.get(stat)) == repr(full.get(stat)), stat
+
+
+NUMBERS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(-(2**60), 2**60),
+    st.sampled_from([0.0, -0.0, 1e308, -1e308, 5e-324, 1020.09, 1011.75]),
+)
+
+
+def _outcome(compute: Callable[[], float]) -> str:
+    """A float's exact text, or that it overflowed."""
+    try:
+        return compute().hex()
+    except OverflowError:
+        return "overflow"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(NUMBERS, min_size=1, max_size=40), st.integers(0, 30))
+def test_squared_deviations_of_many_values_are_the_generators(
+    values: list[float], extra: int
+) -> None:
+    many = (values * SQUARES_BY_NUMPY)[: SQUARES_BY_NUMPY + extra]
+    try:
+        mean = math.fsum(many) / len(many)
+    except OverflowError:
+        return
+    expected = _outcome(lambda: math.fsum((v - mean) ** 2 for v in many))
+    assert _outcome(lambda: squared_deviations(many, mean)) == expected

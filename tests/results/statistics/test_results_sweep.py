@@ -4,14 +4,17 @@ choice to it."""
 
 from __future__ import annotations
 
+from itertools import accumulate
+from math import fsum
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.results.statistics.farthest import Search
+from jubex.results.statistics.farthest import Search, _exact
 from jubex.results.statistics.spread import _marked, _walk, _within, few
-from jubex.results.statistics.sweep import Sweep, Undecided
+from jubex.results.statistics.sweep import Sweep, Undecided, _means, exact_sums
 
 Removals = list[tuple[float, int, int, int]]
 
@@ -85,3 +88,40 @@ def test_a_crowd_of_ties_is_left_to_the_search() -> None:
         _walk(Sweep(positions, values, sizes, steps), steps)
     expected = _marked(_walk(Search.of(positions, values, sizes), steps), 0.01)
     assert _within(executions, 0.01) == expected == [len(values) - 1]
+
+
+FLOATS = st.one_of(
+    st.floats(-1e100, 1e100, allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 1.0, 1e16, -1e16, 0.1, 0.2, 0.3]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(FLOATS, FLOATS, FLOATS), min_size=1, max_size=30))
+def test_the_means_of_executions_of_three_are_their_fsums(triples: list[tuple]) -> None:
+    values = [v for triple in triples for v in triple]
+    bounds = [(a, a + 3) for a in range(0, len(values), 3)]
+    found = _means(values, np.asarray(values, dtype=float), bounds)
+    assert [m.hex() for m in found] == [(fsum(values[a:b]) / 3).hex() for a, b in bounds]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(
+                st.floats(0, 1e300, allow_nan=False, allow_infinity=False),
+                st.floats(1e3, 1e4),  # exponents close together: summed in int64
+                st.sampled_from([0.0, 5e-324, 2.2250738585072014e-308]),
+            ),
+            min_size=1,
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_exact_sums_are_the_sums_of_each_values_exact_units(runs: list[list[float]]) -> None:
+    flat = np.asarray([v for run in runs for v in run], dtype=float)
+    begin = np.asarray(list(accumulate(map(len, runs[:-1]), initial=0)), dtype=np.int64)
+    assert exact_sums(flat, begin) == [sum(_exact(v) for v in run) for run in runs]
