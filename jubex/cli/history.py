@@ -103,20 +103,23 @@ def handle(args: argparse.Namespace) -> int:
         "all_metrics": args.all_metrics,
         "by": args.by or (),
     }
+    from jubex.results.tables.tabulate import collector_paused
+
     if len(selectors) == 1 and not others:  # from the samples alone: no run opened
         from jubex.resultsdb.connect import Database
         from jubex.resultsdb.samples import database_history
 
-        table = database_history(
-            selectors[0],
-            keys=args.keys,
-            metrics=args.metric,
-            database=Database(args.database),
-            **noise,
-        )
+        # its rows are made once and kept, as the runs' rows below
+        with collector_paused():
+            table = database_history(
+                selectors[0],
+                keys=args.keys,
+                metrics=args.metric,
+                database=Database(args.database),
+                **noise,
+            )
     else:
         from jubex.api import analyse_runs  # with what analysing imports: not for db: alone
-        from jubex.results.tables.tabulate import collector_paused
         from jubex.results.trends.history import history_of_runs
 
         runs = database_runs(selectors, args.database)

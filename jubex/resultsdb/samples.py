@@ -12,25 +12,24 @@ import math
 import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
 from jubex.results.tables.columns import Header
 from jubex.results.tables.table import ResultTable
-from jubex.results.trends.history import RunRows, chosen_history
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.select import Selector, opened, parse, selected
 from jubex.resultsdb.sql import (
-    PointRow,
+    PointSample,
     Query,
     RunRow,
-    SampleRow,
+    direction,
     fetch,
     has_parameter,
-    points_query,
-    sample_row,
-    samples_query,
+    point_samples_query,
+    rows,
     specs_query,
 )
 from jubex.space.spec import RunSpec
@@ -65,13 +64,66 @@ class Sample:
 @dataclass
 class Samples:
     """The samples a selector and metrics name, oldest run first, the newest run's spec, and
-    what a reader must know of where they came from."""
+    what a reader must know of where they came from.
 
-    items: list[Sample]
+    They are kept as the query gives them, a row per point and sample (:class:`PointSample`),
+    beside the selected runs: a history reads them so; :attr:`items` and :attr:`points` are
+    made from them when asked for."""
+
+    runs: list[RunRow]
+    #: each laid out as :class:`PointSample`
+    rows: list[tuple[Any, ...]]
     latest_spec: RunSpec
     notes: list[str] = field(default_factory=list)
-    #: the parameter values of every point of each run, whether it holds the metrics or not
-    points: dict[int, list[tuple[int, str, dict[str, str]]]] = field(default_factory=dict)
+
+    @cached_property
+    def labels(self) -> dict[int, str]:
+        return _labels(self.runs)
+
+    @cached_property
+    def items(self) -> list[Sample]:
+        runs = {run.id: run for run in self.runs}
+        labels = self.labels
+        parsed: dict[str, dict[str, str]] = {}  # a point's parameters, read once
+        found = []
+        for run, point, step, parameters, metric, *sample in self.rows:
+            if metric is None:  # a point that holds none of the metrics
+                continue
+            repetition, iteration, value, unit, better = sample
+            where = runs[run]
+            found.append(
+                Sample(
+                    run,
+                    point,
+                    labels[run],
+                    where.created,
+                    where.site,
+                    where.platform,
+                    where.definition_hash,
+                    where.user_name,
+                    step,
+                    _parsed(parameters, parsed),
+                    metric,
+                    repetition,
+                    iteration,
+                    value,
+                    unit,
+                    direction(better),
+                )
+            )
+        return found
+
+    @cached_property
+    def points(self) -> dict[int, list[tuple[int, str, dict[str, str]]]]:
+        """The parameter values of every point of each run, whether it holds the metrics
+        or not."""
+        found: dict[int, list[tuple[int, str, dict[str, str]]]] = {}
+        last = None
+        for run, point, step, parameters, *_ in self.rows:
+            if point != last:
+                found.setdefault(run, []).append((point, step, json.loads(parameters)))
+                last = point
+        return found
 
 
 def read_samples(
@@ -102,54 +154,23 @@ def read_selected(
                     f"the runs of '{selector.text}' changed while they were read: try again"
                 )
         spec = fetch(connection, specs_query([runs[-1].spec_hash]), lambda _, body: body)
-        found = fetch(connection, samples_query(selector, metrics), sample_row)
-        if only is not None:
-            found = [row for row in found if row.run in only]
-        every_point = fetch(connection, points_query(selector), PointRow)
-        if only is not None:
-            every_point = [point for point in every_point if point.run in only]
-        partial = [run for run in runs if not run.every_sample]
+        found = rows(connection, point_samples_query(selector, metrics))
+    if only is not None:
+        found = [row for row in found if row[0] in only]
+    partial = [run for run in runs if not run.every_sample]
     if partial:  # from their stored runs, which SQLAlchemy's connection opens
         with database.reading() as connection:
-            found = [row for row in found if row.run not in {run.id for run in partial}]
-            found += _reread(connection, selector, metrics, partial)
-        found.sort(key=_order)
-    labels = _labels(runs)
-    parsed: dict[str, dict[str, str]] = {}  # a point's parameters, read once for its samples
-    items = [
-        Sample(
-            row.run,
-            row.point,
-            labels[row.run],
-            row.created,
-            row.site,
-            row.platform,
-            row.definition_hash,
-            row.user_name,
-            row.step,
-            _parsed(row.parameters, parsed),
-            row.metric,
-            row.repetition,
-            row.iteration,
-            row.value,
-            row.unit,
-            row.higher_is_better,
-        )
-        for row in found
-    ]
+            again = _reread(connection, selector, metrics, partial)
+        found = _with_reread(found, runs, {run.id for run in partial}, again)
     notes = []
     if partial:
+        labels = _labels(runs)
         notes.append(
             f"{len(partial)} run(s) ({', '.join(labels[run.id] for run in partial)}) were "
             "published before the database kept every sample (it holds the first iteration "
             "of each execution of them): their samples were read from their stored runs"
         )
-    points: dict[int, list[tuple[int, str, dict[str, str]]]] = {}
-    for point in every_point:
-        points.setdefault(point.run, []).append(
-            (point.id, point.step, json.loads(point.parameters))
-        )
-    return Samples(items, _spec_of(runs[-1], spec), notes, points)
+    return Samples(runs, found, _spec_of(runs[-1], spec), notes)
 
 
 def _spec_of(run: RunRow, found: list[object]) -> RunSpec:
@@ -180,13 +201,34 @@ def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
     return found
 
 
-def _order(row: SampleRow) -> tuple[float, int, int, int, str, int]:
-    return (row.created, row.run, row.point, row.repetition, row.metric, row.iteration)
+def _with_reread(
+    found: list[tuple[Any, ...]],
+    runs: Sequence[RunRow],
+    reread: Collection[int],
+    samples: list[PointSample],
+) -> list[tuple[Any, ...]]:
+    """The rows of the database with those of the runs ``reread`` replaced by the
+    ``samples`` read from their stored runs (a point of them that holds none is a row of no
+    sample, as the query gives it), in the query's order."""
+    held = {row.point for row in samples}
+    bare: dict[int, tuple[Any, ...]] = {}
+    for row in found:
+        if row[0] in reread and row[1] not in held:
+            bare.setdefault(row[1], (*row[:4], *(None,) * 6))
+    merged = [row for row in found if row[0] not in reread]
+    merged += [*samples, *bare.values()]
+    rank = {run.id: i for i, run in enumerate(runs)}
+
+    def order(row: tuple[Any, ...]) -> tuple[int, int, int, str, int]:
+        run, point, _, _, metric, repetition, iteration, *_ = row
+        return (rank[run], point, repetition or 0, metric or "", iteration or 0)
+
+    return sorted(merged, key=order)
 
 
 def _reread(
     connection: Connection, selector: Selector, metrics: Sequence[str], runs: Sequence[RunRow]
-) -> list[SampleRow]:
+) -> list[PointSample]:
     """The samples of runs published with their first iterations only, from their stored
     runs (unpacked into the cache as ``db:`` opens them), by publishing's own reading."""
     from jubex.results.comparison.compare_runs import completed_directions
@@ -202,7 +244,7 @@ def _reread(
         query.text += f" AND {has_parameter(query, 'points.id', name, value)}"
     ids = {(run, key): point for point, run, key in fetch(connection, query, lambda *r: r)}
     wanted = set(metrics)
-    found: list[SampleRow] = []
+    found: list[PointSample] = []
     specs: dict[str, RunSpec] = {}
     for row in runs:
         run = opened(connection, row, specs)
@@ -214,13 +256,8 @@ def _reread(
                 continue
             parameters = json.dumps(point.parameters)
             found += [
-                SampleRow(
+                PointSample(
                     row.id,
-                    row.created,
-                    row.site,
-                    row.platform,
-                    row.definition_hash,
-                    row.user_name,
                     point_id,
                     point.step,
                     parameters,
@@ -310,6 +347,18 @@ def database_history(
     )
 
 
+@dataclass
+class _RunRows:
+    """A run's rows as a history of samples makes them."""
+
+    #: a row a point that holds samples of the metrics
+    held: list[dict[str, Any]] = field(default_factory=list)
+    #: a row a point that holds none
+    bare: list[dict[str, Any]] = field(default_factory=list)
+    #: the names of the parameters of its points
+    names: set[str] = field(default_factory=set)
+
+
 def history_of_samples(
     found: Samples,
     *,
@@ -322,52 +371,63 @@ def history_of_samples(
 ) -> ResultTable:
     """The history of samples already read (the site reads a whole selection at once and
     sets each benchmark at each site apart)."""
+    from jubex.results.trends.history import RunRows, chosen_history  # numpy: not for query
+
     decode = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
-    decoded: dict[int, dict[str, object]] = {}
-
-    def typed(point: int, values: dict[str, str]) -> dict[str, object]:
-        if point not in decoded:
-            decoded[point] = decode(values)
-        return decoded[point]
-
-    by_run: dict[int, tuple[Sample, dict[tuple[int, int], dict[str, object]]]] = {}
-    parameters: set[str] = set()
+    runs = {run.id: run for run in found.runs}
+    texts: dict[str, dict[str, str]] = {}  # a point's parameters, read once a text
+    # each run's rows, a row a point (its repetitions' samples in order, as a cell of a
+    # row a repetition gives them: 1,000 runs of 5 repetitions make 1,000 rows, not 5,000),
+    # then the rows of its points that hold none of the metrics (as in a run directory's
+    # rows: the keys are the parameters that vary between all points of a run), and the
+    # names of its parameters
+    by_run: dict[int, _RunRows] = {}
     units: dict[str, str] = {}
     directions: dict[str, bool | None] = {}
-    for sample in found.items:
-        _, points = by_run.setdefault(sample.run, (sample, {}))
-        row = points.setdefault(
-            (sample.point, sample.repetition),
-            {
-                **typed(sample.point, sample.parameters),
-                "jube_step_name": sample.step,
-                "platform": sample.platform,
-                "site": sample.site,
-                "samples": {},
-            },
-        )
-        row.setdefault(sample.metric, sample.value)  # a row's value is its first sample
-        row["samples"].setdefault(sample.metric, []).append(sample.value)  # type: ignore[attr-defined]
-        parameters.update(sample.parameters)
-        units.setdefault(sample.metric, sample.unit)
-        directions.setdefault(sample.metric, sample.higher_is_better)
-    # a point without samples of the metrics is a row too, as in a run directory's rows: the
-    # keys are the parameters that vary between all points of a run
-    for run, (first, points) in by_run.items():
-        held = {point for point, _ in points}
-        for point, step, values in found.points.get(run, []):
-            if point not in held:
-                points[point, -1] = {
-                    **typed(point, values),
-                    "jube_step_name": step,
-                    "platform": first.platform,
-                    "site": first.site,
-                }
-            parameters.update(values)
+    last_point: int | None = None
+    last_sample: tuple[int, str] | None = None
+    made = _RunRows()
+    row: dict[str, Any] = {}
+    for run_id, point, step, text, metric, repetition, _, value, unit, better in found.rows:
+        if point != last_point:  # a new point: its parameters typed once
+            last_point, last_sample, run = point, None, runs[run_id]
+            values = texts.get(text)
+            if values is None:
+                values = texts[text] = json.loads(text)
+            made = by_run.setdefault(run_id, _RunRows())
+            made.names.update(values)
+            row = {
+                **decode(values),
+                "jube_step_name": step,
+                "platform": run.platform,
+                "site": run.site,
+            }
+            (made.bare if metric is None else made.held).append(row)
+            if metric is None:
+                continue
+            row["samples"] = {}
+        if (repetition, metric) != last_sample:
+            # a repetition's first sample is its row's value: the first that is a number
+            # stands for them all, as some row of a repetition each would hold it
+            last_sample = (repetition, metric)
+            if row.get(metric) is None:
+                row[metric] = value
+        row["samples"].setdefault(metric, []).append(value)
+        if metric not in units:
+            units[metric] = unit
+            directions[metric] = direction(better)
+    by_run = {run: made for run, made in by_run.items() if made.held}  # the others: no row
+    labels = found.labels
     entries = [
-        RunRows(first.label, first.created, list(rows.values()), first.definition)
-        for first, rows in by_run.values()
+        RunRows(
+            labels[run],
+            runs[run].created,
+            [*made.held, *made.bare],
+            runs[run].definition_hash,
+        )
+        for run, made in by_run.items()
     ]
+    parameters = {name for made in by_run.values() for name in made.names}
     table = chosen_history(
         entries,
         benchmarks=[found.latest_spec.benchmark],

@@ -67,31 +67,21 @@ class RunRow(NamedTuple):
     every_sample: bool
 
 
-class SampleRow(NamedTuple):
-    """A sample with its run's and its point's fields, as :func:`samples_query` gives it."""
+class PointSample(NamedTuple):
+    """A point of a selected run with one of its samples, as :func:`point_samples_query`
+    gives it: the sample's fields are None where the point holds none of the metrics."""
 
     run: int
-    created: float
-    site: str
-    platform: str
-    definition_hash: str
-    user_name: str
     point: int
     step: str
     parameters: str
-    metric: str
-    repetition: int
-    iteration: int
+    metric: str | None
+    repetition: int | None
+    iteration: int | None
     value: float | None
-    unit: str
-    higher_is_better: bool | None
-
-
-class PointRow(NamedTuple):
-    id: int
-    run: int
-    step: str
-    parameters: str
+    unit: str | None
+    #: as the database keeps it (0 or 1, or None): :func:`direction` makes it a bool
+    higher_is_better: int | None
 
 
 #: selector keys that are columns of ``runs`` (the rest are parameters)
@@ -127,8 +117,17 @@ class Query:
         return ", ".join(self.bind(value) for value in values)
 
 
-def runs_query(selector: Selector, query: Query | None = None) -> Query:
-    """The ``runs`` rows a selector names, oldest first."""
+def runs_query(
+    selector: Selector,
+    query: Query | None = None,
+    columns: Sequence[str] = RunRow._fields,
+    *,
+    point_joined: bool = False,
+) -> Query:
+    """The ``runs`` rows a selector names, oldest first, of ``columns`` (``created`` and
+    ``id`` among them). ``point_joined``: the caller joins only the points that have the
+    selector's parameters, which selects the same runs unless ``last=`` counts them, so
+    the runs' points are not searched twice."""
     query = query or Query()
     where = [f"{FIELDS[name]} = {query.bind(value)}" for name, value in selector.fields.items()
              if name != "key"]  # fmt: skip
@@ -140,7 +139,7 @@ def runs_query(selector: Selector, query: Query | None = None) -> Query:
         where.append(f"created >= {query.bind(selector.since)}")
     if selector.until is not None:
         where.append(f"created < {query.bind(selector.until)}")
-    if selector.parameters:
+    if selector.parameters and (not point_joined or selector.last is not None):
         where.append(
             "EXISTS (SELECT 1 FROM points WHERE points.run = runs.id"
             + "".join(
@@ -149,7 +148,7 @@ def runs_query(selector: Selector, query: Query | None = None) -> Query:
             )
             + ")"
         )
-    body = f"SELECT {', '.join(RunRow._fields)} FROM runs"
+    body = f"SELECT {', '.join(columns)} FROM runs"
     if where:
         body += " WHERE " + " AND ".join(where)
     if selector.last is not None:
@@ -171,18 +170,21 @@ def has_parameter(query: Query, point: str, name: str, value: str) -> str:
     )
 
 
-def samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
-    """The samples of the selected runs (of ``metrics``, or all), oldest run first."""
+def point_samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
+    """Every point of the selected runs (as the selector's parameters narrow them), each
+    with its samples of ``metrics`` (or of every metric), a row each, or one row of no
+    sample where it holds none: oldest run first, then by point, repetition, metric and
+    iteration. One query, so the selection is made once; the runs' own fields are read once
+    a run (:func:`runs_query`), not once a sample."""
     query = Query()
-    runs = runs_query(selector, query).text
+    runs = runs_query(selector, query, ("id", "created"), point_joined=True).text
+    taken = f" AND samples.metric IN ({query.bind_all(metrics)})" if metrics else ""
     text = (
-        f"SELECT {', '.join(f'{c} AS {n}' for n, c in _SAMPLE_COLUMNS.items())}"
-        f" FROM ({runs}) AS r JOIN points ON points.run = r.id"
-        " JOIN samples ON samples.point = points.id"
+        f"SELECT {', '.join(_POINT_SAMPLE_COLUMNS)} FROM ({runs}) AS r"
+        " JOIN points ON points.run = r.id"
+        f" LEFT JOIN samples ON samples.point = points.id{taken}"
     )
     where = [has_parameter(query, "points.id", n, v) for n, v in selector.parameters.items()]
-    if metrics:
-        where.append(f"samples.metric IN ({query.bind_all(metrics)})")
     if where:
         text += " WHERE " + " AND ".join(where)
     query.text = (
@@ -192,28 +194,14 @@ def samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
     return query
 
 
-#: each column of :class:`SampleRow` and where it comes from
-_SAMPLE_COLUMNS = {
-    "run": "r.id",
-    **{name: f"r.{name}" for name in SampleRow._fields[1:6]},
-    "point": "points.id",
-    "step": "points.step",
-    "parameters": "points.parameters",
-    **{name: f"samples.{name}" for name in SampleRow._fields[9:]},
-}
-
-
-def points_query(selector: Selector) -> Query:
-    """Every point of the selected runs, as the selector's parameters narrow them."""
-    query = Query()
-    runs = runs_query(selector, query).text
-    text = (
-        f"SELECT id, run, step, parameters FROM points WHERE run IN (SELECT id FROM ({runs}) AS r)"
-    )
-    for name, value in selector.parameters.items():
-        text += f" AND {has_parameter(query, 'points.id', name, value)}"
-    query.text = text + " ORDER BY id"
-    return query
+#: where each column of :class:`PointSample` comes from
+_POINT_SAMPLE_COLUMNS = (
+    "points.run",
+    "points.id",
+    "points.step",
+    "points.parameters",
+    *(f"samples.{name}" for name in PointSample._fields[4:]),
+)
 
 
 def specs_query(hashes: Iterable[str]) -> Query:
@@ -223,22 +211,26 @@ def specs_query(hashes: Iterable[str]) -> Query:
     return query
 
 
+def rows(connection: Reading, query: Query) -> list[tuple[Any, ...]]:
+    """The rows of a query as plain tuples (SQLite's driver makes them in C, without a
+    Python call a row)."""
+    if isinstance(connection, sqlite3.Connection):
+        return connection.execute(query.text, query.params).fetchall()
+    import sqlalchemy as sa
+
+    return [tuple(row) for row in connection.execute(sa.text(query.text), query.params)]
+
+
 def fetch(connection: Reading, query: Query, row: Callable[..., _T]) -> list[_T]:
     """The rows of a query, each made by ``row`` from its columns; a boolean column comes
     back as SQLite keeps it (0 or 1) from either driver, so ``row`` makes it a bool."""
-    if isinstance(connection, sqlite3.Connection):
-        found: Iterable[Any] = connection.execute(query.text, query.params)
-    else:
-        import sqlalchemy as sa
-
-        found = connection.execute(sa.text(query.text), query.params)
-    return [row(*values) for values in found]
+    return [row(*values) for values in rows(connection, query)]
 
 
 def run_row(*values: Any) -> RunRow:
     return RunRow._make((*values[:-1], bool(values[-1])))
 
 
-def sample_row(*values: Any) -> SampleRow:
-    last = values[-1]
-    return SampleRow._make((*values[:-1], None if last is None else bool(last)))
+def direction(kept: int | None) -> bool | None:
+    """Whether higher is better, as a sample's row keeps it."""
+    return None if kept is None else bool(kept)

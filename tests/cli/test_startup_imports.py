@@ -105,7 +105,9 @@ def test_version_is_answered_before_the_commands_are_imported(tmp_path: Path, ca
 
 def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_path: Path) -> None:
     """Named by a path or by a plain sqlite:/// URL, a SQLite file's history is read with
-    SQLite's own driver; history's options need nothing of compare's analysing."""
+    SQLite's own driver; history's options need nothing of compare's analysing, and its
+    rows, made of samples, nothing of the analysers that make a run directory's rows; a
+    query of the samples needs neither numpy nor the comparison of runs."""
     (tmp_path / "tiny.yaml").write_text(STUDY)
     for argv in (["run", "tiny.yaml", "-q"], ["publish", "last"]):
         subprocess.run(
@@ -115,7 +117,12 @@ def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_p
             capture_output=True,
             env={**os.environ, "JUBEX_RESULTS_DB": str(tmp_path / "results.sqlite")},
         )
-    unused = (*HEAVY, "jubex.api", "numpy.ma")
+    analysers = ("jubex.analysis.harvest", "jubex.analysis.patterns", "jubex.analysis.run")
+    unused = (*HEAVY, "jubex.api", "numpy.ma", *analysers, "jubex.analysis.builtin.darshan")
     for where in (str(tmp_path / "results.sqlite"), f"sqlite:///{tmp_path}/results.sqlite"):
         argv = ("history", "db:benchmark=tiny", "-m", "value", "--database", where)
         assert _imported(*argv, cwd=tmp_path, heavy=unused) == []
+    # the samples alone, listed: no history's arithmetic, no comparison
+    listing = (*unused, "numpy", "jubex.results.comparison", "jubex.results.trends")
+    argv = ("query", "value", "db:benchmark=tiny", "--database", where)
+    assert _imported(*argv, cwd=tmp_path, heavy=listing) == []

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+import sqlalchemy as sa
+
 from jubex.cli.main import main
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.publish import publish
@@ -47,3 +49,21 @@ def test_history_of_a_selector_is_the_history_of_the_run_directories(database, m
     main(["history", "db:benchmark=dbstudy", "-m", "bw", "--database", database, "-f", "json"])
     from_database = json.loads(capsys.readouterr().out)
     assert from_database["rows"] == from_directories["rows"]
+
+
+def test_a_repetition_that_measured_nothing_leaves_the_others_followed(database, made, capsys):
+    """A point's repetitions are one row of the history: the first repetition's missing
+    value neither hides the metric from the default choice nor counts as a sample."""
+    main(["publish", str(made / "000000"), str(made / "000001"), "--database", database])
+    engine = sa.create_engine(Database(database).url)
+    with engine.begin() as connection:
+        connection.execute(
+            sa.text("UPDATE samples SET value = NULL WHERE metric = 'bw' AND repetition = 0")
+        )
+    engine.dispose()
+    capsys.readouterr()
+    main(["history", "db:benchmark=dbstudy", "--database", database, "-f", "json"])
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    bw = [row for row in rows if row["metric"] == "bw"]
+    assert [(row["point"], row["n"]) for row in bw] == [("a", 4), ("a", 4), ("b", 4), ("b", 4)]
+    assert bw[0]["mean"] == 1025  # level 1000, repetitions 1-4: 1010, 1020, 1030, 1040

@@ -9,15 +9,17 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
-from jubex.analysis.harvest import Harvester
-from jubex.analysis.run import ANALYSABLE, analysed_steps
 from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
 from jubex.results.samples.concurrency import neighbours
 from jubex.results.samples.kept import freeze, summary_key, thaw
 from jubex.space.plan import SHARED, Workpackage
 from jubex.store.rundir import JUBE_ROWS, Run
+
+if TYPE_CHECKING:
+    from jubex.analysis.harvest import Harvester
 
 #: one row: a parameter, value or meta key -> its value
 Row = Mapping[str, object]
@@ -97,6 +99,11 @@ def _read_rows(
     per_iteration: bool,
 ) -> Iterator[dict[str, object]]:
     """The rows of :func:`result_rows`, read from the store and the work directories."""
+    # the analysers, imported where rows are made (a table of rows already made, or of a
+    # results database's samples, needs none of them)
+    from jubex.analysis.harvest import Harvester
+    from jubex.analysis.run import ANALYSABLE
+
     stored = _stored_names(names) if names is not None else None
     every = run.store.workpackages()  # one read for the rows and their neighbours
     groups = _iteration_groups(run, every, per_iteration)
@@ -246,6 +253,8 @@ def _iteration_groups(
     The planner numbers the iterations of one point and parent consecutively, iteration
     ``base + k`` (``base`` a multiple of the step's iterations) with id ``first + k``.
     """
+    from jubex.analysis.run import ANALYSABLE, analysed_steps
+
     steps = analysed_steps(run.benchmark)
     rows = run.meta.get(JUBE_ROWS)
     # a JUBE run's rows are those JUBE analysed, of unfinished workpackages too (as in

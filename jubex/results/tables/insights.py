@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from jubex.analysis.builtin.darshan import INSIGHTS
-
 #: the darshan analyser's value that lists a log's flags
 FLAGS = "darshan_insights"
 _SHOWN = 3
@@ -28,6 +26,10 @@ def insight_notes(rows: Sequence[Mapping[str, object]], keys: Sequence[str]) -> 
         where = ", ".join(f"{key}={row[key]}" for key in keys if key in row)
         for name in raw.split(", "):
             found.setdefault(name, []).append(where)
+    if not found:
+        return []
+    from jubex.analysis.builtin.darshan import INSIGHTS  # the analyser, only for its flags
+
     notes = []
     for name, places in found.items():
         distinct = list(dict.fromkeys(place for place in places if place))
