@@ -62,8 +62,8 @@ def body_rows(rows: Sequence[Sequence[object]], hrefs: Sequence[Links], root: st
         cells = []
         for index, cell in enumerate(row):
             # a number's text holds nothing to escape: the most common cell, spared the call
-            kind = type(cell)
-            shown = f"{cell:.4g}" if kind is float else str(cell) if kind is int else _shown(cell)
+            plain = type(cell) is float or type(cell) is int
+            shown = number(cell) if plain else str(escape(number(cell)))
             href = links.get(index)
             cells.append(
                 f'<td><a href="{base}{escape(href)}">{shown}</a></td>'
@@ -72,11 +72,6 @@ def body_rows(rows: Sequence[Sequence[object]], hrefs: Sequence[Links], root: st
             )
         lines.append(f"<tr>{''.join(cells)}</tr>\n")
     return Markup("".join(lines))
-
-
-def _shown(cell: object) -> str:
-    """A cell that is no plain number, as :func:`number` shows it, escaped."""
-    return str(escape(number(cell)))
 
 
 def result_rows(results: Sequence[Mapping[str, object]], root: str) -> Markup:
