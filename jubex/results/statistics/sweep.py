@@ -81,7 +81,7 @@ class Sweep:
         same = (far[order][1:] == far[order][:-1]) & (counts[order][1:] == counts[order][:-1])
         #: neighbours in the order that tie, or lie too far apart for rounding to tie them
         self._decided = same | (reach[order][1:] < reach[order][:-1] * (1 - CLOSE))
-        self._runs = np.flatnonzero(np.r_[True, ~same]).tolist()
+        self._runs = np.flatnonzero(np.concatenate(([True], ~same))).tolist()
         self._runs.append(len(order))
         #: per run, where its first untouched execution may be
         self._pointers = self._runs[:-1]
@@ -301,7 +301,7 @@ def _first_removals(
     import numpy as np
 
     sizes = counts[head]
-    begin = np.r_[0, np.cumsum(sizes)[:-1]]
+    begin = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     flat = np.repeat(starts[head] - begin, sizes) + np.arange(int(sizes.sum()))
     reached = distance[flat] == np.repeat(far[head], sizes)
     near = distance[flat] >= np.repeat(far[head] * (1 - CLOSE), sizes)
@@ -378,7 +378,7 @@ def exact_sums(squares: Floats, begin: Ints) -> list[int]:
     significand = (bits & np.uint64((1 << 52) - 1)).astype(np.int64)
     significand[exponent > 0] += 1 << 52
     shift = np.maximum(exponent - 1, 0)
-    lengths = np.diff(np.r_[begin, len(bits)])
+    lengths = np.diff(np.append(begin, len(bits)))
     used = significand != 0
     if len(bits) and used.any() and lengths.min() > 0:
         low = int(shift[used].min())
