@@ -90,8 +90,11 @@ def _executions(members: Sequence[Row], name: str) -> list[Sequence[Number]]:
     a row of one execution (most rows) read without splitting it; rows whose samples are
     all floats (most groups: told in one pass over the group) give them as they are."""
     plain = _plain_executions(members, name)
-    if plain is not None:
-        return plain
+    return _split_executions(members, name) if plain is None else plain
+
+
+def _split_executions(members: Sequence[Row], name: str) -> list[Sequence[Number]]:
+    """:func:`_executions` of any rows, row by row."""
     found: list[Sequence[Number]] = []
     for row in members:
         if row.get("executions"):

@@ -102,7 +102,7 @@ def examine(executions: Sequence[Sequence[Number]], alpha: float = 0.01) -> Spre
         return Spread(groups=groups)
     if len(executions) > 1 and any(len(e) > 1 for e in executions):
         found = _within(executions, alpha / 2)
-        tested = sum(n for n in map(len, executions) if n > 2)
+        tested = sum([n for n in map(len, executions) if n > 2])
     else:
         found, tested = outliers(values, alpha / 2), len(values)
     if len(found) > few(tested):

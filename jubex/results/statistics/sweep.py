@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 from itertools import accumulate, pairwise
 from math import fsum
+from operator import sub
 from typing import TYPE_CHECKING
 
 from jubex.results.statistics.farthest import _UNITS, MIN_DF, _exact, exact_sum, score
@@ -64,7 +65,8 @@ class Sweep:
 
         self._positions, self._values = positions, values
         ends = list(accumulate(sizes))
-        self._bounds = list(zip([0, *ends][:-1], ends, strict=True))
+        begins = [0, *ends][:-1]
+        self._bounds = list(zip(begins, ends, strict=True))
         counts = np.asarray(sizes, dtype=np.int64)
         array = np.asarray(values, dtype=float)
         self._array = array
@@ -72,7 +74,7 @@ class Sweep:
         self._mean_array = np.asarray(self._means)
         deviation = array - np.repeat(self._mean_array, counts)
         distance = np.abs(deviation)
-        starts = np.asarray([a for a, _ in self._bounds], dtype=np.int64)
+        starts = np.asarray(begins, dtype=np.int64)
         far = np.maximum.reduceat(distance, starts)
         reach = far * far / (1 - 1 / counts)
         order = np.argsort(-reach, kind="stable")
@@ -344,7 +346,8 @@ def _means(values: list[Number], array: Floats, bounds: list[tuple[int, int]]) -
     zero sum +0.0 as fsum gives it; the others are summed by fsum."""
     import numpy as np
 
-    if not bounds or any(b - a != 3 for a, b in bounds) or not np.isfinite(array).all():
+    begins, ends = zip(*bounds, strict=True) if bounds else ((), ())
+    if set(map(sub, ends, begins)) != {3} or not np.isfinite(array).all():
         return [fsum(values[a:b]) / (b - a) for a, b in bounds]
     x, y, z = array.reshape(-1, 3).T
     first, error = _two_sum(x, y)
