@@ -91,6 +91,8 @@ class Catalogue:
         self._tried = False
         #: the stores opened through this catalogue, by run name: saved if they were read
         self.learnt: dict[str, Store] = {}
+        #: the identity each run has in the catalogue, of those looked up
+        self.held: dict[str, str] = {}
 
     def _reader(self) -> sqlite3.Connection | None:
         if not self._tried:
@@ -118,6 +120,7 @@ class Catalogue:
             return None
         if found is None or found[0] != identity(run_dir / STORE_FILE):
             return None
+        ident = str(found[0])
         meta, units = _texts(found[1]), _texts(found[3])
         if meta is None or units is None:
             return None
@@ -132,7 +135,14 @@ class Catalogue:
                     return str(row[0])
             return None
 
-        return Known(meta, lambda: _marks(marks_text), units, summary)
+        def marks() -> list[Mark] | None:
+            found = _marks(marks_text)
+            if found is None:  # damaged: the entry is made again at the save
+                self.held.pop(name, None)
+            return found
+
+        self.held[name] = ident
+        return Known(meta, marks, units, summary)
 
     def learn(self, name: str, store: Store) -> None:
         """Note a store opened through the catalogue while :func:`catalogued` is on: if it
@@ -143,7 +153,11 @@ class Catalogue:
     def save(self) -> int:
         """Catalogue the stores read that are at rest; returns how many entries it wrote.
         Never waits for another program saving: the next command saves instead."""
-        entries = [(name, entry) for name, store in self.learnt.items() if (entry := _entry(store))]
+        entries = [
+            (name, entry)
+            for name, store in self.learnt.items()
+            if (entry := _entry(store)) and entry[0] != self.held.get(name)  # else: as held
+        ]
         self.learnt = {}
         if not entries:
             return 0

@@ -160,6 +160,17 @@ def test_an_edited_entry_is_not_read(run_dir: Path, column: str, text: str) -> N
     run, again = read(run_dir)
     assert again == rows and run.meta["name"] == "cat"
     assert run.store.connection() is not None  # read from the store itself
+    assert save_catalogues() == 1  # and the entry made again
+    catalogue._catalogues.clear()
+    run, again = read(run_dir)
+    assert again == rows and run.store.connection() is None
+
+
+def test_an_entry_as_held_is_not_written_again(run_dir: Path) -> None:
+    catalogued(run_dir)
+    run = open_run(run_dir, follow=False)
+    assert run.store.workpackages()  # not the catalogue's to answer: the store opens
+    assert save_catalogues() == 0
 
 
 def test_a_store_changed_within_the_racy_window_is_not_catalogued(
