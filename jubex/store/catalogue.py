@@ -128,8 +128,10 @@ class Catalogue:
 
         def summary(key: str) -> str | None:
             with suppress(sqlite3.Error):
-                row = db.execute(
-                    "SELECT data FROM kept WHERE name = ? AND key = ?", (name, key)
+                row = db.execute(  # of the entry as checked, not of one saved since
+                    "SELECT k.data FROM kept k JOIN run r ON r.name = k.name"
+                    " WHERE k.name = ? AND k.key = ? AND r.identity = ?",
+                    (name, key, ident),
                 ).fetchone()
                 if row is not None and type(row[0]) is str:
                     return str(row[0])
