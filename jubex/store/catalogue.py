@@ -32,7 +32,7 @@ STORE_FILE = "jubex.sqlite"
 #: the catalogue's file, in the outpath beside the runs (run directories are numbers)
 NAME = ".jubex-catalogue"
 #: the layout of the catalogue; another one is made anew, never read
-FORMAT = 3
+FORMAT = 4
 #: a store changed this recently (ns) is not catalogued yet: file times tick coarsely
 #: (some file systems by the second), so a change in the same tick would not show
 RACY = 2_000_000_000
@@ -41,8 +41,8 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS run"
     " (name TEXT PRIMARY KEY, identity TEXT NOT NULL, meta TEXT NOT NULL, marks TEXT NOT NULL,"
     " units TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS kept"
-    " (name TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (name, key))",
+    "CREATE TABLE IF NOT EXISTS kept (name TEXT NOT NULL, key TEXT NOT NULL,"
+    " identity TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (name, key))",
 )
 
 #: the catalogue of each outpath this process read runs from
@@ -129,8 +129,7 @@ class Catalogue:
         def summary(key: str) -> str | None:
             with suppress(sqlite3.Error):
                 row = db.execute(  # of the entry as checked, not of one saved since
-                    "SELECT k.data FROM kept k JOIN run r ON r.name = k.name"
-                    " WHERE k.name = ? AND k.key = ? AND r.identity = ?",
+                    "SELECT data FROM kept WHERE name = ? AND key = ? AND identity = ?",
                     (name, key, ident),
                 ).fetchone()
                 if row is not None and type(row[0]) is str:
@@ -180,8 +179,8 @@ class Catalogue:
                 )
                 db.execute("DELETE FROM kept WHERE name = ?", (name,))
                 db.executemany(
-                    "INSERT INTO kept (name, key, data) VALUES (?, ?, ?)",
-                    ((name, key, data) for key, data in kept),
+                    "INSERT INTO kept (name, key, identity, data) VALUES (?, ?, ?, ?)",
+                    ((name, key, ident, data) for key, data in kept),
                 )
             db.execute("COMMIT")
         except sqlite3.Error:

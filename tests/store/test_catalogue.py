@@ -148,6 +148,16 @@ def test_a_damaged_catalogue_is_not_read_and_made_anew(run_dir: Path) -> None:
     assert again == rows and run.store.connection() is None
 
 
+def test_a_catalogue_of_another_layout_is_not_read_and_made_anew(run_dir: Path) -> None:
+    catalogued(run_dir)
+    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    run, _ = read(run_dir)
+    assert run.store.connection() is not None
+    assert save_catalogues() == 1 and entries(run_dir.parent) == [run_dir.name]
+
+
 @pytest.mark.parametrize(
     ("column", "text"),
     [("meta", "[1]"), ("meta", '{"name": 3}'), ("units", "{"), ("marks", '[[1], ["a"]]')],
