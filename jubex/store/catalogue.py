@@ -160,11 +160,11 @@ class Catalogue:
             if (entry := _entry(store)) and entry[0] != self.held.get(name)  # else: as held
         ]
         self.learnt = {}
-        if not entries:
-            return 0
-        if self._db is not None:
+        if self._db is not None:  # the reading is over (a later question: the store's)
             self._db.close()
             self._db, self._tried = None, False
+        if not entries:
+            return 0
         try:
             db = _writer(self.path)
         except (sqlite3.Error, OSError):
