@@ -5,9 +5,10 @@ Serves SITE on the loopback interface, opens the first and the largest page of e
 REPEAT times each in Chromium (Playwright, /usr/bin/chromium), and prints the median of
 the browser's own timings: first contentful paint and the load event (the filters are
 working by then: site.js runs before it) and, on a history page, the time its charting
-library has run and the time its chart is drawn (the moment site.js marks the chart
-``data-drawn``, once BokehJS has painted it; the bench waits for that mark, and prints
-too when it saw it, which adds its own round trips to the browser), with each page's size.
+library has run, the time the chart's models and data are built, and the time it is drawn
+(the moment site.js marks the chart ``data-drawn``, once BokehJS has painted it; the bench
+waits for that mark, and prints too when it saw it, which adds its own round trips to the
+browser), with each page's size, and last the heaviest page of the whole site.
 Each page is opened twice: in a fresh browser context (nothing cached) and again in one
 context kept for the kind (the scripts in the browser's cache, as when a person follows
 links from page to page).
@@ -41,11 +42,12 @@ KINDS = {
 VIEWPORT = {"width": 1200, "height": 800}
 #: when site.js saw the charting library's scripts run, and when it marked the chart drawn
 #: (marks it sets; none on an old site)
-MARKS = """() => ["jubex-chart-library", "jubex-chart-drawn"].map((name) => {
+MARKS = """() => ["jubex-chart-library", "jubex-chart-built", "jubex-chart-drawn"].map((name) => {
   const mark = performance.getEntriesByName(name)[0];
   return mark ? mark.startTime : null;
 })"""
-Timing = tuple[float, float, float | None, float | None, float | None]
+#: first paint, load event, charting library run, chart's models built, chart drawn, seen
+Timing = tuple[float, float, float | None, float | None, float | None, float | None]
 TIMING = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
   const paint = performance.getEntriesByName("first-contentful-paint")[0];
@@ -62,34 +64,36 @@ def chosen(site: Path, pattern: str) -> list[Path]:
 
 
 def opened(context: Any, address: str, drawn_at: str) -> Timing:
-    """First paint, load event, charting library run, chart drawn and the chart seen drawn
-    by this bench (None on a page without a chart), in ms from the navigation's start, of
-    ``address`` opened in a new page of ``context``. A site without the mark of its chart
-    drawn has the time the bench saw it as its drawing time."""
+    """First paint, load event, charting library run, chart's models built, chart drawn and
+    the chart seen drawn by this bench (None on a page without a chart, or a mark an older
+    site does not set), in ms from the navigation's start, of ``address`` opened in a new
+    page of ``context``. A site without the mark of its chart drawn has the time the bench
+    saw it as its drawing time."""
     page = context.new_page()
     page.goto(address, wait_until="load")
     paint, load = page.evaluate(TIMING)
-    library = drawn = seen = None
+    library = built = drawn = seen = None
     if page.locator("#chart").count():
         page.wait_for_selector(drawn_at, timeout=120_000)
         seen = page.evaluate("performance.now()")
-        library, drawn = page.evaluate(MARKS)
+        library, built, drawn = page.evaluate(MARKS)
         drawn = seen if drawn is None else drawn
     page.close()
-    return paint or 0.0, load, library, drawn, seen
+    return paint or 0.0, load, library, built, drawn, seen
+
+
+def _median(taken: list[Timing], field: int) -> float | None:
+    found = [t[field] for t in taken if t[field] is not None]
+    return statistics.median(found) if found else None
 
 
 def _drawn(taken: list[Timing]) -> str:
-    library = [t[2] for t in taken if t[2] is not None]
-    drawn = [t[3] for t in taken if t[3] is not None]
-    seen = [t[4] for t in taken if t[4] is not None]
-    if not drawn:
+    library, built, drawn, seen = (_median(taken, field) for field in (2, 3, 4, 5))
+    if drawn is None or seen is None:
         return ""
-    ran = f"  library run {statistics.median(library):6.0f} ms" if library else ""
-    return (
-        f"{ran}  chart drawn {statistics.median(drawn):6.0f} ms"
-        f" (seen {statistics.median(seen):6.0f} ms)"
-    )
+    ran = f"  library run {library:6.0f} ms" if library is not None else ""
+    ran += f"  built {built:6.0f} ms" if built is not None else ""
+    return f"{ran}  chart drawn {drawn:6.0f} ms (seen {seen:6.0f} ms)"
 
 
 def main() -> None:
@@ -137,7 +141,11 @@ def main() -> None:
                     )
         browser.close()
     serving.shutdown()
-    print(f"slowest load {worst:.0f} ms; load {os.getloadavg()[0]:.1f}")
+    heaviest = max(args.site.rglob("*.html"), key=lambda p: p.stat().st_size)
+    print(
+        f"slowest load {worst:.0f} ms; heaviest page {heaviest.stat().st_size / 1e6:.2f} MB"
+        f" ({heaviest.relative_to(args.site)}); load {os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +18,7 @@ from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
 from jubex.dashboard.model import Compared, Dashboard, Series
+from jubex.dashboard.run_page import run_pages
 from jubex.dashboard.write import SiteWriter
 from jubex.resultsdb.connect import Database
 
@@ -49,7 +53,42 @@ def build(
     runs' pages, its comparison), then only what the listings and the feed show of it is
     kept: the memory of a build is one group's samples, not the whole selection's."""
     scripts = chart_scripts() if charts else {}  # their absence is said before any work
+    with _collected_per_group():
+        return _build(selector, root, database, scripts, charts, base_url, tolerance, alpha,
+                      all_metrics)  # fmt: skip
+
+
+@contextmanager
+def _collected_per_group() -> Iterator[None]:
+    """Python's cycle collector stopped while a group is read and written, and run once
+    after each: a group's millions of samples, rows and cells are freed by their counts,
+    and the collector, which a build of 10,000 runs otherwise set off every few hundred
+    objects over the same growing heap, spent a tenth of the build finding no cycle. The
+    runs all groups share are frozen once read (:func:`gc.freeze`), so that each
+    collection looks only at what the group left."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _build(
+    selector: str,
+    root: Path,
+    database: Database,
+    scripts: dict[str, bytes],
+    charts: bool,
+    base_url: str,
+    tolerance: float,
+    alpha: float,
+    all_metrics: bool,
+) -> Built:
     site = collect(selector, database)
+    gc.freeze()  # the runs, kept to the end: no collection need look at them again
     writer = SiteWriter.open(root)
     writer.put("assets/site.css", own("site.css"))
     writer.put("assets/site.js", own("site.js"))
@@ -74,6 +113,7 @@ def build(
                 digest, writer.log[start:], series, compared, site.notes[noted:]
             )
             del site.notes[noted:]
+            gc.collect()  # the cycles of this group's pages, if any
         site.series += kept[group].series
         site.compared += kept[group].compared
         site.notes += kept[group].notes
@@ -118,8 +158,8 @@ def _group_pages(
         writer.put(*page)
     for s in series:
         _history_downloads(writer, site, s)
-    for path, inputs, render in pages.run_pages(site, series, runs):
-        writer.put_rendered(path, inputs, render)
+    for page in run_pages(site, series, runs):
+        writer.put(*page)
     for page in pages.compare_pages(site, series, compared):
         writer.put(*page)
 
@@ -127,26 +167,49 @@ def _group_pages(
 def _history_downloads(writer: SiteWriter, site: Dashboard, series: Series) -> None:
     """Every repetition of a series, a row each (what its chart draws), as CSV and as JSON
     records: the same text :func:`_downloads` writes, each run's fields encoded once for
-    its repetitions (a site of 100,000 runs has 25 million of these rows)."""
+    its repetitions and each repetition's line one format of its value (a site of 100,000
+    runs has 25 million of these rows)."""
     columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
-    rows: list[list[object]] = []
+    lines = [_csv_line(columns)]
     records: list[str] = []
     names = [json.dumps(c) for c in columns]
-    unit = json.dumps(series.unit)
+    unit, unit_cell = json.dumps(series.unit), _csv_cell(series.unit)
     for e in series.entries:
         label, created, mark = site.runs[e.run].label, pages.date(e.created), e.mark or ""
         head = f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(created)},{names[2]}:"
         tail = f",{names[4]}:{unit},{names[5]}:{_json(e.mean)},{names[6]}:{json.dumps(mark)}}}"
-        for repetition, value in enumerate(e.values):
-            rows.append([label, created, repetition, value, series.unit, e.mean, mark])
-            records.append(f"{head}{repetition},{names[3]}:{_json(value)}{tail}")
-    text = io.StringIO()
-    table = csv.writer(text, lineterminator="\n")
-    table.writerow(columns)
-    table.writerows(rows)
+        value_key = f",{names[3]}:"
+        first = f"{_csv_cell(label)},{_csv_cell(created)},"
+        mean = "" if e.mean is None else repr(e.mean)
+        last = f",{unit_cell},{mean},{_csv_cell(mark)}\n"
+        if all(map(math.isfinite, e.values)):
+            texts = list(map(repr, e.values))
+            shown = texts
+        else:
+            texts = [repr(v) for v in e.values]
+            shown = [_json(v) for v in e.values]
+        lines += [f"{first}{r},{t}{last}" for r, t in enumerate(texts)]
+        records += [f"{head}{r}{value_key}{t}{tail}" for r, t in enumerate(shown)]
     stem = f"data/history/{Path(series.page).stem}"
-    writer.put(f"{stem}.csv", text.getvalue())
+    writer.put(f"{stem}.csv", "".join(lines))
     writer.put(f"{stem}.json", f"[{','.join(records)}]")
+
+
+def _csv_line(cells: Sequence[object]) -> str:
+    """One row as :mod:`csv` writes it."""
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerow(cells)
+    return text.getvalue()
+
+
+def _csv_cell(text: str) -> str:
+    """A text cell of a row of several as :mod:`csv` writes it (quoted where it must be)."""
+    if _PLAIN.fullmatch(text):  # the common cell: nothing csv quotes
+        return text
+    return _csv_line([text, ""])[:-2]
+
+
+_PLAIN = re.compile(r'[^,"\r\n]*')
 
 
 def _json(value: float | None) -> str:

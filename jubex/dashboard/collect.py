@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
@@ -19,9 +20,9 @@ from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.annotations import annotations_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures
-from jubex.resultsdb.samples import Sample, history_of_samples, read_selected
+from jubex.resultsdb.samples import Samples, history_of_samples, read_selected
 from jubex.resultsdb.select import Selector, parse, selected
-from jubex.resultsdb.sql import RunRow
+from jubex.resultsdb.sql import RunRow, direction
 
 #: the columns of ``jubex history``'s table after its keys
 HISTORY_TAIL = ("metric", "unit", "run", "created", "n", "mean", "std", "change")
@@ -75,12 +76,14 @@ def history_of(
     ids = site.groups[group]
     found = read_selected(_narrowed(parse(site.selector), group), (), database, set(ids))
     site.notes += found.notes
-    if not found.items:
+    measured = [row for row in found.rows if row[4] is not None]  # a point of no sample: none
+    if not measured:
         return [], []
     table = history_of_samples(found, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha)
-    filesystem = site.runs[found.items[-1].run].filesystem
-    made = _series(benchmark, where, filesystem, found.items, table)
-    return made, _compared(benchmark, where, found.items, table, made, tolerance, alpha, site.notes)
+    filesystem = site.runs[measured[-1][0]].filesystem
+    made = _series(benchmark, where, filesystem, found, measured, table)
+    latest = _latest_rows(measured)
+    return made, _compared(benchmark, where, latest, table, made, tolerance, alpha, site.notes)
 
 
 def _narrowed(selector: Selector, group: tuple[str, str]) -> Selector:
@@ -134,46 +137,87 @@ def _keys(table: ResultTable) -> list[str]:
     return names[: names.index("metric")]
 
 
-def _rows_by_run(found: Iterable[Sample]) -> dict[int, dict[tuple[int, int], dict[str, object]]]:
+def _latest_rows(measured: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The samples of the two latest runs that hold any (the rows are in run order, so
+    they are the last ones: a comparison reads them, not the whole history)."""
+    runs: set[int] = set()
+    start = len(measured)
+    while start > 0 and (measured[start - 1][0] in runs or len(runs) < 2):
+        runs.add(measured[start - 1][0])
+        start -= 1
+    return list(measured[start:])
+
+
+def _rows_by_run(
+    measured: Iterable[tuple[Any, ...]],
+) -> dict[int, dict[tuple[int, int], dict[str, object]]]:
     """Each run's rows as ``jubex history`` of a selector makes them: a row a repetition."""
     by_run: dict[int, dict[tuple[int, int], dict[str, object]]] = {}
-    for s in found:
-        row = by_run.setdefault(s.run, {}).setdefault(
-            (s.point, s.repetition), {**s.parameters, "jube_step_name": s.step, "samples": {}}
-        )
-        row.setdefault(s.metric, s.value)  # a row's value is its first sample (iteration 0)
-        row["samples"].setdefault(s.metric, []).append(s.value)  # type: ignore[attr-defined]
+    parsed: dict[str, dict[str, str]] = {}
+    for run, point, step, parameters, metric, repetition, _, value, *_ in measured:
+        row = by_run.setdefault(run, {}).get((point, repetition))
+        if row is None:
+            row = by_run[run][(point, repetition)] = {
+                **_parsed(parameters, parsed), "jube_step_name": step, "samples": {}
+            }  # fmt: skip
+        row.setdefault(metric, value)  # a row's value is its first sample (iteration 0)
+        row["samples"].setdefault(metric, []).append(value)  # type: ignore[attr-defined]
     return by_run
 
 
+def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
+    """A point's parameters, each text read once."""
+    found = known.get(text)
+    if found is None:
+        found = known[text] = json.loads(text)
+    return found
+
+
 def _series(
-    benchmark: str, site: str, filesystem: str, found: Sequence[Sample], table: ResultTable
+    benchmark: str,
+    site: str,
+    filesystem: str,
+    found: Samples,
+    measured: Sequence[tuple[Any, ...]],
+    table: ResultTable,
 ) -> list[Series]:
+    """The series of the samples, each run's repetitions an entry: read from the rows as
+    the query gives them (a run's point at a time), with no object made a sample."""
     keys = _keys(table)
+    created = {run.id: run.created for run in found.runs}
+    parsed: dict[str, dict[str, str]] = {}
     by_key: dict[tuple[str, tuple[str, ...]], Series] = {}
-    entries: dict[tuple[str, tuple[str, ...], str], Entry] = {}
-    run_of_label = {s.label: s.run for s in found}
-    for s in found:
-        cells = {**s.parameters, "jube_step_name": s.step}
-        point = tuple(str(cells.get(k)) for k in keys)
-        made = by_key.get((s.metric, point))
-        if made is None:
-            made = by_key[(s.metric, point)] = Series(
-                benchmark, site, filesystem, s.metric, s.unit, s.higher_is_better,
-                dict(zip(keys, point, strict=True)),
-            )  # fmt: skip
-        entry = entries.get((s.metric, point, s.label))
+    entries: dict[tuple[str, tuple[str, ...], int], Entry] = {}
+    here: dict[str, Entry] = {}  # the entries of the point being read, by metric
+    last_point: int | None = None
+    point: tuple[str, ...] = ()
+    for run, point_id, step, parameters, metric, _, _, value, unit, better in measured:
+        if point_id != last_point:
+            last_point, here = point_id, {}
+            cells = {**_parsed(parameters, parsed), "jube_step_name": step}
+            point = tuple(str(cells.get(k)) for k in keys)
+        entry = here.get(metric)
         if entry is None:
-            entry = entries[(s.metric, point, s.label)] = Entry(s.run, s.created, [], None, None)
-            made.entries.append(entry)
-        if s.value is not None:
-            entry.values.append(s.value)
+            made = by_key.get((metric, point))
+            if made is None:
+                made = by_key[(metric, point)] = Series(
+                    benchmark, site, filesystem, metric, unit, direction(better),
+                    dict(zip(keys, point, strict=True)),
+                )  # fmt: skip
+            entry = entries.get((metric, point, run))
+            if entry is None:
+                entry = entries[(metric, point, run)] = Entry(run, created[run], [], None, None)
+                made.entries.append(entry)
+            here[metric] = entry
+        if value is not None:
+            entry.values.append(value)
+    run_of_label = {label: run for run, label in found.labels.items()}
     index = {name: i for i, name in enumerate(table.columns)}
     for row in table.rows:
         point = tuple(str(v) for v in row[: len(keys)])
-        metric, label = str(row[index["metric"]]), str(row[index["run"]])
-        entry = entries.get((metric, point, label))
-        if entry is None or run_of_label.get(label) != entry.run:
+        run_id = run_of_label.get(str(row[index["run"]]))
+        entry = entries.get((str(row[index["metric"]]), point, run_id))  # type: ignore[arg-type]
+        if entry is None:
             continue
         entry.mean, entry.std = _number(row[index["mean"]]), _number(row[index["std"]])
         entry.change = _number(row[index["change"]])
@@ -190,7 +234,7 @@ def _number(value: object) -> float | None:
 def _compared(
     benchmark: str,
     site: str,
-    found: Sequence[Sample],
+    latest: Sequence[tuple[Any, ...]],
     table: ResultTable,
     series: Sequence[Series],
     tolerance: float,
@@ -198,7 +242,7 @@ def _compared(
     notes: list[str],
 ) -> list[Compared]:
     """The latest run against the one before it, on the metrics the history follows."""
-    by_run = _rows_by_run(found)
+    by_run = _rows_by_run(latest)
     if len(by_run) < 2:
         return []
     baseline, candidate = list(by_run)[-2:]

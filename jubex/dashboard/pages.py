@@ -7,11 +7,10 @@ is embedded as JSON that cannot close its ``<script>`` element (``tojson``).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
+import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from jubex.dashboard.assets import CHART_SCRIPTS
-from jubex.dashboard.model import Compared, Dashboard, RunInfo, Series
+from jubex.dashboard.model import Compared, Dashboard, Series
 from jubex.results.statistics.stats import summarize
 from jubex.version import __version__
 
@@ -63,10 +62,10 @@ def body_rows(rows: Sequence[Sequence[object]], hrefs: Sequence[Links], root: st
         for index, cell in enumerate(row):
             # a number's text holds nothing to escape: the most common cell, spared the call
             plain = type(cell) is float or type(cell) is int
-            shown = number(cell) if plain else str(escape(number(cell)))
+            shown = number(cell) if plain else escaped(number(cell))
             href = links.get(index)
             cells.append(
-                f'<td><a href="{base}{escape(href)}">{shown}</a></td>'
+                f'<td><a href="{base}{escaped(href)}">{shown}</a></td>'
                 if href is not None
                 else f"<td>{shown}</td>"
             )
@@ -79,18 +78,27 @@ def result_rows(results: Sequence[Mapping[str, object]], root: str) -> Markup:
     lines = []
     base = escape(root)
     for r in results:
-        mark = escape(r["mark"])
+        mark = escaped(str(r["mark"]))
         marked = f' class="{mark}"' if mark else ""
         cells = "".join(
-            f"<td>{escape(r[name])}</td>"
+            f"<td>{escaped(str(r[name]))}</td>"
             for name in ("metric", "point", "unit", "n", "mean", "std", "min", "max")
         )
         lines.append(
             f"<tr{marked}>{cells}"
-            f"<td>{escape(r['change'])}{f' ({mark})' if mark else ''}</td>"
-            f'<td><a href="{base}{escape(r["page"])}">history</a></td></tr>\n'
+            f"<td>{escaped(str(r['change']))}{f' ({mark})' if mark else ''}</td>"
+            f'<td><a href="{base}{escaped(str(r["page"]))}">history</a></td></tr>\n'
         )
     return Markup("".join(lines))
+
+
+def escaped(text: str) -> str:
+    """``text`` as HTML shows it: escaped as Jinja2 escapes, by a look for the five
+    characters first (most cells hold none, and ``escape`` costs ten times that look)."""
+    return str(escape(text)) if _SPECIAL(text) else text
+
+
+_SPECIAL = re.compile("[&<>\"']").search
 
 
 def number(value: object) -> str:
@@ -113,12 +121,13 @@ def date(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(seconds))
 
 
-def _render(template: str, path: str, site: Dashboard, **values: object) -> Page:
+def render(template: str, path: str, selector: str, **values: object) -> Page:
+    """A page of the site of the runs ``selector`` names."""
     root = "../" * path.count("/")
     html = (
         environment()
         .get_template(template)
-        .render(root=root, version=__version__, selector=site.selector, **values)
+        .render(root=root, version=__version__, selector=selector, **values)
     )
     return path, html
 
@@ -153,10 +162,10 @@ def _listing(
     starts = range(0, max(len(rows), 1), PAGE_ROWS)
     names = [path, *(f"{stem}-{n}.html" for n in range(2, len(starts) + 1))]
     return [
-        _render(
+        render(
             "listing.html",
             name,
-            site,
+            site.selector,
             title=title if number == 1 else f"{title} (page {number})",
             intro=intro,
             notes=list(notes),
@@ -342,10 +351,10 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         else "lower is better"
     )
     page = series.page
-    return _render(
+    return render(
         "history.html",
         page,
-        site,
+        site.selector,
         title=f"{series.metric} · {series.benchmark} · {series.site}",
         series=series,
         direction=direction,
@@ -372,75 +381,6 @@ def _drawn(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(f"{value:.6g}")
 
 
-def run_pages(
-    site: Dashboard, series: Sequence[Series], runs: Sequence[int]
-) -> Iterator[tuple[str, str, Callable[[], str]]]:
-    """The pages of ``runs`` (of one group, whose ``series`` they are in): each its path,
-    a digest of all it shows, and how to render it (left undone when the digest is the
-    one the page was written from: a run's page changes seldom, and there are many)."""
-    by_run: dict[int, list[tuple[Series, int]]] = {}
-    for s in series:
-        for i, e in enumerate(s.entries):
-            by_run.setdefault(e.run, []).append((s, i))
-    for run in runs:
-        view = run_view(site, site.runs[run], by_run.get(run, []))
-        shown = json.dumps([view, site.selector, templates_digest()], default=str)
-        yield (
-            site.runs[run].page,
-            hashlib.sha256(shown.encode()).hexdigest(),
-            lambda view=view, run=run: _render(  # type: ignore[misc]
-                "run.html", site.runs[run].page, site, **view
-            )[1],
-        )
-
-
-@lru_cache(maxsize=1)
-def templates_digest() -> str:
-    """A digest of the templates and the version, which every page's HTML depends on too."""
-    env = environment()
-    sources = [
-        env.loader.get_source(env, name)[0]  # type: ignore[union-attr]
-        for name in sorted(env.list_templates())
-    ]
-    return hashlib.sha256("\0".join([__version__, *sources]).encode()).hexdigest()
-
-
-def run_view(
-    site: Dashboard, run: RunInfo, found: Sequence[tuple[Series, int]]
-) -> dict[str, object]:
-    """What a run's page shows: its provenance, its failures and its results."""
-    results = []
-    for s, i in found:
-        e = s.entries[i]
-        ordered = sorted(e.values)  # the least and the greatest, as a summary has them
-        results.append(
-            {
-                "metric": s.metric, "point": s.point_text, "unit": s.unit, "n": len(e.values),
-                "mean": number(e.mean), "std": number(e.std),
-                "min": number(ordered[0] if ordered else None),
-                "max": number(ordered[-1] if ordered else None),
-                "change": "" if e.change is None else f"{e.change:+.1f}%", "mark": e.mark or "",
-                "page": s.page,
-            }
-        )  # fmt: skip
-    failures = [
-        {**f, "point": ", ".join(f"{k}={v}" for k, v in _mapping(f["parameters"]).items())}
-        for f in site.failures.get(run.id, [])
-    ]
-    return {
-        "title": f"Run {run.label} of {run.benchmark} at {run.site}",
-        "run": run,
-        "created": date(run.created),
-        "provenance": json.dumps(run.provenance, indent=1, sort_keys=True),
-        "failures": failures,
-        "results": results,
-    }
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, dict) else {}
-
-
 def compare_pages(
     site: Dashboard, series: Sequence[Series], compared: Sequence[Compared]
 ) -> Iterator[Page]:
@@ -460,10 +400,10 @@ def compare_page(
         point = ", ".join(f"{k}={v}" for k, v in zip(keys, row, strict=False)) or "(one point)"
         page = pages.get((compared.benchmark, compared.site, str(row[metric]), point))
         rows.append(([number(cell) for cell in row], page))
-    return _render(
+    return render(
         "compare.html",
         compared.page,
-        site,
+        site.selector,
         title=f"{compared.benchmark} at {compared.site}: the latest run against the one before",
         compared=compared,
         baseline=site.runs[compared.baseline],

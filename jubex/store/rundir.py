@@ -214,8 +214,17 @@ def user_name() -> str:
 
 def open_run(run_dir: Path, *, follow: bool = True) -> Run:
     """Open an existing run from its frozen files (its paths are absolute: any directory);
-    ``follow=False`` for a command that reads it once (see :class:`Store`)."""
-    store = Store(run_dir / STORE, follow=follow)
+    ``follow=False`` for a command that reads it once (see :class:`Store`), which reads
+    what the outpath's catalogue holds of a store at rest instead of opening it, and
+    catalogues it when it was read (``catalogue.py``)."""
+    if follow:
+        store = Store(run_dir / STORE)
+    else:
+        from jubex.store.catalogue import catalogue_of  # only where runs are read once
+
+        catalogue = catalogue_of(run_dir.parent)
+        store = Store(run_dir / STORE, follow=False, known=catalogue.known(run_dir))
+        catalogue.learn(run_dir.name, store)
     stored = None
     try:
         try:

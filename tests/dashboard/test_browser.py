@@ -57,6 +57,10 @@ SHOWN = """(text) => {
     (e.children.length === 0 && e.textContent === text) || (e.shadowRoot && inside(e.shadowRoot)));
   return inside(document.body);
 }"""
+#: the chart's performance marks, in the order the page set them
+MARKS = """() => performance.getEntriesByType("mark")
+  .filter((m) => m.name.startsWith("jubex-chart-"))
+  .sort((a, b) => a.startTime - b.startTime).map((m) => m.name)"""
 #: the rows of a page's listing
 ROWS = "table#listing tbody tr"
 REPETITIONS = "Bokeh.documents[0].roots()[0].renderers[1].data_source.get_length()"
@@ -253,6 +257,12 @@ def test_the_feed_leads_to_the_run_of_the_change_and_its_history_draws_it(
     assert page.title().startswith(f"Run {STEP_RUN} of bench at site00")
     page.click("tr.worse a")  # the history of the metric that changed in this run
     page.wait_for_selector("#chart[data-drawn]")
+    # the moments bench/bench_site_render.py reports, in their order; the chart's box laid
+    # out apart, so that BokehJS's measurements of its views never lay out the table below
+    assert page.evaluate(MARKS) == ["jubex-chart-library", "jubex-chart-built", "jubex-chart-drawn"]
+    assert page.evaluate("getComputedStyle(document.getElementById('chart')).contain") == (
+        "size layout"
+    )
     # 1,000 runs of 5 repetitions: the spread of every run as a band (its least and its
     # greatest repetition), the newest 500 runs' repetitions as dots, means, change points
     chart = page.evaluate(CHART)

@@ -9,6 +9,7 @@ import pytest
 
 from jubex.dashboard import pages
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
+from jubex.dashboard.run_page import Shown, run_pages, run_view
 
 
 def runs(count: int) -> Dashboard:
@@ -61,15 +62,41 @@ def test_a_long_history_charts_its_newest_runs_and_stays_small(
     assert len(html) < 2_000_000
 
 
-def test_a_run_page_is_rendered_again_only_when_what_it_shows_changed() -> None:
+def test_a_run_page_changes_only_when_what_it_shows_changed() -> None:
     site = runs(2)
     series = Series("bench", "site00", "lustre", "bw", "MiB/s", True, {})
     series.entries = [Entry(i, 1.0e9 + i, [1.0, 2.0], 1.5, 0.7) for i in range(2)]
-    first = {path: inputs for path, inputs, _ in pages.run_pages(site, [series], [0, 1])}
+    first = dict(run_pages(site, [series], [0, 1]))
     series.entries[1].mark, series.entries[1].change = "worse", -20.0
-    again = {path: inputs for path, inputs, _ in pages.run_pages(site, [series], [0, 1])}
+    again = dict(run_pages(site, [series], [0, 1]))
     assert first["runs/0.html"] == again["runs/0.html"]
     assert first["runs/1.html"] != again["runs/1.html"]
+    assert 'class="worse"' in again["runs/1.html"]
+
+
+@pytest.mark.parametrize(
+    ("failed", "selector"), [(False, "db:"), (True, "db:"), (False, "\ue0003\ue001")]
+)
+def test_a_run_page_from_its_shell_is_the_page_jinja_renders(failed: bool, selector: str) -> None:
+    """Every text of the run (its fields, its provenance, its results) in the place the
+    template has it and escaped as the template escapes it, byte for byte."""
+    site = runs(1)
+    site.selector = selector
+    nasty = "<script>alert('x')</script> & \"q\" \ue0000\ue001"
+    run = site.runs[0]
+    run.fields = {**run.fields, "comment": nasty, "tags": "a&b"}
+    run.provenance = {"note": nasty}
+    if failed:
+        site.failures[0] = [{"step": nasty, "parameters": {"a": nasty}, "repetition": 0,
+                             "workpackage": 1, "reason": nasty}]  # fmt: skip
+    series = Series("bench", "site00", nasty, nasty, nasty, True, {"k": nasty})
+    series.entries = [Entry(0, 1.0e9, [2.0, float("nan"), 1.0], 1.5, 0.7, 3.0, 0.01, "worse")]
+    ((path, html),) = run_pages(site, [series], [0])
+    found = [(Shown.of(series), 0)]
+    assert (path, html) == pages.render(
+        "run.html", path, site.selector, **run_view(site, run, found)
+    )
+    assert "<script>" not in html and "&lt;script&gt;" in html
 
 
 def test_listing_cells_show_numbers_as_number_does_and_escape_every_text() -> None:

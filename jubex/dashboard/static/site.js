@@ -141,7 +141,7 @@ function jubexHistory() {
   const holder = document.getElementById("chart");
   const source = document.getElementById("series-data");
   if (!holder || !source || typeof Bokeh === "undefined" || !Bokeh.Plotting) return null;
-  performance.mark("jubex-chart-library");  // what bench/bench_site_render.py reports
+  performance.mark("jubex-chart-library");  // these marks are what bench/bench_site_render.py reports
   holder.replaceChildren();
   const data = JSON.parse(source.textContent);
   // the runs come as columns (a third of the text of a record each)
@@ -248,6 +248,7 @@ function jubexHistory() {
     return input ? input.value.trim() : "";
   };
   window.jubexChart(chosen("since"), chosen("until"));
+  performance.mark("jubex-chart-built");  // its models and data, before BokehJS lays it out
   return Bokeh.Plotting.show(plot, holder)
     .then(() => new Promise((painted) => {
       if (plot.document.is_idle) painted();

@@ -1,0 +1,135 @@
+"""A run's page: its provenance, its failures and its results.
+
+A site has a page a run, 100,000 of them for a large centre, so a run's page is not rendered
+by Jinja2 each: ``run.html`` is rendered once a build with a mark in place of each text
+(:func:`shell`), and each run's page is those parts with its own texts between them, each
+escaped as Jinja2's autoescaping escapes it. The page is the one Jinja2 renders, byte for
+byte (a run with failures, whose table is a loop of the template, is rendered by Jinja2).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from jubex.dashboard.model import Dashboard, RunInfo, Series
+from jubex.dashboard.pages import Page, date, escaped, number, render, result_rows
+
+#: a text's place in the shell: private-use characters no escaping changes
+_MARK = "\ue000{}\ue001"
+_MARKS = re.compile("\ue000([0-9]+)\ue001")
+
+
+@dataclass(frozen=True)
+class Shell:
+    """``run.html`` of a build cut at its texts: ``parts[i]``, then text ``slots[i]``, ..."""
+
+    parts: tuple[str, ...]
+    slots: tuple[int, ...]
+
+    def fill(self, texts: Sequence[str]) -> str:
+        out = [self.parts[0]]
+        for slot, part in zip(self.slots, self.parts[1:], strict=True):
+            out.append(texts[slot])
+            out.append(part)
+        return "".join(out)
+
+
+@lru_cache(maxsize=4)
+def shell(selector: str, fields: tuple[str, ...]) -> Shell:
+    """``run.html`` of a run with no failures whose fields are named ``fields``, a mark in
+    place of its title (0), created (1), file system (2), provenance (3), results (4) and
+    each field's value (5 on)."""
+    marks = [_MARK.format(i) for i in range(5 + len(fields))]
+    run = RunInfo(0, "", "", "", marks[2], 0.0, dict(zip(fields, marks[5:], strict=True)), {})
+    _, html = render(
+        "run.html",
+        "runs/0.html",
+        selector,
+        title=marks[0],
+        run=run,
+        created=marks[1],
+        provenance=marks[3],
+        failures=[],
+        results=[],
+        result_rows=lambda results, root: marks[4],
+    )
+    cut = _MARKS.split(html)
+    return Shell(tuple(cut[0::2]), tuple(int(i) for i in cut[1::2]))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a run's page shows of a series, the same for each of its runs (made once)."""
+
+    series: Series
+    point: str
+    page: str
+
+    @classmethod
+    def of(cls, series: Series) -> Shown:
+        return cls(series, series.point_text, series.page)
+
+
+def run_pages(site: Dashboard, series: Sequence[Series], runs: Sequence[int]) -> Iterator[Page]:
+    """The pages of ``runs`` (of one group, whose ``series`` they are in)."""
+    by_run: dict[int, list[tuple[Shown, int]]] = {}
+    for s in series:
+        shown = Shown.of(s)
+        for i, e in enumerate(s.entries):
+            by_run.setdefault(e.run, []).append((shown, i))
+    for run in runs:
+        info = site.runs[run]
+        view = run_view(site, info, by_run.get(run, []))
+        if view["failures"] or _MARKS.search(site.selector):  # a loop, or a text like a mark
+            yield render("run.html", info.page, site.selector, **view)
+            continue
+        texts = [
+            escaped(str(view["title"])),
+            escaped(str(view["created"])),
+            escaped(info.filesystem),
+            escaped(str(view["provenance"])),
+            str(result_rows(view["results"], "../")),  # type: ignore[arg-type]
+            *(escaped(value) for value in info.fields.values()),
+        ]
+        yield info.page, shell(site.selector, tuple(info.fields)).fill(texts)
+
+
+def run_view(
+    site: Dashboard, run: RunInfo, found: Sequence[tuple[Shown, int]]
+) -> dict[str, object]:
+    """What a run's page shows: its provenance, its failures and its results."""
+    results = []
+    for shown, i in found:
+        s = shown.series
+        e = s.entries[i]
+        ordered = sorted(e.values)  # the least and the greatest, as a summary has them
+        results.append(
+            {
+                "metric": s.metric, "point": shown.point, "unit": s.unit, "n": len(e.values),
+                "mean": number(e.mean), "std": number(e.std),
+                "min": number(ordered[0] if ordered else None),
+                "max": number(ordered[-1] if ordered else None),
+                "change": "" if e.change is None else f"{e.change:+.1f}%", "mark": e.mark or "",
+                "page": shown.page,
+            }
+        )  # fmt: skip
+    failures = [
+        {**f, "point": ", ".join(f"{k}={v}" for k, v in _mapping(f["parameters"]).items())}
+        for f in site.failures.get(run.id, [])
+    ]
+    return {
+        "title": f"Run {run.label} of {run.benchmark} at {run.site}",
+        "run": run,
+        "created": date(run.created),
+        "provenance": json.dumps(run.provenance, indent=1, sort_keys=True),
+        "failures": failures,
+        "results": results,
+    }
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
