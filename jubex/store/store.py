@@ -24,7 +24,7 @@ from typing import Any
 
 from jubex.errors import JubexError
 from jubex.language.values import parse_value
-from jubex.space.plan import HELD, Workpackage
+from jubex.space.workpackage import HELD, Workpackage
 from jubex.store.measurement import Measurement, Value
 from jubex.store.packed import Label, Packed, first_values, key, name_record, pack, unpack
 
