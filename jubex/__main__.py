@@ -1,6 +1,16 @@
 """``python -m jubex``."""
 
+import gc
 import sys
+
+
+def _main() -> int:
+    gc.disable()  # while the command line's own modules are imported (see main's start-up)
+    from jubex.cli.main import main
+
+    gc.enable()
+    return main()
+
 
 if sys.argv[1:] == ["--version"]:  # answered before the parser and its commands are imported
     from jubex.version import __version__
@@ -8,6 +18,4 @@ if sys.argv[1:] == ["--version"]:  # answered before the parser and its commands
     print(f"jubex {__version__}")
     raise SystemExit(0)
 
-from jubex.cli.main import main
-
-raise SystemExit(main())
+raise SystemExit(_main())

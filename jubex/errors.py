@@ -10,7 +10,6 @@ escape as a traceback.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -117,5 +116,7 @@ def no_such_file(path: object) -> UsageError:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint naming the closest known word, or an empty string."""
+    import difflib  # only where a name is wrong
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""

@@ -20,7 +20,7 @@ from jubex.analysis.harvest import Harvester
 from jubex.analysis.measurement import ParseResult
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError
-from jubex.space.plan import SHARED, Workpackage
+from jubex.space.workpackage import SHARED, Workpackage
 from jubex.store.packed import Packed, pack
 from jubex.store.rundir import JUBE_ROWS, Run, checked_dir_name, wp_dir_of
 from jubex.store.store import DONE, FAILED

@@ -233,7 +233,7 @@ def selected_runs(args: argparse.Namespace) -> list[Run]:
     if specs or args.run_id or args.num is not None or not published:
         paths = resolve_runs(specs, args.outpath, args.num, args.run_id)
         runs += [open_run(path, follow=False) for path in paths]
-    runs = each_once(runs)
+    runs = each_once(runs) if len(runs) > 1 else runs  # one run is once: no identity hashed
     say_read(runs)
     return runs
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jubex.cli.common import (
     add_database_option,
@@ -20,6 +21,9 @@ from jubex.cli.common import (
 from jubex.cli.compare import add_noise_options
 from jubex.results.tables.formats import render
 from jubex.store.rundir import STORE, Run, each_once, list_runs, open_run, resolve_run
+
+if TYPE_CHECKING:
+    from jubex.results.tables.table import ResultTable
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (
@@ -118,10 +122,13 @@ def handle(args: argparse.Namespace) -> int:
                 database=Database(args.database),
                 **noise,
             )
-    else:
-        from jubex.api import analyse_runs  # with what analysing imports: not for db: alone
-        from jubex.results.trends.history import history_of_runs
+        show(table, args.format)
+        return 0
+    from jubex.api import analyse_runs  # with what analysing imports: not for db: alone
+    from jubex.results.trends.history import history_of_runs
+    from jubex.store.catalogue import catalogued
 
+    with catalogued():  # the runs read are catalogued once the history is shown
         runs = database_runs(selectors, args.database)
         runs += runs_of(others, args.outpath) if others else []
         runs = each_once(runs)
@@ -132,6 +139,11 @@ def handle(args: argparse.Namespace) -> int:
         # history over 1,000 runs, and finds nothing (its peak memory is the same)
         with collector_paused():
             table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)
-    text = render(table, "json" if args.format == "json" else "pretty")
-    print(text, end="" if text.endswith("\n") else "\n")
+        show(table, args.format)
     return 0
+
+
+def show(table: ResultTable, form: str) -> None:
+    """Print the history table in the format asked for."""
+    text = render(table, "json" if form == "json" else "pretty")
+    print(text, end="" if text.endswith("\n") else "\n")

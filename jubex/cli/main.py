@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
 from jubex.errors import JubexError, UsageError
-from jubex.language import inspection, python
+from jubex.language import inspection
 from jubex.version import __version__
 
 #: subcommand -> (module under jubex.cli, one-line help). Modules import lazily.
@@ -58,10 +60,16 @@ LOOKING = ("validate", "info", "convert", "run", "ci")
 #: the commands that read a definition and never run its code, whatever allows it
 #: (import-jube imports the values JUBE recorded)
 NEVER_RUNNING = ("import-jube",)
+#: the module of the real Python interpreter, imported only by the commands that run it
+#: (its subprocess and resource limits are no part of reading a table)
+_PYTHON = "jubex.language.python"
 
 
-def build_parser(only: str | None = None) -> Parser:
-    """The parser; with ``only``, just that subcommand's module is imported (fast start)."""
+def build_parser(only: str | None = None, *, alone: bool = False) -> Parser:
+    """The parser; with ``only``, just that subcommand's module is imported (fast start),
+    and with ``alone`` the other subcommands are not even named: the command line of one
+    command, whose parser need not list the rest (30 subparsers are most of argparse's
+    share of a small command)."""
     parser = Parser(
         prog="jubex",
         description="A declarative benchmark workflow environment for HPC.",
@@ -69,6 +77,8 @@ def build_parser(only: str | None = None) -> Parser:
     parser.add_argument("--version", action="version", version=f"jubex {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
+        if alone and name != only:
+            continue
         cmd = sub.add_parser(
             name,
             help=help_text,
@@ -127,6 +137,21 @@ def _is_text(arg: str) -> bool:
     return True
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the command's modules are imported: they
+    make tens of thousands of objects (classes, functions, their dicts) that live as long
+    as the process, and the collections they set off walk them all and find nothing,
+    about a tenth of a small command's start-up."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
@@ -147,14 +172,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     command = _command_of(argv)
-    parser = build_parser(command or "")
-    args, unknown = parser.parse_known_args(argv)
+    with _collector_paused():
+        parser = build_parser(command or "", alone=command is not None)
+        args, unknown = parser.parse_known_args(argv)
     if unknown:
         (subparser(parser, command) or parser).unrecognized(unknown)
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
-    python.set_allowed(False if getattr(args, "no_python", False) else None)
+    no_python = getattr(args, "no_python", False)
+    if no_python or _PYTHON in sys.modules:  # not yet imported: its default is None already
+        from jubex.language import python
+
+        python.set_allowed(False if no_python else None)
     looking = command in LOOKING and (command != "run" or getattr(args, "dry_run", False))
     inspection.set_inspecting(looking, getattr(args, "allow_code", False))
     if command in NEVER_RUNNING:
@@ -183,4 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 3
     finally:  # the library, called after a command in the same process, decides afresh
         inspection.set_inspecting(False)
-        python.refuse_for_platform(None)
+        if _PYTHON in sys.modules:
+            from jubex.language import python
+
+            python.refuse_for_platform(None)

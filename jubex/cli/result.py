@@ -42,20 +42,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = tabulated_runs(args)
-    # the rows of many runs are dicts of plain values, made once and kept: full
-    # collections of the cyclic collector walk them all again and find nothing (about a
-    # fifth of `result -i all` over 1,000 runs; its peak memory is the same)
-    with collector_paused():
-        text = report(
-            runs,
-            args.table,
-            args.format,
-            include_failed=args.include_failed,
-            targets=True,
-            pivot_by=args.pivot,
-            by=kept_apart_by(args),
-            width=0 if args.output else None,  # a file is as wide as its table
-        )
-    write_output(text, args.output)
+    from jubex.store.catalogue import catalogued
+
+    with catalogued():  # the runs read are catalogued once the tables are written
+        runs = tabulated_runs(args)
+        # the rows of many runs are dicts of plain values, made once and kept: full
+        # collections of the cyclic collector walk them all again and find nothing (about
+        # a fifth of `result -i all` over 1,000 runs; its peak memory is the same)
+        with collector_paused():
+            text = report(
+                runs,
+                args.table,
+                args.format,
+                include_failed=args.include_failed,
+                targets=True,
+                pivot_by=args.pivot,
+                by=kept_apart_by(args),
+                width=0 if args.output else None,  # a file is as wide as its table
+            )
+        write_output(text, args.output)
     return 0

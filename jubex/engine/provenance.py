@@ -15,7 +15,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -265,6 +264,8 @@ def _command(argv: list[str], cwd: Path) -> str:
     """A helper command's output, or '' when it is missing, fails or takes too long."""
     if shutil.which(argv[0]) is None:
         return ""
+    import subprocess  # only where provenance is recorded: reading it runs nothing
+
     try:
         done = subprocess.run(
             argv,

@@ -33,7 +33,7 @@ from jubex.engine.progress import Progress
 from jubex.engine.workpackages import Workpackages
 from jubex.errors import JubexError
 from jubex.schedulers.base import JobSpec, JobState, JobStatus, Scheduler, SchedulerError
-from jubex.space.plan import Workpackage
+from jubex.space.workpackage import Workpackage
 from jubex.store.rundir import Run
 from jubex.store.store import (
     CANCELLED,

@@ -13,7 +13,7 @@ from pathlib import Path
 from jubex.errors import JubexError
 from jubex.schedulers.base import JobSpec, Scheduler
 from jubex.schedulers.local import job_id_of
-from jubex.space.plan import SHARED, Workpackage
+from jubex.space.workpackage import SHARED, Workpackage
 from jubex.store.rundir import Run, wp_dir_of
 from jubex.store.store import DONE, FINAL_STATES, PLANNED, QUEUED, STATES, SUBMITTED
 from jubex.workdir.render import Rendered, Renderer

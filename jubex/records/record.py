@@ -28,8 +28,8 @@ import yaml
 
 from jubex.errors import JubexError, Loc
 from jubex.platform.model import Platform
-from jubex.space.plan import Workpackage
 from jubex.space.spec import RunSpec, resolve_spec
+from jubex.space.workpackage import Workpackage
 from jubex.store.measurement import Measurement
 from jubex.store.rundir import Run, create_run, user_name
 from jubex.store.store import DONE, FAILED

@@ -13,14 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jubex.definition.model import Benchmark
-from jubex.definition.shell_names import check_shell_names
-from jubex.definition.tags import apply_tags, tag_matches
 from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, UsageError
-from jubex.language.confine import too_long
 from jubex.platform.model import Platform
-from jubex.space.check import check_cycle_updates
-from jubex.space.plan import check_overrides
-from jubex.space.sources import platform_values
 
 
 @dataclass(frozen=True)
@@ -53,6 +47,13 @@ def resolve_spec(
     outpath: str | Path | None = None,
 ) -> RunSpec:
     """The run a benchmark, a platform, tags and overrides make; every path absolute."""
+    # what resolving checks, imported here: a run read back (``run.json``) is a RunSpec
+    # already, and reading one needs neither the planner nor the expression language
+    from jubex.definition.tags import apply_tags
+    from jubex.space.check import check_cycle_updates
+    from jubex.space.plan import check_overrides
+    from jubex.space.sources import platform_values
+
     tags = tuple(tags)
     platform, rest = _platform_overrides(platform, overrides, benchmark, tags)
     if rest:
@@ -83,6 +84,8 @@ def _check_shell_names(benchmark: Benchmark, platform: Platform) -> None:
     """A ``$name`` no parameter, platform value or command gives is refused before a run."""
     if benchmark.dialect != "jubex":
         return
+    from jubex.definition.shell_names import check_shell_names
+
     given = [*platform.parameters, *platform.environment]
     errors = [
         p for p in check_shell_names(benchmark, given) if not isinstance(p, DefinitionWarning)
@@ -93,6 +96,8 @@ def _check_shell_names(benchmark: Benchmark, platform: Platform) -> None:
 
 def check_outpath_length(out: Path, *, given: bool, benchmark: Benchmark) -> None:
     """Refuse an outpath the system cannot take before anything resolves it, part by part."""
+    from jubex.language.confine import too_long
+
     reason = too_long(out)
     if reason is None:
         return
@@ -128,6 +133,8 @@ def _platform_overrides(
     ``-p`` changes the definition's then; otherwise the override would reach a value no
     command sees.
     """
+    from jubex.definition.tags import tag_matches
+
     rest = dict(overrides or {})
     if TARGET in rest:
         platform = _target(platform, rest.pop(TARGET))

@@ -27,8 +27,8 @@ from jubex.definition.model import STATISTICS, Analyser, Benchmark
 from jubex.errors import JubexError, Loc
 from jubex.language.values import parse_value
 from jubex.platform.model import Platform
-from jubex.space.plan import Workpackage
 from jubex.space.spec import RunSpec, resolve_spec
+from jubex.space.workpackage import Workpackage
 from jubex.store.jube_dir import (
     CONFIGURATION,
     DONE,

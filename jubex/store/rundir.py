@@ -7,7 +7,6 @@ reads the frozen JSON, not the (possibly changed) definition file.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import shutil
@@ -23,8 +22,8 @@ from jubex.definition.frozen import from_data, from_json, to_data, to_json
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError, UsageError
 from jubex.platform.model import Platform
-from jubex.space.plan import Workpackage
 from jubex.space.spec import RunSpec
+from jubex.space.workpackage import Workpackage
 from jubex.store.store import Store
 from jubex.version import __version__
 
@@ -86,6 +85,8 @@ class Run:
 def identity_of(meta: Mapping[str, str]) -> str:
     """A run's identity: the hash of what made it unique where it was made (its random
     uid, the moment it was made, its host and benchmark)."""
+    import hashlib  # OpenSSL's: not for a command that reads one run
+
     parts = [meta.get(k, "") for k in ("uid", "created", "host", "name")]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -141,6 +142,8 @@ def next_run_dir(outpath: Path, earlier: int = 0) -> Path:
 def definition_hash(benchmark: Benchmark) -> str:
     """The resolved definition's fingerprint (where its file lies left out): two runs of
     one definition, with the same tags and overrides, share it."""
+    import hashlib
+
     benchmark = dataclasses.replace(benchmark, file="")
     return hashlib.sha256(to_json(benchmark).encode()).hexdigest()[:12]
 
@@ -211,8 +214,17 @@ def user_name() -> str:
 
 def open_run(run_dir: Path, *, follow: bool = True) -> Run:
     """Open an existing run from its frozen files (its paths are absolute: any directory);
-    ``follow=False`` for a command that reads it once (see :class:`Store`)."""
-    store = Store(run_dir / STORE, follow=follow)
+    ``follow=False`` for a command that reads it once (see :class:`Store`), which reads
+    what the outpath's catalogue holds of a store at rest instead of opening it, and
+    catalogues it when it was read (``catalogue.py``)."""
+    if follow:
+        store = Store(run_dir / STORE)
+    else:
+        from jubex.store.catalogue import catalogue_of  # only where runs are read once
+
+        catalogue = catalogue_of(run_dir.parent)
+        store = Store(run_dir / STORE, follow=False, known=catalogue.known(run_dir))
+        catalogue.learn(run_dir.name, store)
     stored = None
     try:
         try:

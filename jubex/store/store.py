@@ -15,6 +15,7 @@ import time
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
@@ -23,7 +24,7 @@ from typing import Any
 
 from jubex.errors import JubexError
 from jubex.language.values import parse_value
-from jubex.space.plan import HELD, Workpackage
+from jubex.space.workpackage import HELD, Workpackage
 from jubex.store.measurement import Measurement, Value
 from jubex.store.packed import Label, Packed, first_values, key, name_record, pack, unpack
 
@@ -149,6 +150,29 @@ def _parsed(text: str, kind: str) -> object:
     return parse_value(text, kind)
 
 
+#: a workpackage's analysis mark: (id, step, kind, state, directory, signature of its last
+#: analysis or None)
+Mark = tuple[int, str, str, str, str, str | None]
+
+#: the marks of every workpackage (a ``WHERE`` may follow)
+MARKS = (
+    "SELECT w.id, w.step, w.kind, w.state, w.workdir, a.signature"
+    " FROM workpackage w LEFT JOIN analysed a ON a.wp = w.id"
+)
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a store at rest held when it was catalogued: its meta table, the marks of its
+    workpackages (by id; decoded when asked, None where the catalogue's are damaged), its
+    units and a way to its summaries (None: none under that key)."""
+
+    meta: Mapping[str, str]
+    marks: Callable[[], Sequence[Mark] | None]
+    units: Mapping[str, str]
+    summary: Callable[[str], str | None]
+
+
 def encode(point: Mapping[str, object]) -> str:
     return json.dumps({k: str(v) for k, v in point.items()}, separators=(",", ":"))
 
@@ -163,11 +187,14 @@ class Store:
         create: bool = False,
         types: Mapping[str, str] | None = None,
         follow: bool = True,
+        known: Known | None = None,
     ) -> None:
         """``types``: the declared type of each parameter, by name (how values read back).
         ``follow``: whether :meth:`meta` sees other programs' writes at each call; a
         command that reads a run once opens it without, and reads meta as it was at
-        opening (and after this connection's own writes)."""
+        opening (and after this connection's own writes). ``known``: what the store held
+        as catalogued (``catalogue.py``): its meta, marks and summaries are answered from
+        it, and the file is opened only when anything else is asked."""
         self.path = path
         self.decode = Decoder(types)
         self.follow = follow
@@ -177,13 +204,38 @@ class Store:
         self._writes = False
         #: puts the store back at rest when it is closed, once this connection wrote
         self._rest: weakref.finalize | None = None
+        self._known = known
+        self._db: sqlite3.Connection | None = None
+        #: whether the connection reads a copy in memory (see :meth:`_in_memory`)
+        self._copy = False
+        if known is None:
+            self._open(create)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, opened at the first question the catalogue cannot answer: from
+        then on the store itself answers every one."""
+        if self._db is None:
+            self._known = None
+            self._meta = None
+            self._open(create=False)
+        assert self._db is not None
+        return self._db
+
+    def connection(self) -> sqlite3.Connection | None:
+        """The connection if the store was opened (not only answered from a catalogue) and
+        is the file's own (not a copy in memory)."""
+        return None if self._copy else self._db
+
+    def _open(self, create: bool) -> None:
+        path = self.path
         if not create and not path.exists():
             raise JubexError(f"no run store at {path}", hint="is this a jubex run directory?")
         try:
-            self.db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
+            self._db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
             if create:
                 self._writing()
-                self.db.executescript(SCHEMA)
+                self._db.executescript(SCHEMA)
                 self.set_meta({"schema_version": str(SCHEMA_VERSION)})
             text = str(self.meta().get("schema_version", "0"))
         except sqlite3.Error as exc:
@@ -220,7 +272,8 @@ class Store:
         copy = sqlite3.connect(":memory:", isolation_level=None)
         self.db.backup(copy)
         self.db.close()
-        self.db = copy
+        self._db = copy
+        self._copy = True
         self._writes = True  # a copy in memory keeps its own journal
 
     def _migrate(self) -> None:
@@ -251,8 +304,8 @@ class Store:
     def close(self) -> None:
         if self._rest is not None:
             self._rest()  # at rest, then closed
-        else:
-            self.db.close()
+        elif self._db is not None:
+            self._db.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -290,6 +343,8 @@ class Store:
         for it about seven times a run. Following, one query asks SQLite whether any
         connection wrote since (``data_version``); this one's writes forget it in
         :meth:`transaction`. The first read asks both in one query."""
+        if self._known is not None:
+            return dict(self._known.meta)
         if self._meta is not None and self.follow:
             (version,) = self.db.execute("PRAGMA data_version").fetchone()
             if self._meta[0] != version:
@@ -455,15 +510,15 @@ class Store:
             sql += f" WHERE wp IN ({','.join(str(int(i)) for i in ids)})"
         return {wp: (bool(ok), reason, sig) for wp, ok, reason, sig in self.db.execute(sql)}
 
-    def analysis_marks(
-        self, states: Sequence[str]
-    ) -> list[tuple[int, str, str, str, str, str | None]]:
+    def analysis_marks(self, states: Sequence[str]) -> list[Mark]:
         """(id, step, kind, state, directory, signature of its last analysis or None) of
         the workpackages in ``states``: whether each is analysed up to date, in one query."""
+        marks = self._known.marks() if self._known is not None else None
+        if marks is not None:
+            wanted = set(states)
+            return [mark for mark in marks if mark[3] in wanted]
         return self.db.execute(
-            "SELECT w.id, w.step, w.kind, w.state, w.workdir, a.signature"
-            " FROM workpackage w LEFT JOIN analysed a ON a.wp = w.id"
-            f" WHERE w.state IN ({','.join('?' * len(states))}) ORDER BY w.id",
+            f"{MARKS} WHERE w.state IN ({','.join('?' * len(states))}) ORDER BY w.id",
             list(states),
         ).fetchall()
 
@@ -641,6 +696,8 @@ class Store:
     def summary(self, key: str) -> str | None:
         """A summary kept by :meth:`snapshot` under ``key``, if the store has not changed
         since (an older store has none)."""
+        if self._known is not None:
+            return self._known.summary(key)
         try:
             found = self.db.execute("SELECT data FROM summary WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error:  # no summary table: none kept yet
@@ -690,6 +747,8 @@ class Store:
             self.db.execute("PRAGMA busy_timeout = 30000")
 
     def units(self) -> dict[str, str]:
+        if self._known is not None:
+            return dict(self._known.units)
         return dict(self.db.execute("SELECT name, unit FROM unit"))
 
     def found_counts(self) -> dict[int, int]:

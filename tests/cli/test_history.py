@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from jubex.cli.main import main
+from jubex.store import catalogue
 from jubex.store.rundir import open_run
 
 DEFINITION = r"""
@@ -93,3 +96,39 @@ def test_each_run_of_a_definition_is_opened_once(
     runs = history.runs_of([str(definition)], None)
     assert [run.id for run in runs] == ["000000", "000001", "000002"]
     assert sorted(path.name for path in opened) == ["000000", "000001", "000002"]
+
+
+def test_a_history_read_from_the_catalogue_is_the_same_and_sees_an_output_rewritten(
+    definition: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(catalogue, "RACY", 0)  # the copies' stores are as old as wanted
+    monkeypatch.setattr(catalogue, "_catalogues", {})
+    runs = tmp_path / "runs"
+    shutil.copytree(definition.parent / "runs", runs)
+    sources = [str(runs / name) for name in ("000000", "000001", "000002")]
+
+    def shown() -> str:
+        catalogue._catalogues.clear()  # each command a process of its own
+        capsys.readouterr()
+        assert main(["history", *sources, "-f", "json"]) == 0
+        return capsys.readouterr().out
+
+    first = shown()  # read from the stores, then catalogued
+    assert catalogue.entries(runs) == ["000000", "000001", "000002"]
+    assert shown() == first  # read from the catalogue
+    wp = runs / "000002" / "000000_run"
+    output = (wp / "work" / "stdout").read_text()
+    assert output.startswith("bw: 800 ")
+    (wp / "work" / "stdout").write_text(output.replace("bw: 800", "bw: 500"))
+    exit_file = wp / "exit"
+    with open(exit_file, "r+") as file:  # the exit status rewritten where it is
+        status = file.read()
+        file.seek(0)
+        file.write(status)
+    later = exit_file.stat().st_mtime_ns + 10**9
+    os.utime(exit_file, ns=(later, later))
+    rows = json.loads(shown())["rows"]
+    assert [r["mean"] for r in rows if r["run"] == "000002"] == [pytest.approx(701)]

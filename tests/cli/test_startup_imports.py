@@ -80,6 +80,38 @@ def test_a_small_result_imports_none_of_them(tmp_path: Path) -> None:
     unused = (*HEAVY, "numpy", "jubex.api", "jubex.results.comparison", "socket", "uuid")
     shown = _imported("result", "--no-analyse", "last", "-f", "pretty", cwd=tmp_path, heavy=unused)
     assert shown == []
+    # a run read back is resolved already, and a table of no expression evaluates none:
+    # neither the planner, nor the checks of resolving, nor the expression language, nor
+    # real Python's interpreter (its subprocesses), nor the hints of a misspelt name
+    unused = (*READING_A_RUN, "difflib")
+    shown = _imported("result", "--no-analyse", "last", "-f", "csv", cwd=tmp_path, heavy=unused)
+    assert shown == []
+
+
+#: what reading a run and showing its table never needs
+READING_A_RUN = (
+    "jubex.space.plan",
+    "jubex.space.expand",
+    "jubex.space.sources",
+    "jubex.definition.shell_names",
+    "jubex.definition.tags",
+    "jubex.language.expr",
+    "jubex.language.template",
+    "jubex.language.python",
+    "subprocess",
+)
+
+
+def test_a_command_parser_holds_that_command_alone() -> None:
+    """The command line of one command builds its parser alone (argparse's subparsers for
+    every command were most of its share of start-up); the bare ``jubex`` lists them all."""
+    from jubex.cli.main import COMMANDS, build_parser
+    from jubex.cli.parser import subparser
+
+    alone = build_parser("result", alone=True)
+    assert subparser(alone, "result") is not None and subparser(alone, "run") is None
+    every = build_parser("")
+    assert all(subparser(every, name) is not None for name in COMMANDS)
 
 
 def test_the_probe_sees_an_import(tmp_path: Path) -> None:
@@ -119,6 +151,7 @@ def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_p
         )
     analysers = ("jubex.analysis.harvest", "jubex.analysis.patterns", "jubex.analysis.run")
     unused = (*HEAVY, "jubex.api", "numpy.ma", *analysers, "jubex.analysis.builtin.darshan")
+    unused += READING_A_RUN
     for where in (str(tmp_path / "results.sqlite"), f"sqlite:///{tmp_path}/results.sqlite"):
         argv = ("history", "db:benchmark=tiny", "-m", "value", "--database", where)
         assert _imported(*argv, cwd=tmp_path, heavy=unused) == []

@@ -22,7 +22,7 @@ from jubex.results.samples.rows import result_rows
 from jubex.results.statistics.targets import outcome, repetitions_needed, targets_of
 from jubex.results.tables.table import Row
 from jubex.results.tables.tabulate import directions_of, names_used
-from jubex.space.plan import HELD, SHARED, Workpackage
+from jubex.space.workpackage import HELD, SHARED, Workpackage
 from jubex.store.rundir import Run
 from jubex.store.store import DONE, PLANNED, Store
 

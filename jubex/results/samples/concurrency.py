@@ -15,7 +15,7 @@ import json
 import os
 from collections.abc import Iterable
 
-from jubex.space.plan import SHARED, Workpackage
+from jubex.space.workpackage import SHARED, Workpackage
 from jubex.store.rundir import Run, wp_dir_of
 from jubex.workdir.script import CLAIM, EXIT, admin_dir
 

@@ -15,7 +15,7 @@ from jubex.definition.model import Benchmark
 from jubex.definition.references import analysers_of
 from jubex.results.samples.concurrency import neighbours
 from jubex.results.samples.kept import freeze, summary_key, thaw
-from jubex.space.plan import SHARED, Workpackage
+from jubex.space.workpackage import SHARED, Workpackage
 from jubex.store.rundir import JUBE_ROWS, Run
 
 if TYPE_CHECKING:

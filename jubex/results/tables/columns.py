@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
-from jubex.language.expr import Expr, compile_expr
 from jubex.results.samples.rows import META, Row
 from jubex.results.samples.units import UnitError, factor
 from jubex.results.statistics.stats import (
@@ -30,6 +29,9 @@ from jubex.results.statistics.stats import (
     Summary,
     summarize,
 )
+
+if TYPE_CHECKING:
+    from jubex.language.expr import Expr
 
 _PAIR_SIGNS = ("±", "+-")
 
@@ -232,6 +234,8 @@ def _derived_column(
     strict: bool,
 ) -> OutColumn:
     """A column computed from the group's values, statistics and earlier columns."""
+    from jubex.language.expr import compile_expr  # only for a table that has expressions
+
     expr = compile_expr(column.expr or "", loc)
     earlier = {c.header.name: None for c in plan.columns}
     if strict:
@@ -254,6 +258,8 @@ def _field_columns(
     """The statistic columns of a field (a per-row derived field included)."""
     name, stats = column.name, column.stats
     if column.expr is not None:
+        from jubex.language.expr import compile_expr
+
         expr = compile_expr(column.expr, loc)
         if strict:
             _check_names(expr.names, plan.fields.__contains__, plan.fields, loc)

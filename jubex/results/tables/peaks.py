@@ -13,13 +13,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
-from jubex.language.expr import Expr, compile_expr
 from jubex.platform.model import Platform
 from jubex.results.samples.units import UnitError, parse_unit
 from jubex.results.tables.columns import Header, Row
+
+if TYPE_CHECKING:
+    from jubex.language.expr import Expr
 
 #: the peaks a platform file may state (its schema lists them with their meaning)
 PEAKS = (
@@ -94,6 +97,8 @@ def plan_peaks(
     for column in table.columns:
         if not column.peak:
             continue
+        from jubex.language.expr import compile_expr  # only for a column with a peak
+
         expr = compile_expr(column.peak, column.loc)
         unknown_name = peak_names_problem(table, column, expr, known)
         if unknown_name:

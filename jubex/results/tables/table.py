@@ -14,7 +14,6 @@ from itertools import chain
 
 from jubex.definition.model import Table, Until
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
-from jubex.language.expr import compile_expr
 from jubex.language.values import Bool
 from jubex.results.statistics.flags import CV_LIMIT, OUTLIER_ALPHA, Flags, flag, flag_note
 from jubex.results.statistics.stats import COUNTS
@@ -274,6 +273,8 @@ def _filter(
     today's numbers (``bw < 100``: no slow point) and says so in a note."""
     if not table.filter or not rows:
         return rows
+    from jubex.language.expr import compile_expr  # only for a table that filters
+
     expr = compile_expr(table.filter, table.loc)
     for name in sorted(expr.names):
         if name not in known:

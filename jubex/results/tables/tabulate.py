@@ -17,7 +17,6 @@ from jubex.analysis import builtin
 from jubex.definition.model import Analyser, Benchmark, Column, Table
 from jubex.definition.references import analysers_of
 from jubex.errors import JubexError, UsageError, did_you_mean
-from jubex.language.expr import compile_expr
 from jubex.results.samples.rows import META, keeping_steps, reducing_steps, result_rows
 from jubex.results.samples.summaries import counts_read, summaries_of, summary_notes
 from jubex.results.statistics.targets import targets_of
@@ -183,13 +182,25 @@ def names_used(tables: Sequence[Table]) -> set[str]:
         for column in table.columns:
             found.add(column.name)
             texts += [column.expr] if column.expr else []
+    found |= _names_read(texts)
+    found |= {n.rpartition("_")[0] for n in found if "_" in n}
+    return found | {INSIGHT_FLAGS}  # a Darshan log's flags are a note of every table
+
+
+def _names_read(texts: Sequence[str]) -> set[str]:
+    """The names the expressions read (one that is no expression reads none here: the
+    table's check tells it)."""
+    if not texts:  # the expression language, only for a table that has expressions
+        return set()
+    from jubex.language.expr import compile_expr
+
+    found: set[str] = set()
     for text in texts:
         try:
             found |= compile_expr(text).names
         except JubexError:
             continue
-    found |= {n.rpartition("_")[0] for n in found if "_" in n}
-    return found | {INSIGHT_FLAGS}  # a Darshan log's flags are a note of every table
+    return found
 
 
 def rows_of(

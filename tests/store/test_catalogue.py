@@ -1,0 +1,215 @@
+"""The catalogue of an outpath answers for stores at rest, and never for a store that
+changed since it was catalogued: any commit, a WAL file beside it, a rewritten exit file
+(analysed again), a damaged or edited catalogue, a change too recent to tell."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import jubex
+from jubex.api import analyse_runs
+from jubex.results.tables.tabulate import rows_of
+from jubex.store import catalogue
+from jubex.store.catalogue import NAME, entries, identity, save_catalogues
+from jubex.store.rundir import Run, open_run
+from jubex.store.store import Store
+
+DEFINITION = """
+name: cat
+parameters:
+  x: [1, 2]
+patterns:
+  p:
+    bw: {regex: "bw: ([0-9.]+)", type: float, unit: MiB/s}
+steps:
+  work:
+    do: 'echo "bw: $x.5"'
+    analyse: [p]
+"""
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("made")
+    (home / "cat.yaml").write_text(DEFINITION)
+    run, _ = jubex.run(jubex.resolve(home / "cat.yaml"))
+    run.store.close()
+    return run.dir
+
+
+@pytest.fixture
+def run_dir(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the run in an outpath of its own; any change counts as old enough."""
+    monkeypatch.setattr(catalogue, "RACY", 0)
+    monkeypatch.setattr(catalogue, "_catalogues", {})
+    shutil.copytree(made, tmp_path / "runs" / "000000")
+    return tmp_path / "runs" / "000000"
+
+
+@pytest.fixture(autouse=True)
+def learning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As inside :func:`catalogued`, the saving left to each test."""
+    monkeypatch.setattr(catalogue, "_learning", [True])
+
+
+def read(run_dir: Path) -> tuple[Run, list[dict[str, object]]]:
+    """A run opened as a command reading it once opens it, and its rows."""
+    run = open_run(run_dir, follow=False)
+    analyse_runs([run])
+    return run, [dict(row) for row in rows_of([run], per_iteration=True, names=["bw"])]
+
+
+def catalogued(run_dir: Path) -> list[dict[str, object]]:
+    """Read the run and save what was read: the rows read."""
+    _, rows = read(run_dir)
+    assert save_catalogues() == 1
+    catalogue._catalogues.clear()
+    assert entries(run_dir.parent) == [run_dir.name]
+    return rows
+
+
+def test_a_run_read_again_is_answered_from_the_catalogue_without_opening_its_store(
+    run_dir: Path,
+) -> None:
+    rows = catalogued(run_dir)
+    run, again = read(run_dir)
+    assert again == rows and [r["bw"] for r in rows] == [1.5, 2.5]
+    assert run.meta["name"] == "cat" and run.store.units()["bw"] == "MiB/s"
+    assert run.store.connection() is None  # one file read for the run: the catalogue
+    assert save_catalogues() == 0  # nothing new to keep
+
+
+def test_any_commit_to_the_store_is_seen_and_read_from_the_store(run_dir: Path) -> None:
+    catalogued(run_dir)
+    writer = Store(run_dir / "jubex.sqlite")
+    writer.set_meta({"name": "renamed"})
+    writer.close()
+    run = open_run(run_dir, follow=False)
+    assert run.meta["name"] == "renamed" and run.store.connection() is not None
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_a_commit_in_either_journal_mode_changes_the_identity(run_dir: Path, journal: str) -> None:
+    path = run_dir / "jubex.sqlite"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute(f"PRAGMA journal_mode={journal}")
+    db.close()
+    hour_ago = os.stat(path).st_mtime_ns - 3600 * 10**9
+    os.utime(path, ns=(hour_ago, hour_ago))  # as catalogued: changed long before
+    before = identity(path)
+    assert before is not None  # at rest in either mode (no -wal file)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE meta SET value = 'dog' WHERE key = 'name'")  # the same size
+    while_written = identity(path)
+    assert while_written is None if journal == "wal" else while_written not in (None, before)
+    db.close()
+    assert identity(path) not in (None, before)
+
+
+def test_a_store_being_written_in_wal_mode_is_never_answered_from_the_catalogue(
+    run_dir: Path,
+) -> None:
+    catalogued(run_dir)
+    writer = sqlite3.connect(run_dir / "jubex.sqlite", isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('note', 'new')")
+    run = open_run(run_dir, follow=False)
+    assert run.meta["note"] == "new"
+    writer.close()
+
+
+def test_an_exit_file_rewritten_in_place_is_analysed_again(run_dir: Path) -> None:
+    catalogued(run_dir)
+    exit_file = next(run_dir.glob("000000_work/exit"))
+    stat = exit_file.stat()
+    with open(exit_file, "r+") as file:  # the same bytes, rewritten where they are
+        text = file.read()
+        file.seek(0)
+        file.write(text)
+    os.utime(exit_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    run = open_run(run_dir, follow=False)
+    before = dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
+    analyse_runs([run])
+    after = dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
+    assert before != after and str(stat.st_mtime_ns + 1_000_000_000) in after
+
+
+def test_a_damaged_catalogue_is_not_read_and_made_anew(run_dir: Path) -> None:
+    (run_dir.parent / NAME).write_bytes(b"not a database, " * 100)
+    _, rows = read(run_dir)
+    assert save_catalogues() == 1
+    catalogue._catalogues.clear()
+    run, again = read(run_dir)
+    assert again == rows and run.store.connection() is None
+
+
+def test_a_catalogue_of_another_layout_is_not_read_and_made_anew(run_dir: Path) -> None:
+    catalogued(run_dir)
+    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
+    db.execute("PRAGMA user_version = 99")
+    db.close()
+    run, _ = read(run_dir)
+    assert run.store.connection() is not None
+    assert save_catalogues() == 1 and entries(run_dir.parent) == [run_dir.name]
+
+
+@pytest.mark.parametrize(
+    ("column", "text"),
+    [("meta", "[1]"), ("meta", '{"name": 3}'), ("units", "{"), ("marks", '[[1], ["a"]]')],
+)
+def test_an_edited_entry_is_not_read(run_dir: Path, column: str, text: str) -> None:
+    rows = catalogued(run_dir)
+    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
+    db.execute(f"UPDATE run SET {column} = ?", (text,))
+    db.close()
+    run, again = read(run_dir)
+    assert again == rows and run.meta["name"] == "cat"
+    assert run.store.connection() is not None  # read from the store itself
+    assert save_catalogues() == 1  # and the entry made again
+    catalogue._catalogues.clear()
+    run, again = read(run_dir)
+    assert again == rows and run.store.connection() is None
+
+
+def test_an_entry_as_held_is_not_written_again(run_dir: Path) -> None:
+    catalogued(run_dir)
+    run = open_run(run_dir, follow=False)
+    assert run.store.workpackages()  # not the catalogue's to answer: the store opens
+    assert save_catalogues() == 0
+
+
+def test_a_store_changed_within_the_racy_window_is_not_catalogued(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(catalogue, "RACY", 3600 * 10**9)
+    read(run_dir)
+    assert save_catalogues() == 0 and entries(run_dir.parent) == []
+
+
+def test_runs_are_learnt_only_inside_catalogued_and_saved_when_it_ends(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(catalogue, "_learning", [])
+    read(run_dir)  # a library caller, outside any command: nothing is kept of it
+    assert save_catalogues() == 0
+    with catalogue.catalogued():
+        read(run_dir)
+        assert entries(run_dir.parent) == []
+    assert entries(run_dir.parent) == [run_dir.name]
+
+
+def test_an_outpath_that_cannot_be_written_keeps_no_catalogue(run_dir: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    read(run_dir)
+    run_dir.parent.chmod(0o555)
+    try:
+        assert save_catalogues() == 0
+    finally:
+        run_dir.parent.chmod(0o755)
+    assert not (run_dir.parent / NAME).exists()
