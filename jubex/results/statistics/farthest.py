@@ -165,7 +165,7 @@ class Search:
             counts = np.asarray(sizes, dtype=np.int64)
             centre = np.repeat(np.asarray(means), counts)
             firsts = np.flatnonzero(counts)
-            starts = np.r_[0, np.cumsum(counts)[:-1]][firsts]
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[firsts]
             low = np.full(len(sizes), np.inf)
             high = np.full(len(sizes), -np.inf)
             low[firsts] = np.minimum.reduceat(array, starts)
@@ -330,7 +330,7 @@ def exact_sum(squares: NDArray[np.float64]) -> int:
     shift = np.maximum(exponent - 1, 0)
     order = np.argsort(shift, kind="stable")
     shift, significand = shift[order], significand[order]
-    firsts = np.flatnonzero(np.r_[True, shift[1:] != shift[:-1]])
+    firsts = np.flatnonzero(np.concatenate(([True], shift[1:] != shift[:-1])))
     high = np.add.reduceat(significand >> 26, firsts).tolist()
     low = np.add.reduceat(significand & ((1 << 26) - 1), firsts).tolist()
     return sum(

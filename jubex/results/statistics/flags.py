@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TypeGuard
 
 from jubex.results.samples.rows import Row, executions_of
@@ -72,7 +73,7 @@ def flag(
     }
     for name in fields:
         executions = _executions(members, name)
-        values = [v for execution in executions for v in execution]
+        values = list(chain.from_iterable(executions))
         cv = cv_of(values)
         if cv is not None and cv > cv_limit:
             found["noisy"].append(f"{name} cv {cv:.1%}")
@@ -84,10 +85,17 @@ def flag(
     return Flags(**{kind: tuple(texts) for kind, texts in found.items()})
 
 
-def _executions(members: Sequence[Row], name: str) -> list[list[Number]]:
+def _executions(members: Sequence[Row], name: str) -> list[Sequence[Number]]:
     """The numeric samples of ``name`` per execution of each row (:func:`executions_of`),
-    a row of one execution (most rows) read without splitting it."""
-    found: list[list[Number]] = []
+    a row of one execution (most rows) read without splitting it; rows whose samples are
+    all floats (most groups: told in one pass over the group) give them as they are."""
+    plain = _plain_executions(members, name)
+    return _split_executions(members, name) if plain is None else plain
+
+
+def _split_executions(members: Sequence[Row], name: str) -> list[Sequence[Number]]:
+    """:func:`_executions` of any rows, row by row."""
+    found: list[Sequence[Number]] = []
     for row in members:
         if row.get("executions"):
             found += [[v for v in s if _numeric(v)] for _, s in executions_of(row, name)]
@@ -97,6 +105,21 @@ def _executions(members: Sequence[Row], name: str) -> list[list[Number]]:
         got = samples.get(name) if type(samples) is dict or isinstance(samples, Mapping) else None
         found.append([v for v in (got or (row.get(name),)) if type(v) is float or _numeric(v)])
     return found
+
+
+def _plain_executions(members: Sequence[Row], name: str) -> list[Sequence[Number]] | None:
+    """:func:`_executions` of rows of one execution each whose samples of ``name`` are
+    all floats (checked once over the group, not row by row), else None."""
+    found: list[Sequence[Number]] = []
+    for row in members:
+        if row.get("executions"):
+            return None
+        samples = row.get("samples")
+        got = samples.get(name) if type(samples) is dict else None
+        if not got:
+            return None
+        found.append(got)
+    return found if set(map(type, chain.from_iterable(found))) <= {float} else None
 
 
 def _describe(name: str, spread: Spread, n: int) -> list[tuple[str, str]]:

@@ -31,7 +31,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, pairwise
 from statistics import NormalDist, median
 
 from jubex.results.statistics.farthest import ARRAYS, Search
@@ -84,7 +84,7 @@ def few(n: int) -> int:
 def examine(executions: Sequence[Sequence[Number]], alpha: float = 0.01) -> Spread:
     """What the values of a point, given per execution, show at level ``alpha`` (that of
     the runs test; the two-group and the outlier test take half of it each)."""
-    values = [v for execution in executions for v in execution]
+    values = list(chain.from_iterable(executions))
     if not all(map(math.isfinite, values)):
         return Spread(outliers=tuple(outliers(values, alpha)))
     largest = max(map(abs, values), default=0)
@@ -101,10 +101,8 @@ def examine(executions: Sequence[Sequence[Number]], alpha: float = 0.01) -> Spre
     if groups is not None:
         return Spread(groups=groups)
     if len(executions) > 1 and any(len(e) > 1 for e in executions):
-        found, tested = (
-            _within(executions, alpha / 2),
-            sum(len(e) for e in executions if len(e) > 2),
-        )
+        found = _within(executions, alpha / 2)
+        tested = sum([n for n in map(len, executions) if n > 2])
     else:
         found, tested = outliers(values, alpha / 2), len(values)
     if len(found) > few(tested):
@@ -128,10 +126,11 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
     :class:`~jubex.results.statistics.sweep.Sweep`'s, which sorts them once.
     """
     sizes = list(map(len, executions))
-    values = [v for e in executions if len(e) >= 3 for v in e]
     if min(sizes, default=0) >= 3:
+        values = list(chain.from_iterable(executions))
         positions = list(range(len(values)))
     else:
+        values = [v for e in executions if len(e) >= 3 for v in e]
         starts = accumulate(sizes[:-1], initial=0)
         positions = [a + k for a, n in zip(starts, sizes, strict=True) if n >= 3 for k in range(n)]
         sizes = [n for n in sizes if n >= 3]
@@ -192,10 +191,10 @@ def _normal(level: float) -> float:
 def runs_differ(executions: Sequence[Sequence[Number]], alpha: float) -> tuple[float, float] | None:
     """The coefficients of variation between the executions' means and within them, when
     executions of two values or more differ by the Kruskal–Wallis test at ``alpha``."""
-    repeated = [list(e) for e in executions if len(e) >= 2]
+    repeated = [e for e in executions if len(e) >= 2]
     if len(repeated) < 2 or _kruskal_at_least(repeated, alpha):
         return None
-    values = [v for e in repeated for v in e]
+    values = list(chain.from_iterable(repeated))
     centre = abs(math.fsum(values) / len(values))
     if not centre:
         return None
@@ -235,27 +234,30 @@ def _kruskal_h(samples: Sequence[Sequence[Number]]) -> float | None:
     """The tie-corrected H statistic, None when every value is the same. The ranks are
     half-integers, whose sums are exact: numpy's sort and sums give the same H as plain
     Python, which small samples take (importing numpy costs more than a small table)."""
-    n = sum(map(len, samples))
-    ranks, ties = _rank_sums(samples) if n >= ARRAYS else _rank_sums_plain(samples)
+    sizes = list(map(len, samples))
+    n = sum(sizes)
+    ranks, ties = _rank_sums(samples, sizes) if n >= ARRAYS else _rank_sums_plain(samples)
     correction = 1 - ties / (n**3 - n)
     if correction <= 0:
         return None
-    h = 12 / (n * (n + 1)) * sum(r * r / len(s) for r, s in zip(ranks, samples, strict=True))
+    h = 12 / (n * (n + 1)) * sum([r * r / k for r, k in zip(ranks, sizes, strict=True)])
     return (h - 3 * (n + 1)) / correction
 
 
-def _rank_sums(samples: Sequence[Sequence[Number]]) -> tuple[list[float], float]:
+def _rank_sums(
+    samples: Sequence[Sequence[Number]], sizes: Sequence[int]
+) -> tuple[list[float], float]:
     """Each sample's sum of ranks in the pooled values (ties share the mean rank), and
-    the sum of t**3 - t over the ties' sizes t, by numpy."""
+    the sum of t**3 - t over the ties' sizes t (``sizes``: each sample's), by numpy."""
     import numpy as np
 
-    pooled = np.array([v for sample in samples for v in sample], dtype=float)
-    owner = np.repeat(np.arange(len(samples)), [len(s) for s in samples])
+    pooled = np.array(list(chain.from_iterable(samples)), dtype=float)
+    owner = np.repeat(np.arange(len(samples)), sizes)
     order = np.argsort(pooled, kind="stable")
     ordered = pooled[order]
     n = len(ordered)
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    counts = np.diff(np.r_[starts, n])
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(starts, n))
     rank = np.repeat((2 * starts + counts - 1) / 2 + 1, counts)
     ranks = np.bincount(owner[order], weights=rank, minlength=len(samples)).tolist()
     return ranks, float(int((counts**3 - counts).sum()))
@@ -366,7 +368,7 @@ def _best_split(ordered: Sequence[Number], smallest: int) -> tuple[float, int | 
     if not len(cuts):
         return 0.0, None
     first = math.fsum(deviation[: smallest - 1].tolist())
-    below = np.cumsum(np.r_[first, deviation[smallest - 1 : n - smallest]])[1:]
+    below = np.cumsum(np.concatenate(([first], deviation[smallest - 1 : n - smallest])))[1:]
     between = below * below * n / (cuts * (n - cuts))
     best = int(between.argmax())
     if not between[best] > 0.0:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 from itertools import accumulate, pairwise
 from math import fsum
+from operator import sub
 from typing import TYPE_CHECKING
 
 from jubex.results.statistics.farthest import _UNITS, MIN_DF, _exact, exact_sum, score
@@ -64,7 +65,8 @@ class Sweep:
 
         self._positions, self._values = positions, values
         ends = list(accumulate(sizes))
-        self._bounds = list(zip([0, *ends][:-1], ends, strict=True))
+        begins = [0, *ends][:-1]
+        self._bounds = list(zip(begins, ends, strict=True))
         counts = np.asarray(sizes, dtype=np.int64)
         array = np.asarray(values, dtype=float)
         self._array = array
@@ -72,7 +74,7 @@ class Sweep:
         self._mean_array = np.asarray(self._means)
         deviation = array - np.repeat(self._mean_array, counts)
         distance = np.abs(deviation)
-        starts = np.asarray([a for a, _ in self._bounds], dtype=np.int64)
+        starts = np.asarray(begins, dtype=np.int64)
         far = np.maximum.reduceat(distance, starts)
         reach = far * far / (1 - 1 / counts)
         order = np.argsort(-reach, kind="stable")
@@ -81,7 +83,7 @@ class Sweep:
         same = (far[order][1:] == far[order][:-1]) & (counts[order][1:] == counts[order][:-1])
         #: neighbours in the order that tie, or lie too far apart for rounding to tie them
         self._decided = same | (reach[order][1:] < reach[order][:-1] * (1 - CLOSE))
-        self._runs = np.flatnonzero(np.r_[True, ~same]).tolist()
+        self._runs = np.flatnonzero(np.concatenate(([True], ~same))).tolist()
         self._runs.append(len(order))
         #: per run, where its first untouched execution may be
         self._pointers = self._runs[:-1]
@@ -301,7 +303,7 @@ def _first_removals(
     import numpy as np
 
     sizes = counts[head]
-    begin = np.r_[0, np.cumsum(sizes)[:-1]]
+    begin = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     flat = np.repeat(starts[head] - begin, sizes) + np.arange(int(sizes.sum()))
     reached = distance[flat] == np.repeat(far[head], sizes)
     near = distance[flat] >= np.repeat(far[head] * (1 - CLOSE), sizes)
@@ -344,7 +346,8 @@ def _means(values: list[Number], array: Floats, bounds: list[tuple[int, int]]) -
     zero sum +0.0 as fsum gives it; the others are summed by fsum."""
     import numpy as np
 
-    if not bounds or any(b - a != 3 for a, b in bounds) or not np.isfinite(array).all():
+    begins, ends = zip(*bounds, strict=True) if bounds else ((), ())
+    if set(map(sub, ends, begins)) != {3} or not np.isfinite(array).all():
         return [fsum(values[a:b]) / (b - a) for a, b in bounds]
     x, y, z = array.reshape(-1, 3).T
     first, error = _two_sum(x, y)
@@ -378,7 +381,7 @@ def exact_sums(squares: Floats, begin: Ints) -> list[int]:
     significand = (bits & np.uint64((1 << 52) - 1)).astype(np.int64)
     significand[exponent > 0] += 1 << 52
     shift = np.maximum(exponent - 1, 0)
-    lengths = np.diff(np.r_[begin, len(bits)])
+    lengths = np.diff(np.append(begin, len(bits)))
     used = significand != 0
     if len(bits) and used.any() and lengths.min() > 0:
         low = int(shift[used].min())

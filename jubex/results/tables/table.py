@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 
 from jubex.definition.model import Table, Until
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
@@ -105,9 +106,7 @@ def build_table(
             f"table '{table.name}' has separator {table.separator!r}; expected one character",
             table.loc,
         )
-    known: dict[str, None] = {}
-    for row in rows:
-        known.update(dict.fromkeys(row))
+    known = dict.fromkeys(chain.from_iterable(rows))  # every key, in order of appearance
     plan = plan_columns(table, known, units, directions)
     notes: list[str] = []
     failed = _failed_said(rows)
@@ -257,9 +256,7 @@ def _flags(
 
 def filtered(rows: Sequence[Row], table: Table) -> Sequence[Row]:
     """The rows a table's filter keeps (all without a filter)."""
-    known: dict[str, None] = {}
-    for row in rows:
-        known.update(dict.fromkeys(row))
+    known = dict.fromkeys(chain.from_iterable(rows))  # every key, in order of appearance
     return _filter(rows, table, known, [])
 
 
@@ -340,8 +337,9 @@ def _groups(rows: Sequence[Row], table: Table, known: Mapping[str, None]) -> lis
                 did_you_mean(key, known),
             )
     groups: dict[tuple[object, ...], list[Row]] = {}
+    keys = table.group_by
     for row in rows:
-        groups.setdefault(tuple(row.get(key) for key in table.group_by), []).append(row)
+        groups.setdefault(tuple(map(row.get, keys)), []).append(row)
     return list(groups.values())
 
 

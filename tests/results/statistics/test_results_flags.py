@@ -3,10 +3,18 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jubex.cli.main import main
 from jubex.definition.model import Column, Table
-from jubex.results.statistics.flags import flag, side_warnings
+from jubex.results.statistics.flags import (
+    _executions,
+    _plain_executions,
+    _split_executions,
+    flag,
+    side_warnings,
+)
 from jubex.results.statistics.stats import summarize
 from jubex.results.tables.table import build_table
 
@@ -128,3 +136,40 @@ def test_a_wrong_flags_setting_is_refused_with_its_place(
     err = capsys.readouterr()
     message = err.out + err.err
     assert "flags.yaml:22:" in message and expected in message, message
+
+
+_SAMPLE = st.one_of(
+    st.floats(allow_nan=False, width=64),
+    st.floats(),
+    st.integers(-5, 5),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=2),
+)
+
+
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "bw": _SAMPLE,
+                "samples": st.dictionaries(
+                    st.sampled_from(["bw", "iops"]), st.lists(_SAMPLE, max_size=4).map(tuple)
+                ),
+            },
+            optional={"executions": st.sampled_from([{}, {"bw": ((0, 1), (1, 1))}])},
+        ),
+        max_size=6,
+    )
+)
+def test_a_group_of_float_samples_gives_the_executions_row_by_row_gives(
+    rows: list[dict[str, object]],
+) -> None:
+    """The executions of rows of float samples, taken as the rows keep them, are those the
+    row-by-row split gives: the same values, of the same types, in the same order."""
+    plain = _plain_executions(rows, "bw")
+    if plain is not None:
+        split = _split_executions(rows, "bw")
+        assert [list(e) for e in plain] == split
+        assert [[type(v) for v in e] for e in plain] == [[type(v) for v in e] for e in split]
+    assert [list(e) for e in _executions(rows, "bw")] == _split_executions(rows, "bw")
