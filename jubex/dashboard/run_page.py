@@ -84,7 +84,8 @@ def run_pages(site: Dashboard, series: Sequence[Series], runs: Sequence[int]) ->
     for run in runs:
         info = site.runs[run]
         view = run_view(site, info, by_run.get(run, []))
-        if view["failures"] or _MARKS.search(site.selector):  # a loop, or a text like a mark
+        # a loop, or a text of the shell itself like a mark: Jinja2's page
+        if view["failures"] or _MARKS.search(site.selector) or _marked(info.fields):
             yield render("run.html", info.page, site.selector, **view)
             continue
         texts = [
@@ -129,6 +130,11 @@ def run_view(
         "failures": failures,
         "results": results,
     }
+
+
+def _marked(fields: Mapping[str, str]) -> bool:
+    """Whether a field's name (a text of the shell) holds something like a mark."""
+    return any(_MARKS.search(name) for name in fields)
 
 
 def _mapping(value: object) -> Mapping[str, object]:

@@ -75,16 +75,24 @@ def test_a_run_page_changes_only_when_what_it_shows_changed() -> None:
 
 
 @pytest.mark.parametrize(
-    ("failed", "selector"), [(False, "db:"), (True, "db:"), (False, "\ue0003\ue001")]
+    ("failed", "selector", "name"),
+    [
+        (False, "db:", "tags"),
+        (True, "db:", "tags"),
+        (False, "\ue0003\ue001", "tags"),
+        (False, "db:", "t\ue0002\ue001"),
+    ],
 )
-def test_a_run_page_from_its_shell_is_the_page_jinja_renders(failed: bool, selector: str) -> None:
+def test_a_run_page_from_its_shell_is_the_page_jinja_renders(
+    failed: bool, selector: str, name: str
+) -> None:
     """Every text of the run (its fields, its provenance, its results) in the place the
     template has it and escaped as the template escapes it, byte for byte."""
     site = runs(1)
     site.selector = selector
     nasty = "<script>alert('x')</script> & \"q\" \ue0000\ue001"
     run = site.runs[0]
-    run.fields = {**run.fields, "comment": nasty, "tags": "a&b"}
+    run.fields = {**run.fields, "comment": nasty, name: "a&b"}
     run.provenance = {"note": nasty}
     if failed:
         site.failures[0] = [{"step": nasty, "parameters": {"a": nasty}, "repetition": 0,
