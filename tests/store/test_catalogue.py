@@ -203,13 +203,12 @@ def test_runs_are_learnt_only_inside_catalogued_and_saved_when_it_ends(
     assert entries(run_dir.parent) == [run_dir.name]
 
 
-def test_an_outpath_that_cannot_be_written_keeps_no_catalogue(run_dir: Path) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root writes anywhere")
-    read(run_dir)
-    run_dir.parent.chmod(0o555)
-    try:
-        assert save_catalogues() == 0
-    finally:
-        run_dir.parent.chmod(0o755)
-    assert not (run_dir.parent / NAME).exists()
+def test_a_catalogue_that_cannot_be_written_is_no_error(run_dir: Path) -> None:
+    """Its name taken by a directory (root writes into any outpath, so the test makes the
+    file itself impossible): nothing saved, nothing raised, the runs read from the stores."""
+    (run_dir.parent / NAME).mkdir()
+    _, rows = read(run_dir)
+    assert rows and save_catalogues() == 0
+    assert (run_dir.parent / NAME).is_dir() and not any((run_dir.parent / NAME).iterdir())
+    catalogue._catalogues.clear()
+    assert read(run_dir)[1] == rows
