@@ -1,14 +1,13 @@
 """``python -m jubex``."""
 
-import gc
 import sys
 
 
 def _main() -> int:
-    gc.disable()  # while the command line's own modules are imported (see main's start-up)
-    from jubex.cli.main import main
+    from jubex.collector import paused
 
-    gc.enable()
+    with paused():  # while the command line's own modules are imported
+        from jubex.cli.main import main
     return main()
 
 

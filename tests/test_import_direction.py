@@ -21,6 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "jubex"
 ORDER = (
     "version",
     "errors",
+    "collector",  # the garbage collector paused where no cycles are made
     "shipped",  # where the platform library and the kernels are
     "language",  # values, ranges, expressions and templates: every stage's vocabulary
     "definition",  # load: the definition

@@ -107,7 +107,7 @@ def handle(args: argparse.Namespace) -> int:
         "all_metrics": args.all_metrics,
         "by": args.by or (),
     }
-    from jubex.results.tables.tabulate import collector_paused
+    from jubex.collector import paused as collector_paused
 
     if len(selectors) == 1 and not others:  # from the samples alone: no run opened
         from jubex.resultsdb.connect import Database

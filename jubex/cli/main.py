@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
+from jubex.collector import paused
 from jubex.errors import JubexError, UsageError
 from jubex.language import inspection
 from jubex.version import __version__
@@ -137,21 +136,6 @@ def _is_text(arg: str) -> bool:
     return True
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while the command's modules are imported: they
-    make tens of thousands of objects (classes, functions, their dicts) that live as long
-    as the process, and the collections they set off walk them all and find nothing,
-    about a tenth of a small command's start-up."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
@@ -172,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     command = _command_of(argv)
-    with _collector_paused():
+    with paused():
         parser = build_parser(command or "", alone=command is not None)
         args, unknown = parser.parse_known_args(argv)
     if unknown:

@@ -13,8 +13,8 @@ from jubex.cli.common import (
     tabulated_runs,
     write_output,
 )
+from jubex.collector import paused as collector_paused
 from jubex.results.delivery.deliver import report
-from jubex.results.tables.tabulate import collector_paused
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
 EXAMPLES = (

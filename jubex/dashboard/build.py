@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from jubex.collector import paused
 from jubex.dashboard import groups, pages
 from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
@@ -66,14 +67,11 @@ def _collected_per_group() -> Iterator[None]:
     objects over the same growing heap, spent a tenth of the build finding no cycle. The
     runs all groups share are frozen once read (:func:`gc.freeze`), so that each
     collection looks only at what the group left."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
+    with paused():
+        try:
+            yield
+        finally:
+            gc.unfreeze()
 
 
 def _build(
