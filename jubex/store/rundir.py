@@ -216,9 +216,10 @@ def open_run(run_dir: Path, *, follow: bool = True) -> Run:
     """Open an existing run from its frozen files (its paths are absolute: any directory);
     ``follow=False`` for a command that reads it once (see :class:`Store`), which reads
     what the outpath's catalogue holds of a store at rest instead of opening it, and
-    catalogues it when it was read (``catalogue.py``)."""
-    if follow:
-        store = Store(run_dir / STORE)
+    catalogues it when it was read (``catalogue.py``); a run directory not named as an
+    outpath's runs are (a number) is read from its store, and nothing is written beside it."""
+    if follow or not run_dir.name.isdigit():  # a run elsewhere than in an outpath: no
+        store = Store(run_dir / STORE, follow=follow)  # catalogue is made beside it
     else:
         from jubex.store.catalogue import catalogue_of  # only where runs are read once
 

@@ -212,3 +212,12 @@ def test_a_catalogue_that_cannot_be_written_is_no_error(run_dir: Path) -> None:
     assert (run_dir.parent / NAME).is_dir() and not any((run_dir.parent / NAME).iterdir())
     catalogue._catalogues.clear()
     assert read(run_dir)[1] == rows
+
+
+def test_a_run_outside_an_outpath_leaves_nothing_beside_it(run_dir: Path) -> None:
+    """A run directory not named as an outpath's runs are (copied to ``mine``): read from
+    its store, and its parent, which may be anyone's directory, gets no catalogue."""
+    mine = run_dir.rename(run_dir.parent / "mine")
+    _, rows = read(mine)
+    assert rows and save_catalogues() == 0
+    assert not (mine.parent / NAME).exists()
