@@ -41,19 +41,29 @@ class RunColumns:
     definition: str = ""
 
 
-def kept_columns(run: Run, names: Sequence[str]) -> Columns | None:
-    """The columns of the rows :func:`~jubex.results.tables.tabulate.rows_of` gives of
-    ``run`` alone reading ``names`` a row per iteration, as kept in its store (no rows:
-    no columns); ``None`` where its rows are not kept, or not as one shape."""
-    if run.benchmark.dialect == "jube" or run.meta.get(JUBE_ROWS):
-        return None
-    reads = set(names)
-    reads |= counts_read(reads, summaries_of([run]))
-    data = run.store.summary(summary_key(reads, True))
-    segments = None if data is None else thaw_columns(run, data, None)
-    if segments is None or len(segments) > 1:
-        return None
-    return segments[0] if segments else {}
+def kept_columns(runs: Sequence[Run], names: Sequence[str]) -> list[Columns | None]:
+    """Of each run, the columns of the rows :func:`~jubex.results.tables.tabulate.rows_of`
+    gives of it alone reading ``names`` a row per iteration, as kept in its store (no
+    rows: no columns); ``None`` where its rows are not kept, or not as one shape. The key
+    of the rows kept is worked out once per benchmark (runs of one definition share it)."""
+    keys: dict[int, str] = {}
+    found: list[Columns | None] = []
+    for run in runs:
+        if run.benchmark.dialect == "jube" or run.meta.get(JUBE_ROWS):
+            found.append(None)
+            continue
+        key = keys.get(id(run.benchmark))
+        if key is None:
+            reads = set(names)
+            reads |= counts_read(reads, summaries_of([run]))
+            key = keys[id(run.benchmark)] = summary_key(reads, True)
+        data = run.store.summary(key)
+        segments = None if data is None else thaw_columns(run, data, None)
+        if segments is None or len(segments) > 1:
+            found.append(None)
+        else:
+            found.append(segments[0] if segments else {})
+    return found
 
 
 def parameter_rows(runs: Sequence[RunColumns], parameters: set[str]) -> list[list[Row]]:

@@ -437,7 +437,7 @@ def _history_of_columns(
     columns are not the plain case: a run whose rows are not kept as columns of one
     shape, a name in none of them (the rows' error names it), a value that is no finite
     float (the rows' notes name it)."""
-    found = [kept_columns(run, metrics) for run in runs]
+    found = kept_columns(runs, metrics)
     entries = []
     for run, columns in zip(runs, found, strict=True):
         if columns is None:
