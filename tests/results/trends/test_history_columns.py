@@ -159,7 +159,7 @@ def _runs(draw: st.DrawFn) -> list[tuple[list[Row], dict[str, object]]]:
     return found
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(_runs(), st.lists(st.sampled_from(["a", "b"]), unique=True))
 def test_cells_of_columns_are_the_cells_of_rows(
     runs: Sequence[tuple[list[Row], dict[str, object]]], keys: list[str]
@@ -180,3 +180,81 @@ def test_cells_of_columns_are_the_cells_of_rows(
     kept, numbers, errors = numbers_at(expected.rows, "m")
     assert (kept, errors) == (list(range(len(expected.rows))), [])
     assert [list(found) for found in samples["m"]] == [list(found) for found in numbers]
+
+
+_META = {
+    "jube_wp_id": st.integers(0, 9),
+    "jube_step_name": st.just("run"),
+    "jube_wp_iteration": st.integers(0, 2),
+    "run": st.just("000000"),
+    "platform": st.just("local"),
+    "site": st.sampled_from(["a", "b"]),
+    "ok": st.booleans(),
+    "reason": st.just(""),
+    "finished": st.booleans(),
+    "reduced": st.just(False),
+    "executions": st.just({}),
+    "concurrent": st.integers(0, 3),
+}
+_FLOATS = st.lists(st.floats(-1e9, 1e9), min_size=1, max_size=3)
+
+
+@st.composite
+def _kept(draw: st.DrawFn) -> list[object]:
+    """Kept segments as :func:`~jubex.results.samples.kept.freeze` writes them: samples a
+    row at a time (their names varying) or packed, floats as values or as their bytes."""
+    from jubex.results.samples.kept import _bytes_text
+
+    segments: list[object] = []
+    for _ in range(draw(st.integers(0, 2))):
+        size = draw(st.integers(1, 4))
+        keys = [*_META, "samples", "m"]
+        columns: list[object] = [[draw(st.sampled_from(["1", "2", "4"])) for _ in range(size)]]
+        columns += [[draw(_META[key]) for _ in range(size)] for key in _META]
+        if draw(st.booleans()):
+            names = ["m", "m_1"]
+            counts = [[draw(st.integers(0, 2)) for _ in range(size)] for _ in names]
+            values = [_bytes_text([1.5 * i for i in range(sum(c))]) for c in counts]
+            columns.append({"names": names, "sizes": counts, "values": values})
+        else:
+            names = ["m", "m_1", "q"]
+            columns.append(
+                [
+                    {n: draw(_FLOATS) for n in draw(st.lists(st.sampled_from(names), unique=True))}
+                    for _ in range(size)
+                ]
+            )
+        m = [draw(st.floats(-1e9, 1e9)) for _ in range(size)]
+        columns.append(_bytes_text(m) if draw(st.booleans()) else m)
+        segments.append([["x"], keys, columns])
+    return segments
+
+
+@settings(max_examples=60, deadline=None)
+@given(segments=_kept())
+def test_kept_columns_are_the_kept_rows_whatever_their_shape(
+    runs_dir: Path, segments: list[object]
+) -> None:
+    import json
+
+    run = open_run(list_runs(runs_dir)[0], follow=False)
+    data = json.dumps(segments)
+    rows = thaw(run, data, None)
+    found = thaw_columns(run, data, None)
+    assert rows is not None and found is not None
+    made: list[Row] = []
+    for columns in found:
+        by_name: dict[str, list[tuple[float, ...]]] = columns["samples"]  # type: ignore[assignment]
+        for i in range(len(columns["ok"])):  # type: ignore[arg-type]
+            made.append(  # in the rows' order of keys
+                {
+                    key: {n: s[i] for n, s in by_name.items() if s[i]}
+                    if key == "samples"
+                    else column[i]  # type: ignore[index]
+                    for key, column in columns.items()
+                }
+            )
+    assert [list(row) for row in rows] == [list(row) for row in made]
+    for row in rows:
+        row["samples"] = {n: s for n, s in row["samples"].items() if s}  # type: ignore[attr-defined]
+    assert rows == made
