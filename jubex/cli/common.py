@@ -53,14 +53,15 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
     """--max-workpackages: how much work a run may make (wins over the definition's key)."""
     parser.add_argument(
         "--max-workpackages",
-        type=_positive,
+        type=positive,
         metavar="N",
         help="refuse a run of more workpackage cycles than N (default: the definition's "
         "max_workpackages, else 1,000,000)",
     )
 
 
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
+    """A command-line count: a whole number of at least 1 (argparse says which option)."""
     if not text.isdigit() or int(text) < 1 or len(text) > 18:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got '{text}'")
     return int(text)

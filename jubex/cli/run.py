@@ -16,6 +16,7 @@ from jubex.cli.common import (
     add_format,
     add_limit_option,
     overrides,
+    positive,
     shown,
 )
 from jubex.cli.dryrun import SHOWN, SHOWN_BENCHMARKS, show_dry_run
@@ -27,16 +28,6 @@ from jubex.schedulers.registry import scheduler_for
 from jubex.space.spec import RunSpec
 from jubex.store.rundir import Run
 from jubex.store.store import FAILED
-
-
-def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got '{text}'")
-    return value
 
 
 def add_driving_options(parser: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from jubex.cli.common import add_database_option
+from jubex.cli.common import add_database_option, positive
 from jubex.cli.compare import add_noise_options
 
 #: (command line, what it does): the examples of ``--help`` and ``jubex help``
@@ -49,6 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a history of every measured value (default: the headline values, as jubex "
         "history chooses them)",
     )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=positive,
+        help="benchmarks x sites built at once, each in a process of its own (default: one a "
+        "core this process may use)",
+    )
     parser.add_argument("--port", type=int, default=8000, help="the port of --serve")
     add_noise_options(
         parser,
@@ -76,6 +83,7 @@ def handle(args: argparse.Namespace) -> int:
         tolerance=args.tolerance,
         alpha=args.alpha,
         all_metrics=args.all_metrics,
+        jobs=args.jobs,
     )
     print(
         f"{built.root}: {built.runs} run(s), {built.series} series, {built.change_points} "

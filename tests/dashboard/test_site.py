@@ -108,7 +108,7 @@ def test_a_rebuild_writes_only_what_changed(
     site: Path, database: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
-    assert main(["site", "db:", "-o", str(site), "--database", database]) == 0
+    assert main(["site", "db:", "-o", str(site), "--database", database, "-j", "1"]) == 0
     assert "0 file(s) written" in capsys.readouterr().out
     before = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
     assert main(["annotate", "site00", "2026-02-01", "new striping", "--database", database]) == 0
@@ -117,6 +117,17 @@ def test_a_rebuild_writes_only_what_changed(
     changed = sorted(str(p.relative_to(site)) for p in before if p.stat().st_mtime_ns != before[p])
     assert len(changed) == 3 and all(p.startswith("history/") for p in changed), changed
     assert "written" in out
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "two"])
+def test_jobs_must_be_a_positive_count(
+    jobs: str, database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        main(["site", "db:", "-o", str(tmp_path / "s"), "--database", database, "-j", jobs])
+    assert ended.value.code == 2
+    assert f"expected a positive whole number, got '{jobs}'" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
 
 
 def test_after_new_runs_only_their_pages_are_written_and_old_run_pages_left_alone(
