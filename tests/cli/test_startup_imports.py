@@ -86,6 +86,10 @@ def test_a_small_result_imports_none_of_them(tmp_path: Path) -> None:
     unused = (*READING_A_RUN, "difflib")
     shown = _imported("result", "--no-analyse", "last", "-f", "csv", cwd=tmp_path, heavy=unused)
     assert shown == []
+    # a run analysed before has nothing to read again: its table asks one stat a
+    # workpackage and imports neither the patterns nor the library that composes the stages
+    unused = (*READING_A_RUN, "jubex.api", "jubex.analysis.harvest", "jubex.analysis.patterns")
+    assert _imported("result", "last", "-f", "csv", cwd=tmp_path, heavy=unused) == []
 
 
 #: what reading a run and showing its table never needs
