@@ -51,6 +51,9 @@ NUMERIC = frozenset(
 )
 
 Number = float | int
+#: the fewest values the outlier and spread tests work out over numpy arrays (fewer: plain
+#: Python, without numpy's import, which costs more than a small table)
+ARRAYS = 500
 #: the fewest values whose squared deviations numpy works out (fewer: plain Python, without
 #: numpy's import, which costs more than a small table)
 SQUARES_BY_NUMPY = 500

@@ -12,7 +12,6 @@ or the name of one) is kept, not compared.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
@@ -118,6 +117,8 @@ def jube_cells(text: str, separator: str) -> Cells:
 
 def _cells(result: ResultTable) -> Cells:
     """jubex's table as the cells of its JUBE CSV (the values JUBE's formats give)."""
+    import csv  # only for a JUBE run's tables, checked against JUBE's own
+
     text = render(result, "csv")
     return [
         [cell.strip() for cell in row]
