@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, pairwise
 from statistics import NormalDist, median
 from typing import TYPE_CHECKING
 
+from jubex.plain import dataclass
 from jubex.results.statistics.stats import (
     ARRAYS,
     OUTLIER_MIN_N,

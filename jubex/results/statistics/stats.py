@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
+
+from jubex.plain import dataclass
 
 #: statistics a table column may ask for, in the order they are documented
 STATISTICS = (

@@ -15,9 +15,9 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from jubex.plain import dataclass
 from jubex.results.tables.formats import render
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import tables_with_definitions
