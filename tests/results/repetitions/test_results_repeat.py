@@ -171,7 +171,6 @@ def test_the_dry_run_shows_which_iterations_are_held(tmp_path: Path) -> None:
     assert not (tmp_path / "executions").exists()
 
 
-@pytest.mark.slow
 def started(proc: subprocess.Popen[bytes], store: Path) -> None:
     """Wait until the run's store exists (or jubex ended): a kill before it tests nothing.
 
@@ -182,6 +181,7 @@ def started(proc: subprocess.Popen[bytes], store: Path) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_kill_minus_nine_between_rounds_loses_and_repeats_nothing(tmp_path: Path) -> None:
     definition(tmp_path, pause=0.15)
     rng = random.Random(7)
