@@ -11,7 +11,10 @@ waits for that mark, and prints too when it saw it, which adds its own round tri
 browser), with each page's size, and last the heaviest page of the whole site.
 Each page is opened twice: in a fresh browser context (nothing cached) and again in one
 context kept for the kind (the scripts in the browser's cache, as when a person follows
-links from page to page).
+links from page to page). With --cpu each load is traced (Chromium's own tracing) and the
+CPU time of the page's main thread until the chart is drawn (the load event on a page
+without a chart) is printed too: on a shared machine it moves far less with the load than
+the wall-clock figures, which wait for the cores the other processes hold.
 
     python bench/bench_site.py --runs 10000 --keep /tmp/site-bench   # builds /tmp/site-bench/site
     python bench/bench_site_render.py /tmp/site-bench/site
@@ -20,6 +23,7 @@ links from page to page).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -46,8 +50,11 @@ MARKS = """() => ["jubex-chart-library", "jubex-chart-built", "jubex-chart-drawn
   const mark = performance.getEntriesByName(name)[0];
   return mark ? mark.startTime : null;
 })"""
-#: first paint, load event, charting library run, chart's models built, chart drawn, seen
-Timing = tuple[float, float, float | None, float | None, float | None, float | None]
+#: first paint, load event, charting library run, chart's models built, chart drawn, seen,
+#: main thread's CPU until drawn (or loaded)
+Timing = tuple[float, float, float | None, float | None, float | None, float | None, float | None]
+#: what a trace records: tasks with their thread time, and the page's marks
+TRACED = ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"]
 TIMING = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
   const paint = performance.getEntriesByName("first-contentful-paint")[0];
@@ -63,13 +70,35 @@ def chosen(site: Path, pattern: str) -> list[Path]:
     return list(dict.fromkeys([found[0], max(found, key=lambda p: p.stat().st_size)]))
 
 
-def opened(context: Any, address: str, drawn_at: str) -> Timing:
+def main_thread_cpu(trace: bytes, until: str) -> float | None:
+    """The CPU time (ms) of the tasks the page's main thread started before the mark
+    ``until`` (``loadEventEnd``, ``jubex-chart-drawn``), from a Chromium trace."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    parsed = [e for e in events if e.get("name") == "ParseHTML"]
+    ends = [e["ts"] for e in events if e.get("name") == until]
+    if not parsed or not ends:
+        return None
+    thread = (parsed[0]["pid"], parsed[0]["tid"])
+    return (
+        sum(
+            e.get("tdur", 0)
+            for e in events
+            if e.get("name") == "RunTask" and (e["pid"], e["tid"]) == thread and e["ts"] < ends[0]
+        )
+        / 1000
+    )
+
+
+def opened(context: Any, address: str, drawn_at: str, cpu: bool = False) -> Timing:
     """First paint, load event, charting library run, chart's models built, chart drawn and
     the chart seen drawn by this bench (None on a page without a chart, or a mark an older
     site does not set), in ms from the navigation's start, of ``address`` opened in a new
     page of ``context``. A site without the mark of its chart drawn has the time the bench
-    saw it as its drawing time."""
+    saw it as its drawing time. With ``cpu``, the load is traced for the main thread's CPU."""
     page = context.new_page()
+    if cpu:
+        context.browser.start_tracing(page=page, categories=TRACED)
     page.goto(address, wait_until="load")
     paint, load = page.evaluate(TIMING)
     library = built = drawn = seen = None
@@ -78,8 +107,13 @@ def opened(context: Any, address: str, drawn_at: str) -> Timing:
         seen = page.evaluate("performance.now()")
         library, built, drawn = page.evaluate(MARKS)
         drawn = seen if drawn is None else drawn
+    used = None
+    if cpu:
+        page.wait_for_timeout(100)  # the mark's task ends and reaches the trace
+        until = "loadEventEnd" if drawn is None else "jubex-chart-drawn"
+        used = main_thread_cpu(context.browser.stop_tracing(), until)
     page.close()
-    return paint or 0.0, load, library, built, drawn, seen
+    return paint or 0.0, load, library, built, drawn, seen, used
 
 
 def _median(taken: list[Timing], field: int) -> float | None:
@@ -88,12 +122,13 @@ def _median(taken: list[Timing], field: int) -> float | None:
 
 
 def _drawn(taken: list[Timing]) -> str:
-    library, built, drawn, seen = (_median(taken, field) for field in (2, 3, 4, 5))
+    library, built, drawn, seen, used = (_median(taken, field) for field in (2, 3, 4, 5, 6))
+    cpu = f"  main-thread CPU {used:5.0f} ms" if used is not None else ""
     if drawn is None or seen is None:
-        return ""
+        return cpu
     ran = f"  library run {library:6.0f} ms" if library is not None else ""
     ran += f"  built {built:6.0f} ms" if built is not None else ""
-    return f"{ran}  chart drawn {drawn:6.0f} ms (seen {seen:6.0f} ms)"
+    return f"{ran}  chart drawn {drawn:6.0f} ms (seen {seen:6.0f} ms){cpu}"
 
 
 def main() -> None:
@@ -101,6 +136,9 @@ def main() -> None:
     parser.add_argument("site", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--kind", choices=KINDS, action="append", help="only these kinds")
+    parser.add_argument(
+        "--cpu", action="store_true", help="trace each load for its main thread's CPU time"
+    )
     parser.add_argument(
         "--drawn",
         default="#chart[data-drawn]",
@@ -127,9 +165,9 @@ def main() -> None:
                 timings: dict[str, list[Timing]] = {"fresh": [], "cached": []}
                 for _ in range(args.repeat):
                     fresh = browser.new_context(viewport=VIEWPORT)
-                    timings["fresh"].append(opened(fresh, address, args.drawn))
+                    timings["fresh"].append(opened(fresh, address, args.drawn, args.cpu))
                     fresh.close()
-                    timings["cached"].append(opened(warm, address, args.drawn))
+                    timings["cached"].append(opened(warm, address, args.drawn, args.cpu))
                 warm.close()
                 for how, taken in timings.items():
                     load = statistics.median(t[1] for t in taken)

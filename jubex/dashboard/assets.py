@@ -12,8 +12,9 @@ from importlib import resources
 from jubex.errors import UsageError
 
 HINT = "pip install 'jubex[dashboard]' (bokeh draws the charts), or build with --no-charts"
-#: BokehJS itself and its plotting API, in the order a page runs them
-CHART_SCRIPTS = ("bokeh.min.js", "bokeh-api.min.js")
+#: BokehJS, minified: the chart is built from its models (site.js), so neither its plotting
+#: API (bokeh-api.min.js) nor its widgets, tables or WebGL bundles are fetched
+CHART_SCRIPTS = ("bokeh.min.js",)
 
 
 def own(name: str) -> bytes:

@@ -51,6 +51,14 @@ RING = """() => {
   return [box.left + view.frame.x_scale.compute(ring.x[0]),
           box.top + view.frame.y_scale.compute(ring.y[0])];
 }"""
+#: the plot's frame (inside its axes) on the page
+FRAME = """() => {
+  const view = Bokeh.index.get_one(Bokeh.documents[0].roots()[0]);
+  const box = view.el.getBoundingClientRect();
+  const frame = view.frame.bbox;
+  return { x: box.left + frame.x0 + 4, y: box.top + frame.y0 + 4,  // inside the axes' ticks
+           width: frame.width - 8, height: frame.height - 8 };
+}"""
 #: whether an element shows exactly this text (BokehJS keeps its tooltips in shadow roots)
 SHOWN = """(text) => {
   const inside = (node) => [...node.querySelectorAll("*")].some((e) =>
@@ -143,6 +151,16 @@ def _inked(page: object) -> dict[str, bool]:
         return any(all(abs(a - b) <= 24 for a, b in zip(c, ink, strict=True)) for c in colours)
 
     return {part: near(ink) for part, ink in INKS.items()}
+
+
+def _frame_inked(page: object) -> int:
+    """How many pixels inside the plot's axes are darker than its grid lines: what the
+    glyphs painted there (an empty frame holds only the light grid)."""
+    from PIL import Image
+
+    clip = page.evaluate(FRAME)  # type: ignore[attr-defined]
+    picture = Image.open(io.BytesIO(page.screenshot(clip=clip))).convert("RGB")  # type: ignore[attr-defined]
+    return sum(count for count, colour in picture.getcolors(1 << 20) or [] if min(colour) < 200)
 
 
 def test_every_kind_of_page_opens_without_an_error_or_a_request_elsewhere(
@@ -241,6 +259,26 @@ def test_each_filter_shows_the_rows_it_keeps_and_the_downloads_hold_exactly_thos
     assert cells == [str(row["run"]) for row in wanted]
     assert records == wanted
     assert lines[0] == data["columns"] and [line[0] for line in lines[1:]] == cells
+    assert watched.problems == []
+
+
+def test_the_history_of_a_single_run_is_drawn_on_the_canvas(
+    browser: object, url: str, site: Path
+) -> None:
+    """The shortest history (one run of two repetitions, no band): its chart is built from
+    BokehJS's models alone, laid out and painted, not only created."""
+    page_file = next(
+        p for p in (site / "history").glob("*.html") if "point point=a;" in p.read_text()
+    )
+    watched = Watched(browser, url)
+    page = watched.page
+    page.goto(url + str(page_file.relative_to(site)))
+    page.wait_for_selector("#chart[data-drawn]")
+    chart = page.evaluate(CHART)
+    assert chart["drawn"] == {"repetitions": 2, "mean": 1}
+    assert chart["legend"] == ["repetitions", "mean of the run"]
+    assert page.evaluate("typeof Bokeh.Plotting") == "undefined"  # BokehJS alone was run
+    assert _frame_inked(page) > 0  # the two dots, painted inside the axes
     assert watched.problems == []
 
 

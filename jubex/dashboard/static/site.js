@@ -1,5 +1,5 @@
 // jubex site: filters over each listing's own JSON, downloads of what is shown, and the
-// history chart (BokehJS, copied into the site; its scripts, like this one, are deferred:
+// history chart (BokehJS, copied into the site; its script, like this one, is deferred:
 // fetched while the page is read, run in order once it is). Texts go in as text, never as
 // HTML.
 "use strict";
@@ -135,12 +135,48 @@ function jubexNumber(value) {
   return value === null || value === undefined ? NaN : value;
 }
 
+// The plot a history is drawn on, built from BokehJS's own models: the page needs BokehJS
+// alone, not its plotting API (a tenth more script to fetch and run, and five glyphs a part
+// where the chart draws one: no part of it is selected, hovered into another look or muted)
+function jubexPlot(label) {
+  const M = Bokeh.require("models");
+  const time = new M.DatetimeAxis({ axis_label: "run created (UTC)",
+    formatter: new M.DatetimeTickFormatter({
+      microseconds: "%H:%M:%S", milliseconds: "%H:%M:%S", seconds: "%H:%M:%S",
+      minsec: "%H:%M:%S", minutes: "%H:%M", hours: "%H:%M", days: "%b %d", months: "%b %Y",
+      context: "%Y" }) });
+  const value = new M.LinearAxis({ axis_label: label });
+  time.ticker.num_minor_ticks = 5;
+  value.ticker.num_minor_ticks = 5;
+  const plot = new M.Figure({
+    x_range: new M.DataRange1d({ default_span: 2 * 86400000 }),  // one run: a day either side
+    y_range: new M.DataRange1d(), x_scale: new M.LinearScale(), y_scale: new M.LinearScale(),
+    sizing_mode: "stretch_both", min_border_left: 70, toolbar_location: "right",
+  });
+  plot.add_layout(time, "below");
+  plot.add_layout(value, "left");
+  plot.add_layout(new M.Grid({ dimension: 0, ticker: time.ticker }));
+  plot.add_layout(new M.Grid({ dimension: 1, ticker: value.ticker }));
+  plot.add_tools(new M.PanTool(), new M.WheelZoomTool({ dimensions: "width" }),
+    new M.BoxZoomTool(), new M.ResetTool(), new M.SaveTool());
+  plot.toolbar.logo = null;
+  return plot;
+}
+
+// One part of the plot: its glyph drawn from its source, named as the legend and tests know it
+function jubexPart(plot, name, source, glyph) {
+  const part = new (Bokeh.require("models").GlyphRenderer)({ name, data_source: source, glyph });
+  plot.add_renderers(part);
+  return part;
+}
+
 // The chart of a history page, drawn: a promise kept once its canvas is painted (the
 // document idle, as BokehJS says it), or null on a page without one
 function jubexHistory() {
   const holder = document.getElementById("chart");
   const source = document.getElementById("series-data");
-  if (!holder || !source || typeof Bokeh === "undefined" || !Bokeh.Plotting) return null;
+  if (!holder || !source || typeof Bokeh === "undefined") return null;
+  const M = Bokeh.require("models");
   performance.mark("jubex-chart-library");  // these marks are what bench/bench_site_render.py reports
   holder.replaceChildren();
   const data = JSON.parse(source.textContent);
@@ -150,60 +186,41 @@ function jubexHistory() {
     mean: jubexNumber(data.mean[i]), mark: data.mark[i],
   }));
   const unit = data.unit ? " [" + data.unit + "]" : "";
-  const plot = Bokeh.Plotting.figure({
-    x_axis_type: "datetime", sizing_mode: "stretch_both", min_border_left: 70,
-    tools: "pan,xwheel_zoom,box_zoom,reset,save", toolbar_location: "right",
-    x_axis_label: "run created (UTC)", y_axis_label: data.metric + unit,
-  });
-  plot.toolbar.logo = null;
-  plot.below[0].formatter = new Bokeh.DatetimeTickFormatter({
-    microseconds: "%H:%M:%S", milliseconds: "%H:%M:%S", seconds: "%H:%M:%S",
-    minsec: "%H:%M:%S", minutes: "%H:%M", hours: "%H:%M", days: "%b %d", months: "%b %Y",
-    context: "%Y" });
-  plot.x_range.default_span = 2 * 86400000;  // a history of one run: a day either side
+  const plot = jubexPlot(data.metric + unit);
   // Bokeh draws texts on a canvas and shows hover values as text: a run's text stays inert
   const columns = () => ({ x: [], y: [], run: [] });
   const sources = {
-    spread: new Bokeh.ColumnDataSource({ data: { x: [], low: [], high: [] } }),
-    repetitions: new Bokeh.ColumnDataSource({ data: columns() }),
-    mean: new Bokeh.ColumnDataSource({ data: columns() }),
-    change: new Bokeh.ColumnDataSource({ data: columns() }),
+    spread: new M.ColumnDataSource({ data: { x: [], low: [], high: [] } }),
+    repetitions: new M.ColumnDataSource({ data: columns() }),
+    mean: new M.ColumnDataSource({ data: columns() }),
+    change: new M.ColumnDataSource({ data: columns() }),
   };
-  const band = plot.varea({
-    x: { field: "x" }, y1: { field: "low" }, y2: { field: "high" }, source: sources.spread,
-    fill_color: JUBEX_GREY, fill_alpha: 0.25, name: "spread",
-    legend_label: "spread (least to greatest repetition)",
-  });
-  const dots = plot.scatter({
-    x: { field: "x" }, y: { field: "y" }, source: sources.repetitions, size: 4,
-    fill_color: JUBEX_GREY, fill_alpha: 0.45, line_color: null, name: "repetitions",
-    legend_label: "repetitions",
-  });
-  const mean = plot.line({
-    x: { field: "x" }, y: { field: "y" }, source: sources.mean, line_color: "#0969da",
-    line_width: 1.5, name: "mean", legend_label: "mean of the run",
-  });
-  const change = plot.scatter({
-    x: { field: "x" }, y: { field: "y" }, source: sources.change, size: 13,
-    fill_alpha: 0, line_color: "#cf222e", line_width: 2, name: "change point",
-    legend_label: "change point",
-  });
-  plot.add_tools(new Bokeh.HoverTool({
+  const f = (name) => ({ field: name });
+  const band = jubexPart(plot, "spread", sources.spread, new M.VArea({
+    x: f("x"), y1: f("low"), y2: f("high"), fill_color: JUBEX_GREY, fill_alpha: 0.25 }));
+  const dots = jubexPart(plot, "repetitions", sources.repetitions, new M.Scatter({
+    x: f("x"), y: f("y"), size: 4, fill_color: JUBEX_GREY, fill_alpha: 0.45, line_color: null }));
+  const mean = jubexPart(plot, "mean", sources.mean, new M.Line({
+    x: f("x"), y: f("y"), line_color: "#0969da", line_width: 1.5 }));
+  const change = jubexPart(plot, "change point", sources.change, new M.Scatter({
+    x: f("x"), y: f("y"), size: 13, fill_alpha: 0, line_color: "#cf222e", line_width: 2 }));
+  plot.add_tools(new M.HoverTool({
     renderers: [dots, mean, change],
     tooltips: [["run", "@run"], ["created", "@x{%F %H:%M}"], ["value", "@y{0.[000]}"]],
     formatters: { "@x": "datetime" },
   }));
   // the legend above the plot, where it hides no data; a click on an entry hides its part
-  const legend = plot.legend;
-  plot.center = plot.center.filter((model) => model !== legend);
-  legend.orientation = "horizontal";
-  legend.click_policy = "hide";
-  legend.border_line_color = null;
+  const entry = (label, part) => new M.LegendItem({ label: { value: label }, renderers: [part] });
+  const legend = new M.Legend({
+    items: [entry("spread (least to greatest repetition)", band), entry("repetitions", dots),
+      entry("mean of the run", mean), entry("change point", change)],
+    orientation: "horizontal", click_policy: "hide", border_line_color: null,
+  });
   plot.add_layout(legend, "above");
   const notes = data.annotations.map((a) => {
-    const span = new Bokeh.Span({ location: a.moment * 1000, dimension: "height",
+    const span = new M.Span({ location: a.moment * 1000, dimension: "height",
       line_color: "#9a6700", line_dash: "dotted", line_width: 1.5 });
-    const label = new Bokeh.Label({ x: a.moment * 1000, y: 4, y_units: "screen",
+    const label = new M.Label({ x: a.moment * 1000, y: 4, y_units: "screen",
       x_offset: 3, text: a.text, text_color: "#9a6700", text_font_size: "12px" });
     plot.add_layout(span);
     plot.add_layout(label);
@@ -249,7 +266,9 @@ function jubexHistory() {
   };
   window.jubexChart(chosen("since"), chosen("until"));
   performance.mark("jubex-chart-built");  // its models and data, before BokehJS lays it out
-  return Bokeh.Plotting.show(plot, holder)
+  const drawing = new (Bokeh.require("document").Document)();
+  drawing.add_root(plot);
+  return Bokeh.embed.add_document_standalone(drawing, holder)
     .then(() => new Promise((painted) => {
       if (plot.document.is_idle) painted();
       else plot.document.idle.connect(painted);

@@ -184,8 +184,37 @@ def thaw(run: Run, data: str, label: str | None) -> list[dict[str, object]] | No
         return None
 
 
+def thaw_columns(run: Run, data: str, label: str | None) -> list[dict[str, object]] | None:
+    """The rows kept as ``data`` as columns: of each segment of rows of one shape, a column
+    per key (a row's dict would hold the same keys in the same order), checked as
+    :func:`thaw` checks them; ``samples`` is each name's samples a row (an empty tuple
+    where a row has none). ``None`` where :func:`thaw` gives ``None``. A history of 1,000
+    runs reads a few of the columns, and a dict a row is most of what :func:`thaw` costs."""
+    try:
+        segments = json.loads(data)
+        if type(segments) is not list:
+            raise _Unlike
+        name = label or run.id
+        found: list[dict[str, object]] = []
+        for segment in segments:
+            every, values = _segment_columns(run, segment, name, by_name=True)
+            found.append(dict(zip(every, values, strict=True)))
+        return found
+    except (_Unlike, ValueError, RecursionError):
+        return None
+
+
 def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
     """The rows of one kept segment (see :data:`Segment`)."""
+    every, values = _segment_columns(run, segment, label, by_name=False)
+    return [dict(zip(every, row, strict=False)) for row in zip(*values, strict=True)]
+
+
+def _segment_columns(
+    run: Run, segment: object, label: str, *, by_name: bool
+) -> tuple[list[str], list[Sequence[object]]]:
+    """The keys of one kept segment and a checked column per key; ``by_name``: the samples
+    as a dict of each name's samples a row, else a dict of a row's samples a row."""
     if type(segment) is not list or len(segment) != 3:
         raise _Unlike
     names, keys, columns = segment
@@ -204,10 +233,16 @@ def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
     for name, column in zip(names, columns, strict=False):
         if type(column) is not list or not _TEXTS.issuperset(map(type, column)):
             raise _Unlike
+        if len(column) != size:
+            raise _Unlike
         values.append(run.store.decode.column(name, column))
     for key, column in zip(keys, columns[len(names) :], strict=True):
         if key == "samples" and type(column) is dict:
-            column = _samples_of(column, size)
+            names_of, per_name = _samples_by_name(column, size)
+            if by_name:
+                values.append(dict(zip(names_of, per_name, strict=True)))  # type: ignore[arg-type]
+                continue
+            column = [dict(zip(names_of, row, strict=False)) for row in zip(*per_name, strict=True)]
         elif type(column) is str and key not in _META_TYPES and key not in _NEEDED:
             column = _floats(column)
         elif type(column) is not list:
@@ -216,6 +251,12 @@ def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
             column = [label] * len(column)
         elif key == "samples":
             column = [_samples(found) for found in column]
+            if by_name:
+                if len(column) != size:
+                    raise _Unlike
+                known = dict.fromkeys(name for found in column for name in found)
+                values.append({n: [found.get(n, ()) for found in column] for n in known})  # type: ignore[arg-type]
+                continue
         elif key == "executions":
             if not _DICTS.issuperset(map(type, column)) or any(column):  # most: all empty
                 column = [_executions(found) for found in column]
@@ -224,11 +265,19 @@ def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
         if len(column) != size:
             raise _Unlike
         values.append(column)
-    return [dict(zip(every, row, strict=False)) for row in zip(*values, strict=True)]
+    return every, values
 
 
 def _samples_of(found: dict[str, Any], size: int) -> list[dict[str, tuple[object, ...]]]:
     """The samples of ``size`` rows kept by :func:`_packed_samples` as columns."""
+    names, per_name = _samples_by_name(found, size)
+    return [dict(zip(names, row, strict=False)) for row in zip(*per_name, strict=True)]
+
+
+def _samples_by_name(
+    found: dict[str, Any], size: int
+) -> tuple[list[str], list[list[tuple[float, ...]]]]:
+    """The names of samples kept by :func:`_packed_samples`, and each name's samples a row."""
     if set(found) != {"names", "sizes", "values"}:
         raise _Unlike
     names, sizes, texts = found["names"], found["sizes"], found["values"]
@@ -252,7 +301,7 @@ def _samples_of(found: dict[str, Any], size: int) -> list[dict[str, tuple[object
             per_name.append([values[start : start + n] for start, n in starts])
     if len(per_name) != len(names):
         raise _Unlike
-    return [dict(zip(names, row, strict=False)) for row in zip(*per_name, strict=True)]
+    return names, per_name
 
 
 def _samples(found: object) -> dict[str, tuple[object, ...]]:

@@ -51,6 +51,14 @@ def study_of(run: Run) -> str:
     )
 
 
+def studies(runs: Sequence[Run]) -> set[str]:
+    """The distinct studies of the runs (:func:`study_of`), each written once per spec:
+    runs opened from one ``run.json`` text share their spec, and writing its platform as
+    JSON for each of 1,000 runs took half a second."""
+    distinct = {(id(run.spec), run.definition_hash): run for run in runs}
+    return {study_of(run) for run in distinct.values()}
+
+
 def run_labels(runs: Sequence[Run]) -> list[str]:
     """How rows name their run: its id, or where runs of several outpaths share ids (two
     sites' ``000000``), the outpath's name before it; the full path where even that is
@@ -134,7 +142,7 @@ def _check_keys(by: Sequence[str], runs: Sequence[Run], rows: Sequence[Row]) -> 
 
 def differing(runs: Sequence[Run], rows: Sequence[Row]) -> list[str]:
     """The row keys naming what differs between the runs' studies (none: identical)."""
-    if len({study_of(run) for run in runs}) < 2:
+    if len(studies(runs)) < 2:
         return []
     found = [k for k in ("site", "platform") if len({_where(run, k) for run in runs}) > 1][:1]
     found += _parameters_differing(runs, rows)

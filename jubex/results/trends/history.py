@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
-from typing import TypeVar
+from typing import Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -36,6 +36,12 @@ from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.results.trends.cells import WHERE, Cells, cells_of, setting_of
 from jubex.results.trends.cells import changed as changed_setting
+from jubex.results.trends.columns import (
+    RunColumns,
+    cells_of_columns,
+    kept_columns,
+    parameter_rows,
+)
 from jubex.results.trends.steps import holm, moments_of, numbers_at, welch_p
 from jubex.store.rundir import Run
 
@@ -53,6 +59,15 @@ class RunRows:
     created: float
     rows: Sequence[Row]
     definition: str = ""
+
+
+class _Dated(Protocol):
+    """What the table needs of a run of a history (:class:`RunRows`, :class:`RunColumns`)."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def created(self) -> float: ...
 
 
 @dataclass(slots=True)
@@ -91,11 +106,27 @@ def history(
     ordered = sorted(runs, key=lambda run: run.created)
     others = [name for name in parameters if name not in keys]
     cells = cells_of(ordered, keys, others)
+    numbers = [numbers_at(cells.rows, metric) for metric in metrics]
+    return _stepped(ordered, cells, metrics, numbers, keys, directions, units, tolerance, alpha)
+
+
+def _stepped(
+    ordered: Sequence[_Dated],
+    cells: Cells,
+    metrics: Sequence[str],
+    numbers: Sequence[tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]],
+    keys: Sequence[str],
+    directions: Mapping[str, bool | None],
+    units: Mapping[str, str],
+    tolerance: float,
+    alpha: float,
+) -> ResultTable:
+    """The history's table of its cells and each metric's numbers (as
+    :func:`~jubex.results.trends.steps.numbers_at` gives them), the runs oldest first."""
     notes: list[str] = []
     steps = _Steps()
     at = np.array(cells.at, dtype=np.int64)
-    for metric in metrics:
-        kept, samples, errors = numbers_at(cells.rows, metric)
+    for metric, (kept, samples, errors) in zip(metrics, numbers, strict=True):
         left_out: list[list[str]] = [[] for _ in ordered] if errors else []
         for index, error in errors:
             point, run = cells.point[index], ordered[cells.run[index]]
@@ -118,7 +149,7 @@ def history(
 
 
 def _table(
-    runs: Sequence[RunRows],
+    runs: Sequence[_Dated],
     cells: Cells,
     steps: _Steps,
     keys: Sequence[str],
@@ -213,7 +244,7 @@ def _headers(keys: Sequence[str]) -> list[Header]:
     ]
 
 
-def _sorted(runs: Sequence[RunRows], cells: Cells, steps: _Steps, cell: np.ndarray) -> np.ndarray:
+def _sorted(runs: Sequence[_Dated], cells: Cells, steps: _Steps, cell: np.ndarray) -> np.ndarray:
     """The table's order of the steps: by metric, point (as text) and time, ties in the
     order of the steps (a stable sort)."""
     names = sorted(set(steps.metric))
@@ -316,6 +347,11 @@ def history_of_runs(
     # metrics named: only they are read (merging every value of 1,000 runs takes minutes);
     # one the runs lack has every value read, for the error to name those they hold
     names = None if all_metrics or not metrics else metrics
+    if names is not None:
+        noise = {"tolerance": tolerance, "alpha": alpha}
+        table = _history_of_columns(runs, keys, names, by, **noise)
+        if table is not None:
+            return table
     rows = [rows_of([run], per_iteration=True, names=names) for run in runs]
     if names is not None and not all(_in_some_row(name, rows) for name in names):
         rows = [rows_of([run], per_iteration=True) for run in runs]
@@ -385,3 +421,48 @@ def _definition(run: Run) -> str:
     """The sha256 of the definition a run was made from, as its provenance recorded it."""
     found = provenance.read(run.dir).get("definition")
     return str(found.get("sha256", "")) if isinstance(found, dict) else ""
+
+
+def _history_of_columns(
+    runs: Sequence[Run],
+    keys: Sequence[str],
+    metrics: Sequence[str],
+    by: Sequence[str],
+    *,
+    tolerance: float,
+    alpha: float,
+) -> ResultTable | None:
+    """:func:`history_of_runs` of the named ``metrics`` from the runs' kept columns (see
+    :mod:`jubex.results.trends.columns`), the table the rows give; ``None`` where the
+    columns are not the plain case: a run whose rows are not kept as columns of one
+    shape, a name in none of them (the rows' error names it), a value that is no finite
+    float (the rows' notes name it)."""
+    found = kept_columns(runs, metrics)
+    entries = []
+    for run, columns in zip(runs, found, strict=True):
+        if columns is None:
+            return None
+        size = len(cast("Sequence[object]", columns["executions"])) if columns else 0
+        created = float(run.meta.get("created") or 0)
+        entries.append(RunColumns(str(run.id), created, columns, size, _definition(run)))
+    held_names = {name for entry in entries if entry.size for name in entry.columns}
+    if not all(name in held_names for name in metrics):
+        return None
+    units = units_of(runs)
+    directions, _ = completed_directions(directions_of(runs), units)
+    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
+    benchmarks = [run.benchmark for run in runs]
+    keys = list(keys) or default_keys(parameter_rows(entries, parameters), parameters, benchmarks)
+    keys = [*keys, *(name for name in by if name not in keys)]
+    if not all(name in held_names for name in keys):
+        return None
+    ordered = sorted(entries, key=lambda run: run.created)
+    others = [name for name in parameters if name not in keys]
+    made = cells_of_columns(ordered, keys, others, metrics)
+    if made is None:
+        return None
+    cells, samples = made
+    numbers: list[tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]] = [
+        (list(range(len(samples[m]))), samples[m], []) for m in metrics
+    ]
+    return _stepped(ordered, cells, metrics, numbers, keys, directions, units, tolerance, alpha)

@@ -305,3 +305,18 @@ def test_the_report_keeps_the_runs_apart(scaled: Path) -> None:
     html = (scaled / "study.html").read_text()
     assert "<th>scale</th>" in html or ">scale<" in html
     assert "differ in scale: kept apart by it" in html
+
+
+def test_the_studies_of_runs_are_those_of_each_run(scaled: Path) -> None:
+    """Worked out once per spec, the studies are still those of every run: 0 and 2 are one
+    study (their run.json is one text, opened as one spec), 1 another, 000000 of the
+    other benchmark a third."""
+    from jubex.results.tables.dimensions import studies, study_of
+    from jubex.store.rundir import open_run
+
+    paths = [scaled / "runs" / f"00000{i}" for i in range(3)] + [scaled / "others" / "000000"]
+    runs = [open_run(path, follow=False) for path in paths]
+    assert runs[0].spec is runs[2].spec
+    assert studies(runs) == {study_of(run) for run in runs}
+    assert len(studies(runs)) == 3
+    assert len(studies([runs[0], runs[2]])) == 1
