@@ -2,7 +2,8 @@
 
 RUNS synthetic runs (bench/resultsdb_fill.py: SERIES sites, METRICS metrics, REPS
 repetitions, one point each, a step planted in ``m00`` at the 600th run of each site) beside
-one real published run. Timed in a fresh ``jubex`` process each (wall and CPU seconds):
+one real published run. Timed in a fresh ``jubex`` process each (wall and CPU seconds, the
+CPU of the build's worker processes included: they are its children, waited for):
 
 1. the first build into an empty directory;
 2. a rebuild with nothing new (every file compared, none written);
@@ -30,6 +31,7 @@ from bench_resultsdb import real_run
 from resultsdb_fill import fill, template_of
 from timing import ENV, JUBEX
 
+from jubex.dashboard.parallel import cores
 from jubex.resultsdb.connect import Database
 
 
@@ -83,7 +85,8 @@ def main() -> None:
     if site.exists():
         subprocess.run(["rm", "-rf", str(site)], check=True)
     print(f"{args.runs} runs x {args.metrics} metrics x {args.reps} repetitions, "
-          f"{args.series} sites; load {os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"{args.series} sites; {cores()} core(s) (a build's processes); "
+          f"load {os.getloadavg()[0]:.1f}")  # fmt: skip
     for what in ("first build", "rebuild, nothing new"):
         wall, cpu, said = build(url, site, work)
         print(f"{what}: {wall:.1f} s wall, {cpu:.1f} s CPU; load {os.getloadavg()[0]:.1f}; {said}")

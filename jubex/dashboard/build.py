@@ -19,6 +19,7 @@ from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
 from jubex.dashboard.model import Compared, Dashboard, Series
+from jubex.dashboard.parallel import cores, in_order
 from jubex.dashboard.run_page import run_pages
 from jubex.dashboard.write import SiteWriter
 from jubex.resultsdb.connect import Database
@@ -47,16 +48,19 @@ def build(
     tolerance: float = 0.05,
     alpha: float = 0.05,
     all_metrics: bool = False,
+    jobs: int | None = None,
 ) -> Built:
     """Write the site of the runs ``selector`` names into ``root``.
 
     Each benchmark at each site is read, judged and written in turn (its histories, its
     runs' pages, its comparison), then only what the listings and the feed show of it is
-    kept: the memory of a build is one group's samples, not the whole selection's."""
+    kept: the memory of a build is one group's samples, not the whole selection's. The
+    groups are made by ``jobs`` processes at once (by default one a core), the site the
+    same whatever their number."""
     scripts = chart_scripts() if charts else {}  # their absence is said before any work
     with _collected_per_group():
         return _build(selector, root, database, scripts, charts, base_url, tolerance, alpha,
-                      all_metrics)  # fmt: skip
+                      all_metrics, jobs)  # fmt: skip
 
 
 @contextmanager
@@ -84,6 +88,7 @@ def _build(
     tolerance: float,
     alpha: float,
     all_metrics: bool,
+    jobs: int | None,
 ) -> Built:
     site = collect(selector, database)
     gc.freeze()  # the runs, kept to the end: no collection need look at them again
@@ -94,24 +99,27 @@ def _build(
         writer.put(f"assets/{name}", script)
     earlier = groups.read(root) if writer.known else {}
     kept: dict[groups.Group, groups.Kept] = {}
-    for group, runs in site.groups.items():
-        digest = groups.digest_of(site, group, (charts, tolerance, alpha, all_metrics))
+    digests = {
+        group: groups.digest_of(site, group, (charts, tolerance, alpha, all_metrics))
+        for group in site.groups
+    }
+    for group, digest in digests.items():
         last = earlier.get(group)
         if last is not None and last.digest == digest and writer.keep(last.files):
             kept[group] = last
-        else:
-            start, noted = len(writer.log), len(site.notes)
-            series, compared = history_of(
-                site, group, database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
-            )
-            _group_pages(writer, site, series, compared, runs, charts)
-            for s in series:
-                s.slim(pages.TREND_RUNS + 1)
+    global _JOB
+    _JOB = _Job(site, root, writer.known, database, charts, tolerance, alpha, all_metrics)
+    todo = [group for group in site.groups if group not in kept]
+    try:
+        for group, made in zip(todo, in_order(_made, todo, jobs or cores(), _forked), strict=True):
+            writer.merge(made.writer)
             kept[group] = groups.Kept(
-                digest, writer.log[start:], series, compared, site.notes[noted:]
+                digests[group], made.writer.log, made.series, made.compared, made.notes
             )
-            del site.notes[noted:]
-            gc.collect()  # the cycles of this group's pages, if any
+    finally:
+        _JOB = None
+    kept = {group: kept[group] for group in site.groups}  # stored in the groups' order
+    for group in site.groups:
         site.series += kept[group].series
         site.compared += kept[group].compared
         site.notes += kept[group].notes
@@ -140,6 +148,67 @@ def _build(
         len(site.series),
         marked,
     )
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every group of a build is made from besides its name: set before the worker
+    processes are forked, so that they share it unsent."""
+
+    site: Dashboard
+    root: Path
+    known: dict[str, str]
+    database: Database
+    charts: bool
+    tolerance: float
+    alpha: float
+    all_metrics: bool
+
+
+_JOB: _Job | None = None
+
+
+@dataclass(frozen=True)
+class _Made:
+    """What making a group left: the files it wrote (its writer, without their content)
+    and what the listings and the feed show of it."""
+
+    writer: SiteWriter
+    series: list[Series]
+    compared: list[Compared]
+    notes: list[str]
+
+
+def _job() -> _Job:
+    if _JOB is None:
+        raise RuntimeError("a group of the site is made outside a build")
+    return _JOB
+
+
+def _forked() -> None:
+    """A worker's start: the database connections of the process it was forked from left."""
+    _job().database.forked()
+
+
+def _made(group: groups.Group) -> _Made:
+    """One group's history read and judged, its pages written (in a worker process or in
+    the build's own): its series slimmed to what the listings show."""
+    job = _job()
+    site = job.site
+    noted = len(site.notes)
+    series, compared = history_of(
+        site, group, job.database, tolerance=job.tolerance, alpha=job.alpha,
+        all_metrics=job.all_metrics,
+    )  # fmt: skip
+    writer = SiteWriter(job.root, job.known)
+    _group_pages(writer, site, series, compared, site.groups[group], job.charts)
+    writer.known = {}  # the manifest, which the build has: not sent back
+    for s in series:
+        s.slim(pages.TREND_RUNS + 1)
+    notes = site.notes[noted:]
+    del site.notes[noted:]
+    gc.collect()  # the cycles of this group's pages, if any
+    return _Made(writer, series, compared, notes)
 
 
 def _group_pages(

@@ -60,10 +60,18 @@ def body_rows(rows: Sequence[Sequence[object]], hrefs: Sequence[Links], root: st
     for row, links in zip(rows, hrefs, strict=False):
         cells = []
         for index, cell in enumerate(row):
-            # a number's text holds nothing to escape: the most common cell, spared the call
-            plain = type(cell) is float or type(cell) is int
-            shown = number(cell) if plain else escaped(number(cell))
-            href = links.get(index)
+            # a number's text holds nothing to escape: the most common cells, spared the calls
+            kind = type(cell)
+            shown = (
+                f"{cell:.4g}"
+                if kind is float
+                else str(cell)
+                if kind is int
+                else ""
+                if cell is None
+                else escaped(number(cell))
+            )
+            href = links.get(index) if links else None
             cells.append(
                 f'<td><a href="{base}{escaped(href)}">{shown}</a></td>'
                 if href is not None
@@ -316,11 +324,23 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
     columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
     rows: list[list[object]] = []
     hrefs: list[Links] = []
+    dates: dict[float, str] = {}  # the table's and the chart's, each formatted once
     for e in list(reversed(series.entries))[:PAGE_ROWS]:
         run = site.runs[e.run]
-        values = " ".join(f"{v:.6g}" for v in e.values)
-        rows.append([run.label, date(e.created), len(e.values), e.mean, e.std, e.change,
-                     e.p_adjusted, e.mark or "", values])  # fmt: skip
+        values = " ".join([f"{v:.6g}" for v in e.values])
+        shown_date = dates[e.created] = date(e.created)
+        numbers: list[object] = [e.mean, e.std, e.change, e.p_adjusted]
+        mean, std, change, p = e.mean, e.std, e.change, e.p_adjusted
+        # a finite sum: all four are finite, as most are (finite() spared four calls)
+        if (
+            mean is None
+            or std is None
+            or change is None
+            or p is None
+            or not math.isfinite(mean + std + change + p)
+        ):
+            numbers = [finite(n) for n in numbers]
+        rows.append([run.label, shown_date, len(e.values), *numbers, e.mark or "", values])
         hrefs.append({0: run.page})
     notes = [
         {"date": date(moment), "text": text, "moment": moment}
@@ -331,9 +351,9 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         "metric": series.metric,
         "unit": series.unit,
         "run": [site.runs[e.run].label for e in shown],
-        "date": [date(e.created) for e in shown],
-        "values": [[_drawn(v) for v in e.values if math.isfinite(v)] for e in shown],
-        "mean": [finite(_drawn(e.mean)) for e in shown],
+        "date": [dates.get(e.created) or date(e.created) for e in shown],
+        "values": [[float(f"{v:.6g}") for v in e.values if math.isfinite(v)] for e in shown],
+        "mean": [_drawn(e.mean) for e in shown],
         "mark": [e.mark or "" for e in shown],
         "annotations": notes,
     }
@@ -365,7 +385,7 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         chart=chart,
         table_id="listing",
         columns=columns,
-        rows=[[finite(c) for c in row] for row in rows],
+        rows=rows,  # each number that can be infinite made finite above
         hrefs=hrefs,
         filters={"date": 1},
         choices={},

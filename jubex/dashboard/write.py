@@ -79,6 +79,13 @@ class SiteWriter:
         self.unchanged += len(paths)
         return True
 
+    def merge(self, other: SiteWriter) -> None:
+        """Count what ``other`` (a writer of a part of the site) made as made here."""
+        self.made.update(other.made)
+        self.log += other.log
+        self.written += other.written
+        self.unchanged += other.unchanged
+
     def close(self) -> None:
         """Remove what the last build made and this one did not; keep the manifest."""
         for path in set(self.known) - set(self.made):

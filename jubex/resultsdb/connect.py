@@ -160,6 +160,15 @@ class Database:
 
         return engine
 
+    def forked(self) -> None:
+        """Called in a process forked from one that used this database: the pooled
+        connections it inherited are its parent's (a connection carried across a fork
+        must not be used by both), so they are forgotten, not closed, and it opens its own."""
+        for name in ("reader", "writer"):
+            engine = self.__dict__.get(name)
+            if engine is not None:
+                engine.dispose(close=False)
+
     @contextmanager
     def writing(self) -> Iterator[Connection]:
         """One transaction that writes: all of it is committed, or none of it."""

@@ -115,3 +115,30 @@ def test_listing_cells_show_numbers_as_number_does_and_escape_every_text() -> No
         f'<tr><td><a href="../x&amp;y.html">{cells[0]}</a></td><td>7</td><td>True</td>'
         "<td></td><td>&lt;b&gt;&amp;&#39;&#34;</td><td>nan</td></tr>\n"
     )
+
+
+def test_a_history_page_holds_each_non_finite_number_as_its_text() -> None:
+    """Means, spreads, changes and p-values that are infinite, NaN or missing, each alone
+    and as finite values whose sum is not: the table's data holds the text of each
+    non-finite one, every other as it is; the chart draws no mean it cannot place."""
+    site = runs(4)
+    series = Series("bench", "site00", "lustre", "bw", "MiB/s", True, {})
+    inf, nan = float("inf"), float("nan")
+    series.entries = [
+        Entry(0, 1.0e9, [1.0, inf], inf, nan, None, None, None),
+        Entry(1, 1.0e9 + 1, [2.0], 2.0, 0.0, -inf, 1.0, "worse"),
+        Entry(2, 1.0e9 + 2, [3.0], 1e308, 1e308, 1.0, 0.5, None),
+        Entry(3, 1.0e9 + 3, [4.0], 4.0, 0.5, 100.0, 0.01, None),
+    ]
+    _, html = pages.history_page(site, series, True)
+    data = json.loads(re.search(r'id="listing-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert [row[3:7] for row in data["rows"]] == [
+        [4.0, 0.5, 100.0, 0.01],
+        [1e308, 1e308, 1.0, 0.5],
+        [2.0, 0.0, "-inf", 1.0],
+        ["inf", "nan", None, None],
+    ]
+    chart = json.loads(re.search(r'id="series-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert chart["mean"] == [None, 2.0, 1e308, 4.0]
+    assert chart["values"] == [[1.0], [2.0], [3.0], [4.0]]
+    assert "<td>inf</td><td>nan</td><td></td><td></td>" in html

@@ -149,22 +149,28 @@ def test_a_rebuild_reads_only_the_groups_with_new_runs_and_equals_a_fresh_build(
     shutil.copy(database, tmp_path / "results.sqlite")
     db = Database(str(tmp_path / "results.sqlite"))
     fill(db, template_of(db), runs=1002, series=1, metrics=3, reps=5, step_at=600)
-    read: list[tuple[str, str]] = []
+    log = tmp_path / "read.log"  # the groups read, by whichever process reads them
     history_of = build.history_of
-    monkeypatch.setattr(
-        build,
-        "history_of",
-        lambda s, group, *a, **k: read.append(group) or history_of(s, group, *a, **k),
-    )
+
+    def logged(s: object, group: tuple[str, str], *a: object, **k: object) -> object:
+        with log.open("a") as out:
+            out.write(f"{group[1]}\n")
+        return history_of(s, group, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "history_of", logged)
+
+    def read() -> list[str]:
+        return log.read_text().split()
+
     url = str(tmp_path / "results.sqlite")
     assert main(["site", "db:", "-o", str(tmp_path / "site"), "--database", url]) == 0
-    assert [where for _, where in read] == ["site00"]
+    assert read() == ["site00"]
     assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
-    assert len(read) == 3  # the fresh build read both groups
+    assert len(read()) == 3  # the fresh build read both groups
     assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
     (tmp_path / "fresh" / groups.GROUPS).write_text("[{")  # damaged: every group is read
     assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
-    assert len(read) == 5
+    assert len(read()) == 5
     assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
     kept = json.loads((tmp_path / "fresh" / groups.GROUPS).read_text())
     for group in kept["groups"]:  # edited, still well formed: not shown, every group read
@@ -173,7 +179,7 @@ def test_a_rebuild_reads_only_the_groups_with_new_runs_and_equals_a_fresh_build(
             series["entries"] = [{**e, "mean": 1e9} for e in series["entries"]]
     (tmp_path / "fresh" / groups.GROUPS).write_text(json.dumps(kept))
     assert main(["site", "db:", "-o", str(tmp_path / "fresh"), "--database", url]) == 0
-    assert len(read) == 7
+    assert len(read()) == 7
     assert tree(tmp_path / "site") == tree(tmp_path / "fresh")
 
 
@@ -237,3 +243,26 @@ def test_a_history_download_holds_every_repetition_as_json_would_write_it(
     assert written == json.dumps(expected, separators=(",", ":"))  # the same text, byte for byte
     lines = stem.with_suffix(".csv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == ",".join(columns) and lines[2] == '"r""1 <é>",2001-09-09 01:46,1,inf,MiB/s,,'
+
+
+def test_groups_made_in_parallel_make_the_site_made_in_one_process(
+    database: str, tmp_path: Path
+) -> None:
+    """Two worker processes make the groups (each benchmark at each site): the site, its
+    manifest and what it keeps of each group are the same bytes as one process makes, and
+    so is a rebuild after new runs at one site."""
+    shutil.copy(database, tmp_path / "results.sqlite")
+    db = Database(str(tmp_path / "results.sqlite"))
+    fill(db, template_of(db), runs=1010, series=3, metrics=3, reps=5, step_at=600)
+    made = {}
+    for jobs in (1, 2):
+        root = tmp_path / f"jobs{jobs}"
+        built = build.build("db:last=12", root, database=Database(db.name), jobs=jobs)
+        assert built.written > 0
+        made[jobs] = tree(root)
+    assert len({k for k in made[1] if k.startswith("history/")}) > 6  # three groups at least
+    assert made[1] == made[2]
+    fill(db, template_of(db), runs=1012, series=3, metrics=3, reps=5, step_at=600)
+    for jobs in (1, 2):
+        build.build("db:last=12", tmp_path / f"jobs{jobs}", database=Database(db.name), jobs=jobs)
+    assert tree(tmp_path / "jobs1") == tree(tmp_path / "jobs2")

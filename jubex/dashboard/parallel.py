@@ -1,0 +1,44 @@
+"""The groups of a site made on every core: forked processes, results in the given order.
+
+A site's groups (each benchmark at each site) are independent: each reads its own samples
+and writes its own files. A build hands them to worker processes forked from the one that
+read the runs, so that the workers share its memory (the runs, the manifest) without
+sending it, and takes their results back in the order the groups were given: the site
+and its manifest are the same whatever the number of processes and whichever finishes
+first.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def in_order(
+    work: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int,
+    start: Callable[[], None] | None = None,
+) -> Iterator[Result]:
+    """``work`` of each item, in the items' order: in this process when one job (or one
+    item) is asked, else in ``jobs`` forked processes, each item sent to the next free one.
+
+    ``work`` must be a module's function (its name is what the workers are sent) and must
+    find what it needs beyond its item in what the processes share from before the fork;
+    ``start`` is called first in each worker."""
+    jobs = min(jobs, len(items))
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(work, items)
+        return
+    with multiprocessing.get_context("fork").Pool(jobs, initializer=start) as pool:
+        yield from pool.imap(work, items, chunksize=1)
