@@ -13,7 +13,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jubex.analysis.run import analyse_run
+from jubex.analysis.run import analyse_run, analyse_runs
 from jubex.errors import DefinitionWarning, ErrorList, JubexError
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import tabulate
@@ -415,14 +415,6 @@ def dry_run(
             renderer.job_script(rendered, f"jx{run_dir.name}-{wp.id}", writer)
         warnings, renderer.warnings = tuple(renderer.warnings), []
         yield DryWorkpackage(rendered, writer.actions, writer.files, warnings)
-
-
-def analyse_runs(runs: Iterable[Run]) -> None:
-    """Read the outputs of the runs' workpackages that are not analysed yet (not of an
-    imported run: its store holds the analysis made where it ran)."""
-    for run in runs:
-        if not run.meta.get("imported_from"):
-            analyse_run(run)
 
 
 def open_runs(runs: Run | str | Path | Sequence[Run | str | Path]) -> list[Run]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from jubex.plain import dataclass
 
 
 @dataclass(frozen=True, slots=True)

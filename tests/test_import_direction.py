@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "jubex"
 #: jubex's top-level packages and modules, each stage after the ones it may import
 ORDER = (
     "version",
+    "plain",  # dataclasses whose == and repr are shared, not compiled per class
     "errors",
     "collector",  # the garbage collector paused where no cycles are made
     "shipped",  # where the platform library and the kernels are

@@ -15,9 +15,8 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jubex.analysis.harvest import Harvester
-from jubex.analysis.measurement import ParseResult
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError
 from jubex.space.workpackage import SHARED, Workpackage
@@ -25,6 +24,10 @@ from jubex.store.packed import Packed, pack
 from jubex.store.rundir import JUBE_ROWS, Run, checked_dir_name, wp_dir_of
 from jubex.store.store import DONE, FAILED
 from jubex.workdir.script import EXIT, admin_dir
+
+if TYPE_CHECKING:
+    from jubex.analysis.harvest import Harvester
+    from jubex.analysis.measurement import ParseResult
 
 ANALYSABLE = (DONE, FAILED)
 #: workpackages per batch a worker reads, and per transaction of the parent
@@ -75,6 +78,10 @@ class RunAnalysis:
     def harvester(self, step: str) -> Harvester:
         found = self.harvesters.get(step)
         if found is None:
+            # the patterns and the expression language: only for outputs to read (a table
+            # of a run read before asks one stat a workpackage and reads nothing)
+            from jubex.analysis.harvest import Harvester
+
             found = self.harvesters[step] = Harvester(self.run.benchmark, step)
         return found
 
@@ -185,6 +192,14 @@ def analyse_run(run: Run, *, force: bool = False) -> int:
         return analysis.workpackages(run.store.workpackages(states=list(ANALYSABLE)), force=True)
     stale = analysis.stale()
     return analysis.workpackages(run.store.workpackages(ids=stale)) if stale else 0
+
+
+def analyse_runs(runs: Iterable[Run]) -> None:
+    """Read the outputs of the runs' workpackages that are not analysed yet (not of an
+    imported run: its store holds the analysis made where it ran)."""
+    for run in runs:
+        if not run.meta.get("imported_from"):
+            analyse_run(run)
 
 
 def missing_analysis(run: Run) -> list[tuple[int, str]]:

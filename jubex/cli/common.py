@@ -218,7 +218,7 @@ def tabulated_runs(args: argparse.Namespace) -> list[Run]:
     """The runs RUN..., -i and -n name, their new outputs analysed unless --no-analyse."""
     runs = selected_runs(args)
     if not args.no_analyse:
-        from jubex.api import analyse_runs  # the analysers: not for --no-analyse
+        from jubex.analysis.run import analyse_runs  # not for --no-analyse
 
         analyse_runs(runs)
     return runs

@@ -13,10 +13,10 @@ every study. Which setting wins for a step is :func:`effective`'s to say.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.errors import DefinitionError, Loc
+from jubex.plain import dataclass
 
 #: the word that says a program is built with Darshan (its functions are wrapped already)
 LINKED = "linked"

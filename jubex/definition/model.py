@@ -8,11 +8,12 @@ its source file so that every later error can name file and line.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from jubex.definition.darshan import Darshan
 from jubex.errors import Loc
 from jubex.language.ranges import Linear
+from jubex.plain import dataclass
 
 PARAMETER_TYPES = ("auto", "int", "float", "str", "bool", "size", "duration")
 PARAMETER_MODES = ("text", "expr", "shell", "env", "tag", "python")

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
 from jubex.definition.darshan import Darshan
 from jubex.errors import DefinitionError, JubexError, Loc, did_you_mean
 from jubex.language.confine import control_character
 from jubex.language.values import Bool, Duration, Size, parse_value
+from jubex.plain import dataclass
 
 #: Resources that are whole numbers of at least one.
 COUNTS = ("nodes", "tasks_per_node", "tasks", "threads")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from jubex.definition.model import Benchmark
 from jubex.errors import DefinitionError, DefinitionWarning, ErrorList, UsageError
+from jubex.plain import dataclass
 from jubex.platform.model import Platform
 
 

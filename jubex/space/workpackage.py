@@ -7,7 +7,7 @@ compiles with (:mod:`jubex.space.plan` re-exports these names).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from jubex.plain import dataclass
 
 SHARED = "shared"
 #: the state of an iteration beyond a repetition target's minimum: run only if its point

@@ -13,7 +13,6 @@ import shutil
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import NoReturn
@@ -21,6 +20,7 @@ from typing import NoReturn
 from jubex.definition.frozen import from_data, from_json, to_data, to_json
 from jubex.definition.model import Benchmark
 from jubex.errors import JubexError, UsageError
+from jubex.plain import dataclass
 from jubex.platform.model import Platform
 from jubex.space.spec import RunSpec
 from jubex.space.workpackage import Workpackage

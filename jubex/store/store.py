@@ -15,7 +15,6 @@ import time
 import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
@@ -24,6 +23,7 @@ from typing import Any
 
 from jubex.errors import JubexError
 from jubex.language.values import parse_value
+from jubex.plain import dataclass
 from jubex.space.workpackage import HELD, Workpackage
 from jubex.store.measurement import Measurement, Value
 from jubex.store.packed import Label, Packed, first_values, key, name_record, pack, unpack

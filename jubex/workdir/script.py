@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from jubex.errors import DefinitionError
 from jubex.language.confine import is_shell_name
+from jubex.plain import dataclass
 
 #: exit status of a wrapper that found its workpackage already claimed
 ALREADY_CLAIMED = 97

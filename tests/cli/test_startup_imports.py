@@ -80,14 +80,29 @@ def test_a_small_result_imports_none_of_them(tmp_path: Path) -> None:
     unused = (*HEAVY, "numpy", "jubex.api", "jubex.results.comparison", "socket", "uuid")
     shown = _imported("result", "--no-analyse", "last", "-f", "pretty", cwd=tmp_path, heavy=unused)
     assert shown == []
+    # nor the searches for outliers among repetitions, the writing of a table into SQLite
+    # or CSV's writer, which a table of single values printed on the terminal needs not
+    unused = (*SEARCHES, "jubex.results.delivery.database", "csv", "textwrap")
+    shown = _imported("result", "--no-analyse", "last", "-f", "pretty", cwd=tmp_path, heavy=unused)
+    assert shown == []
     # a run read back is resolved already, and a table of no expression evaluates none:
     # neither the planner, nor the checks of resolving, nor the expression language, nor
     # real Python's interpreter (its subprocesses), nor the hints of a misspelt name
     unused = (*READING_A_RUN, "difflib")
     shown = _imported("result", "--no-analyse", "last", "-f", "csv", cwd=tmp_path, heavy=unused)
     assert shown == []
+    # a run analysed before has nothing to read again: its table asks one stat a
+    # workpackage and imports neither the patterns nor the library that composes the stages
+    unused = (*READING_A_RUN, "jubex.api", "jubex.analysis.harvest", "jubex.analysis.patterns")
+    assert _imported("result", "last", "-f", "csv", cwd=tmp_path, heavy=unused) == []
 
 
+#: the outlier searches over the repetitions of a point and their tables
+SEARCHES = (
+    "jubex.results.statistics.farthest",
+    "jubex.results.statistics.sweep",
+    "jubex.results.statistics.split_critical",
+)
 #: what reading a run and showing its table never needs
 READING_A_RUN = (
     "jubex.space.plan",

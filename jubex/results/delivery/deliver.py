@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jubex.definition.model import Table
-from jubex.results.delivery.database import write_database
 from jubex.results.delivery.files import keep_in_run, result_dir, write_result
 from jubex.results.tables.formats import render, terminal_width
 from jubex.results.tables.jube_tables import jube_table_notes
@@ -33,14 +32,14 @@ def deliver(table: Table, result: ResultTable, run: Run, *, targets: bool = True
     if run.meta.get("imported_from"):
         if table.database:
             target = run.dir / "result" / Path(table.database).name
-            write_database(result, target, table.primekeys)
+            _write_database(result, target, table)
             result.notes.append(f"written to the database {target} (an imported run)")
         return None
     if table.database:
         # As JUBE: beside the result_dir's tables, else in the run's result directory.
         folder = result_dir(run.benchmark.file, run.dir, table) or run.dir / "result"
         target = folder / os.path.expanduser(table.database)
-        write_database(result, target, table.primekeys)
+        _write_database(result, target, table)
         result.notes.append(f"written to the database {target}")
     if targets and table.syslog is not None:
         from jubex.results.delivery import (
@@ -53,6 +52,13 @@ def deliver(table: Table, result: ResultTable, run: Run, *, targets: bool = True
         path = write_result(run.benchmark.file, run.dir, table, result)
         result.notes.append(f"written to {path}")
     return None
+
+
+def _write_database(result: ResultTable, target: Path, table: Table) -> None:
+    """The rows into the SQLite database ``target``, imported for the tables that name one."""
+    from jubex.results.delivery.database import write_database
+
+    write_database(result, target, table.primekeys)
 
 
 def report(

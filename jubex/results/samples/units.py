@@ -9,10 +9,9 @@ conversion is one multiplication and applies to spreads (std, confidence interva
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from jubex.analysis.units import parse_unit as _parse_unit
 from jubex.errors import JubexError, Loc, did_you_mean
+from jubex.plain import dataclass
 
 #: spellings offered when a unit is not recognised
 COMMON_UNITS = (

@@ -27,7 +27,7 @@ from itertools import accumulate, chain, repeat
 from math import fsum
 from typing import TYPE_CHECKING
 
-from jubex.results.statistics.stats import OUTLIER_TIE_DISTANCE, Number
+from jubex.results.statistics.stats import ARRAYS, OUTLIER_TIE_DISTANCE, Number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,9 +36,6 @@ if TYPE_CHECKING:
 #: the fewest degrees of freedom the spread a value is measured against may have: with one
 #: or two, two values that nearly tie make any third look far
 MIN_DF = 3
-#: the fewest values worked out over numpy arrays (fewer: plain Python, without numpy's
-#: import, which costs more than a small table)
-ARRAYS = 500
 #: a float's exact value in units of the smallest subnormal, 2**-1074
 _UNITS = 1074
 

@@ -10,10 +10,10 @@ a surprising mean can be traced to it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import chain
 from typing import TypeGuard
 
+from jubex.plain import dataclass
 from jubex.results.samples.rows import Row, executions_of
 from jubex.results.statistics.experimental_unit import by_execution
 from jubex.results.statistics.spread import Groups, Spread, examine

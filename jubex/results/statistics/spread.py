@@ -29,21 +29,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, chain, pairwise
 from statistics import NormalDist, median
+from typing import TYPE_CHECKING
 
-from jubex.results.statistics.farthest import ARRAYS, Search
-from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
+from jubex.plain import dataclass
 from jubex.results.statistics.stats import (
+    ARRAYS,
     OUTLIER_MIN_N,
     OUTLIER_TIE_DISTANCE,
     Number,
     outliers,
     t_quantile,
 )
-from jubex.results.statistics.sweep import Sweep, Undecided
+
+if TYPE_CHECKING:
+    from jubex.results.statistics.farthest import Search
+    from jubex.results.statistics.sweep import Sweep
 
 #: the share of a sample that may be called outliers (at least :data:`FEWEST` values)
 FEW = 0.1
@@ -135,7 +138,11 @@ def _within(executions: Sequence[Sequence[Number]], alpha: float) -> list[int]:
         positions = [a + k for a, n in zip(starts, sizes, strict=True) if n >= 3 for k in range(n)]
         sizes = [n for n in sizes if n >= 3]
     steps = few(len(values)) + 1 if len(values) >= OUTLIER_MIN_N else 0
+    from jubex.results.statistics.farthest import Search
+
     if len(values) >= ARRAYS:
+        from jubex.results.statistics.sweep import Sweep, Undecided
+
         try:
             sweep = Sweep(positions, values, sizes, steps)
             found = sweep.removals(steps)
@@ -397,6 +404,8 @@ def _split_critical(n: int, alpha: float) -> float:
     """The share of variance above which the best split of ``n`` normal values, with a gap
     between its groups wider than any inside them, falls with probability ``alpha``: from
     the table of the default level, else drawn."""
+    from jubex.results.statistics.split_critical import CRITICAL, FIRST, LEVEL
+
     if alpha == LEVEL and FIRST <= n < FIRST + len(CRITICAL):
         return CRITICAL[n - FIRST]
     return drawn_split_critical(n, alpha)

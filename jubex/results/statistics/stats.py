@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
+
+from jubex.plain import dataclass
 
 #: statistics a table column may ask for, in the order they are documented
 STATISTICS = (
@@ -51,6 +52,9 @@ NUMERIC = frozenset(
 )
 
 Number = float | int
+#: the fewest values the outlier and spread tests work out over numpy arrays (fewer: plain
+#: Python, without numpy's import, which costs more than a small table)
+ARRAYS = 500
 #: the fewest values whose squared deviations numpy works out (fewer: plain Python, without
 #: numpy's import, which costs more than a small table)
 SQUARES_BY_NUMPY = 500

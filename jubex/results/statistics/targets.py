@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from jubex.definition.model import Benchmark, Until
+from jubex.plain import dataclass
 from jubex.results.samples.rows import Row
 from jubex.results.statistics.stats import summarize, t_quantile
 

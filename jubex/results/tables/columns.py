@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, cast
 
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, JubexError, Loc, did_you_mean
+from jubex.plain import dataclass
 from jubex.results.samples.rows import META, Row
 from jubex.results.samples.units import UnitError, factor
 from jubex.results.statistics.stats import (

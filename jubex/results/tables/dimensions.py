@@ -12,10 +12,10 @@ note saying so; ``--pool`` pools whatever differs, ``--by KEY`` chooses the keys
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from jubex.definition.frozen import to_json
 from jubex.errors import UsageError, did_you_mean
+from jubex.plain import dataclass
 from jubex.results.tables.keys import derived_parameters
 from jubex.results.tables.table import Row
 from jubex.store.rundir import Run

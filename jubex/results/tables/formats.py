@@ -7,13 +7,11 @@ how many values are missing) so that a table read alone does not mislead.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
 import re
 import shutil
-import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from itertools import repeat
@@ -262,6 +260,8 @@ def _blocks(table: ResultTable, grid: Grid, width: int) -> str:
     head = grid.head
     label_width = max(len(h) for h in head)
     room = max(width - label_width - 2, 20)
+    import textwrap  # only for a table too wide for the terminal
+
     lines = [table.name]
     for number, row in enumerate(grid.rows(), 1):
         lines.append(f"-[ {number} ]".ljust(min(width, label_width + 2 + room), "-"))
@@ -301,6 +301,8 @@ def _jube_csv(table: ResultTable) -> str:
 
 
 def _csv_lines(grid: Grid, separator: str, ending: str) -> str:
+    import csv  # only for the tables asked for as CSV
+
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=separator, lineterminator=ending)
     writer.writerow(grid.head)

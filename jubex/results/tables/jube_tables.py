@@ -12,13 +12,12 @@ or the name of one) is kept, not compared.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from jubex.plain import dataclass
 from jubex.results.tables.formats import render
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import tables_with_definitions
@@ -118,6 +117,8 @@ def jube_cells(text: str, separator: str) -> Cells:
 
 def _cells(result: ResultTable) -> Cells:
     """jubex's table as the cells of its JUBE CSV (the values JUBE's formats give)."""
+    import csv  # only for a JUBE run's tables, checked against JUBE's own
+
     text = render(result, "csv")
     return [
         [cell.strip() for cell in row]

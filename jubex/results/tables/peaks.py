@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
+from jubex.plain import dataclass
 from jubex.platform.model import Platform
 from jubex.results.samples.units import UnitError, parse_unit
 from jubex.results.tables.columns import Header, Row

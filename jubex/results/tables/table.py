@@ -9,12 +9,13 @@ Cells keep typed values; :mod:`jubex.results.tables.formats` decides how they lo
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from itertools import chain
 
 from jubex.definition.model import Table, Until
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
 from jubex.language.values import Bool
+from jubex.plain import dataclass
 from jubex.results.statistics.flags import CV_LIMIT, OUTLIER_ALPHA, Flags, flag, flag_note
 from jubex.results.statistics.stats import COUNTS
 from jubex.results.statistics.targets import Outcome, outcome, target_flag, target_note
