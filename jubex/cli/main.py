@@ -59,6 +59,8 @@ LOOKING = ("validate", "info", "convert", "run", "ci")
 #: the commands that read a definition and never run its code, whatever allows it
 #: (import-jube imports the values JUBE recorded)
 NEVER_RUNNING = ("import-jube",)
+#: the commands that drive a run: an interrupted one is picked up by `jubex continue`
+DRIVING = ("run", "continue")
 #: the module of the real Python interpreter, imported only by the commands that run it
 #: (its subprocess and resource limits are no part of reading a table)
 _PYTHON = "jubex.language.python"
@@ -179,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(str(exc), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("interrupted; `jubex continue` picks the run up again", file=sys.stderr)
+        resumed = "; `jubex continue` picks the run up again" if command in DRIVING else ""
+        print(f"interrupted{resumed}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

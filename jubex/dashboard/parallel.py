@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -40,5 +41,13 @@ def in_order(
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(work, items)
         return
-    with multiprocessing.get_context("fork").Pool(jobs, initializer=start) as pool:
+    with multiprocessing.get_context("fork").Pool(jobs, _started, (start,)) as pool:
         yield from pool.imap(work, items, chunksize=1)
+
+
+def _started(start: Callable[[], None] | None) -> None:
+    """A worker's start: Ctrl-C is the parent's to handle (it ends the workers), not
+    each worker's to print its traceback; then ``start``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if start is not None:
+        start()

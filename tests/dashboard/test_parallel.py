@@ -1,0 +1,52 @@
+"""The site's groups on several processes: results in the items' order, Ctrl-C the parent's."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from jubex.cli.main import main
+from jubex.dashboard.parallel import in_order
+
+
+def square_in(item: int) -> tuple[int, int]:
+    return item * item, os.getpid()
+
+
+def interrupt_handler(_: int) -> bool:
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_results_come_in_the_items_order_from_other_processes() -> None:
+    made = list(in_order(square_in, list(range(40)), 2))
+    assert [value for value, _ in made] == [i * i for i in range(40)]
+    assert os.getpid() not in {pid for _, pid in made}
+
+
+def test_one_job_works_in_this_process_and_keeps_its_ctrl_c() -> None:
+    made = list(in_order(square_in, [1, 2, 3], 1))
+    assert {pid for _, pid in made} == {os.getpid()}
+    assert list(in_order(interrupt_handler, [1], 1)) == [False]
+
+
+def test_a_worker_leaves_ctrl_c_to_the_parent() -> None:
+    """A terminal's Ctrl-C reaches every process of the group: the parent ends the build
+    and says so once, the workers print no traceback of their own."""
+    assert list(in_order(interrupt_handler, [1, 2], 2)) == [True, True]
+
+
+def test_an_interrupted_command_that_drives_no_run_does_not_offer_continue(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("jubex.dashboard.build.build", interrupted)
+    assert main(["site", "db:", "-o", "out", "--database", "sqlite:///none.sqlite"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"
+    assert not any(tmp_path.iterdir())
