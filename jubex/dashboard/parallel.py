@@ -14,7 +14,11 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
+
+from jubex.errors import JubexError
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -36,13 +40,31 @@ def in_order(
 
     ``work`` must be a module's function (its name is what the workers are sent) and must
     find what it needs beyond its item in what the processes share from before the fork;
-    ``start`` is called first in each worker."""
+    ``start`` is called first in each worker. A worker that dies (killed, out of memory)
+    ends the whole with an error, never a wait for a result that cannot come."""
     jobs = min(jobs, len(items))
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(work, items)
         return
-    with multiprocessing.get_context("fork").Pool(jobs, _started, (start,)) as pool:
-        yield from pool.imap(work, items, chunksize=1)
+    context = multiprocessing.get_context("fork")
+    pool = ProcessPoolExecutor(jobs, context, initializer=_started, initargs=(start,))
+    ended = False
+    try:
+        # not pool.map, which cancels what is left when interrupted: Python 3.11's pool
+        # then fails to mark a cancelled item broken, in a thread's traceback
+        for future in [pool.submit(work, item) for item in items]:
+            yield future.result()
+        ended = True
+    except BrokenProcessPool:
+        raise JubexError(
+            "a process building the site ended without its result (killed, or out of memory?)",
+            hint="-j 1 builds in one process",
+        ) from None
+    finally:
+        if not ended:  # an error or Ctrl-C: the workers go at once, their queued items too
+            for worker in multiprocessing.active_children():
+                worker.terminate()
+        pool.shutdown()
 
 
 def _started(start: Callable[[], None] | None) -> None:

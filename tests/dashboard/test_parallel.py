@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,28 @@ def test_results_come_in_the_items_order_from_other_processes() -> None:
     made = list(in_order(square_in, list(range(40)), 2))
     assert [value for value, _ in made] == [i * i for i in range(40)]
     assert os.getpid() not in {pid for _, pid in made}
+
+
+def killed_at(item: int) -> int:
+    if item == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return item
+
+
+def test_a_killed_worker_ends_the_whole_with_an_error_not_a_wait() -> None:
+    """The out-of-memory killer takes a worker: the item it had can never come back."""
+    code = (
+        "from jubex.dashboard.parallel import in_order\n"
+        "from tests.dashboard.test_parallel import killed_at\n"
+        "print(list(in_order(killed_at, [0, 1, 2, 3], 2)))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    ran = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 1, ran.stderr
+    assert "a process building the site ended without its result" in ran.stderr
+    assert not ran.stdout
 
 
 def test_one_job_works_in_this_process_and_keeps_its_ctrl_c() -> None:
