@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -50,13 +51,22 @@ def test_a_killed_worker_ends_the_whole_with_an_error_not_a_wait() -> None:
     assert not ran.stdout
 
 
-def test_one_job_works_in_this_process_and_keeps_its_ctrl_c() -> None:
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Python's own Ctrl-C handler in this process, whatever the test runner set (its
+    workers may ignore SIGINT), and the runner's back afterwards."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_one_job_works_in_this_process_and_keeps_its_ctrl_c(ctrl_c: None) -> None:
     made = list(in_order(square_in, [1, 2, 3], 1))
     assert {pid for _, pid in made} == {os.getpid()}
     assert list(in_order(interrupt_handler, [1], 1)) == [False]
 
 
-def test_a_worker_leaves_ctrl_c_to_the_parent() -> None:
+def test_a_worker_leaves_ctrl_c_to_the_parent(ctrl_c: None) -> None:
     """A terminal's Ctrl-C reaches every process of the group: the parent ends the build
     and says so once, the workers print no traceback of their own."""
     assert list(in_order(interrupt_handler, [1, 2], 2)) == [True, True]
