@@ -16,6 +16,12 @@ CPU time of the page's main thread until the chart is drawn (the load event on a
 without a chart) is printed too: on a shared machine it moves far less with the load than
 the wall-clock figures, which wait for the cores the other processes hold.
 
+Chromium builds its own omnibox popup (two WebUI pages, 0.3-0.5 s of CPU in a renderer of
+its own) for every new browser context, that is for every load here, on the same cores and
+at the same moment as the page; a person who opens a page does not pay that. Those features
+are off unless --browser-ui keeps them (as the figures measured before 2026-11-28's
+"History pages in Chromium: what the browser itself was doing" did).
+
     python bench/bench_site.py --runs 10000 --keep /tmp/site-bench   # builds /tmp/site-bench/site
     python bench/bench_site_render.py /tmp/site-bench/site
 """
@@ -55,6 +61,9 @@ MARKS = """() => ["jubex-chart-library", "jubex-chart-built", "jubex-chart-drawn
 Timing = tuple[float, float, float | None, float | None, float | None, float | None, float | None]
 #: what a trace records: tasks with their thread time, and the page's marks
 TRACED = ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"]
+#: Chromium's own omnibox popup, built as WebUI pages for each new context (the bench's
+#: every load), which the page's figures would otherwise include
+BROWSER_UI = "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"
 TIMING = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
   const paint = performance.getEntriesByName("first-contentful-paint")[0];
@@ -144,6 +153,11 @@ def main() -> None:
         default="#chart[data-drawn]",
         help="what a drawn chart has (of a site whose chart plotly.js draws: '#chart .main-svg')",
     )
+    parser.add_argument(
+        "--browser-ui",
+        action="store_true",
+        help="let Chromium build its omnibox popup for each context, as the older figures did",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -151,10 +165,14 @@ def main() -> None:
     threading.Thread(target=serving.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{serving.server_address[1]}/"
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    print(f"{args.site}: median of {args.repeat}; load {os.getloadavg()[0]:.1f}")
+    flags = ["--no-sandbox"] if args.browser_ui else ["--no-sandbox", BROWSER_UI]
+    print(
+        f"{args.site}: median of {args.repeat}; Chromium {' '.join(flags)}; "
+        f"load {os.getloadavg()[0]:.1f}"
+    )
     worst = 0.0
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        browser = driver.chromium.launch(executable_path=chromium, args=flags)
         for kind, pattern in KINDS.items():
             if args.kind and kind not in args.kind:
                 continue
