@@ -24,6 +24,8 @@ are off unless --browser-ui keeps them (as the figures measured before 2026-11-2
 
     python bench/bench_site.py --runs 10000 --keep /tmp/site-bench   # builds /tmp/site-bench/site
     python bench/bench_site_render.py /tmp/site-bench/site
+    # a history of 1 run and one of 1,010 runs (the site's only series)
+    python bench/bench_site.py --runs 1000 --metrics 3 --series 1 --keep /tmp/site-1k
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ Timing = tuple[float, float, float | None, float | None, float | None, float | N
 TRACED = ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"]
 #: Chromium's own omnibox popup, built as WebUI pages for each new context (the bench's
 #: every load), which the page's figures would otherwise include
-BROWSER_UI = "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"
+WITHOUT_BROWSER_UI = "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup"
 TIMING = """() => {
   const nav = performance.getEntriesByType("navigation")[0];
   const paint = performance.getEntriesByName("first-contentful-paint")[0];
@@ -165,7 +167,7 @@ def main() -> None:
     threading.Thread(target=serving.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{serving.server_address[1]}/"
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    flags = ["--no-sandbox"] if args.browser_ui else ["--no-sandbox", BROWSER_UI]
+    flags = ["--no-sandbox"] if args.browser_ui else ["--no-sandbox", WITHOUT_BROWSER_UI]
     print(
         f"{args.site}: median of {args.repeat}; Chromium {' '.join(flags)}; "
         f"load {os.getloadavg()[0]:.1f}"
