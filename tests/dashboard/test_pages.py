@@ -100,7 +100,7 @@ def test_a_run_page_from_its_shell_is_the_page_jinja_renders(
     series = Series("bench", "site00", nasty, nasty, nasty, True, {"k": nasty})
     series.entries = [Entry(0, 1.0e9, [2.0, float("nan"), 1.0], 1.5, 0.7, 3.0, 0.01, "worse")]
     ((path, html),) = run_pages(site, [series], [0])
-    found = [(Shown.of(series), 0)]
+    found = [(Shown.of(series), series.entries[0])]
     assert (path, html) == pages.render(
         "run.html", path, site.selector, **run_view(site, run, found)
     )
