@@ -111,13 +111,21 @@ def _result_row(shown: Shown, entry: Entry) -> str:
     :func:`run_view` says of it, made without either's dictionary (a site of 100,000
     runs has 5 million of these rows)."""
     low, high = _extremes(entry.values)
-    mark = escaped(entry.mark or "")
-    change = "" if entry.change is None else escaped(f"{entry.change:+.1f}%")
-    numbers = "".join([f"<td>{_cell(v)}</td>" for v in (entry.mean, entry.std, low, high)])
-    marked = f' class="{mark}"' if mark else ""
+    mean, std, change = entry.mean, entry.std, entry.change
+    if type(mean) is type(std) is type(low) is type(high) is float:  # the rule: no call
+        numbers = f"<td>{mean:.4g}</td><td>{std:.4g}</td><td>{low:.4g}</td><td>{high:.4g}</td>"
+    else:
+        numbers = "".join([f"<td>{_cell(v)}</td>" for v in (mean, std, low, high)])
+    shown_change = "" if change is None else f"{change:+.1f}%"
+    if not entry.mark:
+        return (
+            f"<tr>{shown.head}<td>{len(entry.values)}</td>{numbers}<td>{shown_change}</td>"
+            f"{shown.tail}</tr>\n"
+        )
+    mark = escaped(entry.mark)
     return (
-        f"<tr{marked}>{shown.head}<td>{len(entry.values)}</td>"
-        f"{numbers}<td>{change}{f' ({mark})' if mark else ''}</td>{shown.tail}</tr>\n"
+        f'<tr class="{mark}">{shown.head}<td>{len(entry.values)}</td>{numbers}'
+        f"<td>{shown_change} ({mark})</td>{shown.tail}</tr>\n"
     )
 
 
