@@ -216,39 +216,56 @@ def _group_pages(
     site: Dashboard,
     series: Sequence[Series],
     compared: Sequence[Compared],
-    runs: Sequence[int],
+    runs_of_group: Sequence[int],
     charts: bool,
 ) -> None:
     """The pages of one benchmark at one site: its histories (and their downloads), its
     runs' pages, its comparison."""
     for page in pages.history_pages(site, series, charts):
         writer.put(*page)
+    runs: dict[int, tuple[str, str]] = {}
     for s in series:
-        _history_downloads(writer, site, s)
-    for page in run_pages(site, series, runs):
+        _history_downloads(writer, site, s, runs)
+    for page in run_pages(site, series, runs_of_group):
         writer.put(*page)
     for page in pages.compare_pages(site, series, compared):
         writer.put(*page)
 
 
-def _history_downloads(writer: SiteWriter, site: Dashboard, series: Series) -> None:
+def _history_downloads(
+    writer: SiteWriter,
+    site: Dashboard,
+    series: Series,
+    runs: dict[int, tuple[str, str]] | None = None,
+) -> None:
     """Every repetition of a series, a row each (what its chart draws), as CSV and as JSON
     records: the same text :func:`_downloads` writes, each run's fields encoded once for
-    its repetitions and each repetition's line one format of its value (a site of 100,000
-    runs has 25 million of these rows)."""
+    all the series of its group (``runs``: a run's start of a JSON record and of a CSV
+    line, kept from series to series) and each repetition's line one format of its value
+    (a site of 100,000 runs has 25 million of these rows)."""
     columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
     lines = [_csv_line(columns)]
     records: list[str] = []
     names = [json.dumps(c) for c in columns]
     unit, unit_cell = json.dumps(series.unit), _csv_cell(series.unit)
+    value_key = f",{names[3]}:"
+    marks: dict[str | None, tuple[str, str]] = {}
+    starts = {} if runs is None else runs
     for e in series.entries:
-        label, created, mark = site.runs[e.run].label, pages.date(e.created), e.mark or ""
-        head = f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(created)},{names[2]}:"
-        tail = f",{names[4]}:{unit},{names[5]}:{_json(e.mean)},{names[6]}:{json.dumps(mark)}}}"
-        value_key = f",{names[3]}:"
-        first = f"{_csv_cell(label)},{_csv_cell(created)},"
+        start = starts.get(e.run)
+        if start is None:
+            label, created = site.runs[e.run].label, pages.date(e.created)
+            start = starts[e.run] = (
+                f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(created)},{names[2]}:",
+                f"{_csv_cell(label)},{_csv_cell(created)},",
+            )
+        head, first = start
+        mark = marks.get(e.mark)
+        if mark is None:
+            mark = marks[e.mark] = (json.dumps(e.mark or ""), _csv_cell(e.mark or ""))
+        tail = f",{names[4]}:{unit},{names[5]}:{_json(e.mean)},{names[6]}:{mark[0]}}}"
         mean = "" if e.mean is None else repr(e.mean)
-        last = f",{unit_cell},{mean},{_csv_cell(mark)}\n"
+        last = f",{unit_cell},{mean},{mark[1]}\n"
         if all(map(math.isfinite, e.values)):
             texts = list(map(repr, e.values))
             shown = texts

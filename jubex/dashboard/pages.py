@@ -316,19 +316,28 @@ def compare_index(site: Dashboard) -> list[Page]:
 
 
 def history_pages(site: Dashboard, series: Sequence[Series], charts: bool) -> Iterator[Page]:
+    dates: dict[float, str] = {}  # the runs of a group are in each of its series
     for s in series:
-        yield history_page(site, s, charts)
+        yield history_page(site, s, charts, dates)
 
 
-def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
+def history_page(
+    site: Dashboard, series: Series, charts: bool, dates: dict[float, str] | None = None
+) -> Page:
+    """A series' page: its table (the newest PAGE_ROWS runs) and its chart (the newest
+    CHART_RUNS); ``dates``: each moment's text, kept from page to page."""
     columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
     rows: list[list[object]] = []
     hrefs: list[Links] = []
-    dates: dict[float, str] = {}  # the table's and the chart's, each formatted once
+    dates = {} if dates is None else dates  # the table's and the chart's, each formatted once
+    texts: dict[int, list[str]] = {}  # the values' texts of the table's entries, for the chart
     for e in list(reversed(series.entries))[:PAGE_ROWS]:
         run = site.runs[e.run]
-        values = " ".join([f"{v:.6g}" for v in e.values])
-        shown_date = dates[e.created] = date(e.created)
+        texts[id(e)] = shown_values = [f"{v:.6g}" for v in e.values]
+        values = " ".join(shown_values)
+        shown_date = dates.get(e.created)
+        if shown_date is None:
+            shown_date = dates[e.created] = date(e.created)
         numbers: list[object] = [e.mean, e.std, e.change, e.p_adjusted]
         mean, std, change, p = e.mean, e.std, e.change, e.p_adjusted
         # a finite sum: all four are finite, as most are (finite() spared four calls)
@@ -352,7 +361,7 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         "unit": series.unit,
         "run": [site.runs[e.run].label for e in shown],
         "date": [dates.get(e.created) or date(e.created) for e in shown],
-        "values": [[float(f"{v:.6g}") for v in e.values if math.isfinite(v)] for e in shown],
+        "values": [_drawn_values(e.values, texts.get(id(e))) for e in shown],
         "mean": [_drawn(e.mean) for e in shown],
         "mark": [e.mark or "" for e in shown],
         "annotations": notes,
@@ -394,6 +403,16 @@ def history_page(site: Dashboard, series: Series, charts: bool) -> Page:
         pager=[],
         current=1,
     )
+
+
+def _drawn_values(values: Sequence[float], texts: Sequence[str] | None) -> list[float]:
+    """A run's finite values as the chart draws them, to 6 significant digits: read back
+    from their texts in the table where it has them (``texts``), not formatted again."""
+    if texts is None:
+        return [float(f"{v:.6g}") for v in values if math.isfinite(v)]
+    if all(map(math.isfinite, values)):
+        return list(map(float, texts))
+    return [float(t) for v, t in zip(values, texts, strict=True) if math.isfinite(v)]
 
 
 def _drawn(value: float | None) -> float | None:

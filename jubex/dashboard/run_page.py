@@ -10,13 +10,14 @@ byte (a run with failures, whose table is a loop of the template, is rendered by
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from jubex.dashboard.model import Dashboard, RunInfo, Series
-from jubex.dashboard.pages import Page, date, escaped, number, render, result_rows
+from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
+from jubex.dashboard.pages import Page, date, escaped, number, render
 
 #: a text's place in the shell: private-use characters no escaping changes
 _MARK = "\ue000{}\ue001"
@@ -63,57 +64,108 @@ def shell(selector: str, fields: tuple[str, ...]) -> Shell:
 
 @dataclass(frozen=True)
 class Shown:
-    """What a run's page shows of a series, the same for each of its runs (made once)."""
+    """What a run's page shows of a series, the same for each of its runs (made once): its
+    results row's first cells (metric, point, unit) and its last (the link to its history)
+    as HTML."""
 
     series: Series
     point: str
     page: str
+    head: str
+    tail: str
 
     @classmethod
     def of(cls, series: Series) -> Shown:
-        return cls(series, series.point_text, series.page)
+        point, page = series.point_text, series.page
+        head = "".join(f"<td>{escaped(text)}</td>" for text in (series.metric, point, series.unit))
+        return cls(series, point, page, head, f'<td><a href="../{escaped(page)}">history</a></td>')
 
 
 def run_pages(site: Dashboard, series: Sequence[Series], runs: Sequence[int]) -> Iterator[Page]:
     """The pages of ``runs`` (of one group, whose ``series`` they are in)."""
-    by_run: dict[int, list[tuple[Shown, int]]] = {}
+    by_run: dict[int, list[tuple[Shown, Entry]]] = {}
     for s in series:
         shown = Shown.of(s)
-        for i, e in enumerate(s.entries):
-            by_run.setdefault(e.run, []).append((shown, i))
+        for e in s.entries:
+            by_run.setdefault(e.run, []).append((shown, e))
     for run in runs:
         info = site.runs[run]
-        view = run_view(site, info, by_run.get(run, []))
+        found = by_run.get(run, [])
         # a loop, or a text of the shell itself like a mark: Jinja2's page
-        if view["failures"] or _MARKS.search(site.selector) or _marked(info.fields):
-            yield render("run.html", info.page, site.selector, **view)
+        if site.failures.get(run) or _MARKS.search(site.selector) or _marked(info.fields):
+            yield render("run.html", info.page, site.selector, **run_view(site, info, found))
             continue
         texts = [
-            escaped(str(view["title"])),
-            escaped(str(view["created"])),
+            escaped(_title(info)),
+            escaped(date(info.created)),
             escaped(info.filesystem),
-            escaped(str(view["provenance"])),
-            str(result_rows(view["results"], "../")),  # type: ignore[arg-type]
+            escaped(_provenance(info)),
+            "".join([_result_row(shown, e) for shown, e in found]),
             *(escaped(value) for value in info.fields.values()),
         ]
         yield info.page, shell(site.selector, tuple(info.fields)).fill(texts)
 
 
+def _result_row(shown: Shown, entry: Entry) -> str:
+    """A run's results row of a series, the HTML :func:`result_rows` makes of what
+    :func:`run_view` says of it, made without either's dictionary (a site of 100,000
+    runs has 5 million of these rows)."""
+    low, high = _extremes(entry.values)
+    mean, std, change = entry.mean, entry.std, entry.change
+    if type(mean) is type(std) is type(low) is type(high) is float:  # the rule: no call
+        numbers = f"<td>{mean:.4g}</td><td>{std:.4g}</td><td>{low:.4g}</td><td>{high:.4g}</td>"
+    else:
+        numbers = "".join([f"<td>{_cell(v)}</td>" for v in (mean, std, low, high)])
+    shown_change = "" if change is None else f"{change:+.1f}%"
+    if not entry.mark:
+        return (
+            f"<tr>{shown.head}<td>{len(entry.values)}</td>{numbers}<td>{shown_change}</td>"
+            f"{shown.tail}</tr>\n"
+        )
+    mark = escaped(entry.mark)
+    return (
+        f'<tr class="{mark}">{shown.head}<td>{len(entry.values)}</td>{numbers}'
+        f"<td>{shown_change} ({mark})</td>{shown.tail}</tr>\n"
+    )
+
+
+def _cell(value: object) -> str:
+    """:func:`number` of a value, escaped: a float's text needs no escaping."""
+    return f"{value:.4g}" if type(value) is float else escaped(number(value))
+
+
+def _extremes(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """The least and the greatest value, as a sorted copy's ends are (of equal values, the
+    first and the last); unsorted where every value is finite (a NaN has no order)."""
+    if not values:
+        return None, None
+    if all(map(math.isfinite, values)):
+        return min(values), max(reversed(values))
+    ordered = sorted(values)
+    return ordered[0], ordered[-1]
+
+
+def _title(run: RunInfo) -> str:
+    return f"Run {run.label} of {run.benchmark} at {run.site}"
+
+
+def _provenance(run: RunInfo) -> str:
+    return json.dumps(run.provenance, indent=1, sort_keys=True)
+
+
 def run_view(
-    site: Dashboard, run: RunInfo, found: Sequence[tuple[Shown, int]]
+    site: Dashboard, run: RunInfo, found: Sequence[tuple[Shown, Entry]]
 ) -> dict[str, object]:
     """What a run's page shows: its provenance, its failures and its results."""
     results = []
-    for shown, i in found:
+    for shown, e in found:
         s = shown.series
-        e = s.entries[i]
-        ordered = sorted(e.values)  # the least and the greatest, as a summary has them
+        low, high = _extremes(e.values)
         results.append(
             {
                 "metric": s.metric, "point": shown.point, "unit": s.unit, "n": len(e.values),
-                "mean": number(e.mean), "std": number(e.std),
-                "min": number(ordered[0] if ordered else None),
-                "max": number(ordered[-1] if ordered else None),
+                "mean": number(e.mean), "std": number(e.std), "min": number(low),
+                "max": number(high),
                 "change": "" if e.change is None else f"{e.change:+.1f}%", "mark": e.mark or "",
                 "page": shown.page,
             }
@@ -123,10 +175,10 @@ def run_view(
         for f in site.failures.get(run.id, [])
     ]
     return {
-        "title": f"Run {run.label} of {run.benchmark} at {run.site}",
+        "title": _title(run),
         "run": run,
         "created": date(run.created),
-        "provenance": json.dumps(run.provenance, indent=1, sort_keys=True),
+        "provenance": _provenance(run),
         "failures": failures,
         "results": results,
     }

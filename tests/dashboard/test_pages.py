@@ -100,7 +100,7 @@ def test_a_run_page_from_its_shell_is_the_page_jinja_renders(
     series = Series("bench", "site00", nasty, nasty, nasty, True, {"k": nasty})
     series.entries = [Entry(0, 1.0e9, [2.0, float("nan"), 1.0], 1.5, 0.7, 3.0, 0.01, "worse")]
     ((path, html),) = run_pages(site, [series], [0])
-    found = [(Shown.of(series), 0)]
+    found = [(Shown.of(series), series.entries[0])]
     assert (path, html) == pages.render(
         "run.html", path, site.selector, **run_view(site, run, found)
     )
@@ -142,3 +142,43 @@ def test_a_history_page_holds_each_non_finite_number_as_its_text() -> None:
     assert chart["mean"] == [None, 2.0, 1e308, 4.0]
     assert chart["values"] == [[1.0], [2.0], [3.0], [4.0]]
     assert "<td>inf</td><td>nan</td><td></td><td></td>" in html
+
+
+def test_a_run_page_shows_the_least_and_greatest_value_as_a_sorted_copy_has_them() -> None:
+    """Of equal values (0.0 and -0.0) the least is the first, the greatest the last, as at
+    the ends of a sorted copy; the page from the shell is the one Jinja2 renders."""
+    site = runs(1)
+    series = Series("bench", "site00", "lustre", "bw", "MiB/s", True, {})
+    series.entries = [Entry(0, 1.0e9, [0.0, -0.0], 0.0, 0.0)]
+    ((path, html),) = run_pages(site, [series], [0])
+    assert "<td>2</td><td>0</td><td>0</td><td>0</td><td>-0</td>" in html
+    found = [(Shown.of(series), series.entries[0])]
+    assert html == pages.render("run.html", path, "db:", **run_view(site, site.runs[0], found))[1]
+
+
+def test_the_history_pages_of_a_group_are_each_series_page_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The dates and value texts one page keeps for the next change none of them; the chart
+    draws each finite value to 6 digits, whether the table shows its run or not (read back
+    from the table's texts of a run of finite values, and of one with an infinity)."""
+    monkeypatch.setattr(pages, "PAGE_ROWS", 2)
+    monkeypatch.setattr(pages, "CHART_RUNS", 4)
+    site = runs(5)
+    inf = float("inf")
+    made = []
+    for metric, scale, extra in (("bw", 1.0, inf), ("iops", 3.0, 2.5)):
+        series = Series("bench", "site00", "lustre", metric, "MiB/s", True, {})
+        series.entries = [
+            Entry(i, 1.0e9 + 86400 * i, [scale / 7 + i, extra, 1234567.891 * i], 1.5, 0.7)
+            for i in range(5)
+        ]
+        made.append(series)
+    together = list(pages.history_pages(site, made, True))
+    assert together == [pages.history_page(site, s, True) for s in made]
+    for (_, html), series in zip(together, made, strict=True):
+        chart = json.loads(re.search(r'id="series-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+        assert chart["values"] == [
+            [float(f"{v:.6g}") for v in e.values if v != inf] for e in series.entries[1:]
+        ]
+    assert chart["values"][-1] == [4.42857, 2.5, 4938270.0]

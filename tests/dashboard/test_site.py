@@ -256,6 +256,33 @@ def test_a_history_download_holds_every_repetition_as_json_would_write_it(
     assert lines[0] == ",".join(columns) and lines[2] == '"r""1 <é>",2001-09-09 01:46,1,inf,MiB/s,,'
 
 
+def test_history_downloads_of_a_group_sharing_its_runs_texts_are_each_alone(
+    tmp_path: Path,
+) -> None:
+    """What one series' download keeps of each run for the next (its label and date,
+    encoded) changes neither download."""
+    runs = {i: RunInfo(i, f'r"{i}', "b", "s", "l", 1.0e9 + i * 86400, {}, {}) for i in (1, 2)}
+    site = Dashboard("db:", runs, [], [], {}, {}, [])
+    made = []
+    for metric in ("bw", "iops"):
+        series = Series("b", "s", "l", metric, "MiB/s", True, {})
+        series.entries = [
+            Entry(i, runs[i].created, [1.5, i / 3], 2.0, 0.5, mark="up") for i in (1, 2)
+        ]
+        made.append(series)
+    alone, together = SiteWriter.open(tmp_path / "alone"), SiteWriter.open(tmp_path / "together")
+    kept: dict[int, tuple[str, str]] = {}
+    for series in made:
+        _history_downloads(alone, site, series)
+        _history_downloads(together, site, series, kept)
+    assert set(kept) == {1, 2}
+    for path in alone.made:
+        assert (tmp_path / "alone" / path).read_bytes() == (
+            tmp_path / "together" / path
+        ).read_bytes()
+    assert len(alone.made) == 4
+
+
 def test_groups_made_in_parallel_make_the_site_made_in_one_process(
     database: str, tmp_path: Path
 ) -> None:
