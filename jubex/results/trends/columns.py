@@ -104,11 +104,13 @@ def cells_of_columns(
             local.setdefault(points[i], []).append(i)
         present = tuple(name for name in names if name in columns)
         texts = [list(map(str, cast("Sequence[object]", columns[name]))) for name in present]
+        # each row's texts in one C call: most points are one row, their setting its texts
+        row_texts = list(zip(*texts, strict=True)) if texts else [()] * run.size
         definition = run.definition[:12]
         values = {metric: _row_samples(columns, metric, run.size) for metric in metrics}
         for point, rows in local.items():
             if len(rows) == 1:
-                raw: tuple[str, ...] = tuple(text[rows[0]] for text in texts)
+                raw: tuple[str, ...] = row_texts[rows[0]]
             else:
                 raw = tuple(", ".join(dict.fromkeys(text[i] for i in rows)) for text in texts)
             at = point_ids.setdefault(point, len(point_ids))
@@ -118,17 +120,15 @@ def cells_of_columns(
             if setting_id == len(cells.settings):
                 setting: Setting = (*zip(present, raw, strict=True), ("definition", definition))
                 cells.settings.append(setting)
-            cells.run.append(index)
-            cells.point.append(point)
             cells.at.append(at)
             cells.setting.append(setting_id)
-            for metric, found in values.items():
-                cell = (
-                    found[rows[0]]
-                    if len(rows) == 1
-                    else [value for i in rows for value in found[i]]
-                )
-                samples[metric].append(cell)
+        cells.run += [index] * len(local)
+        cells.point += local
+        for metric, found in values.items():
+            samples[metric] += [
+                found[rows[0]] if len(rows) == 1 else [value for i in rows for value in found[i]]
+                for rows in local.values()
+            ]
     for found in samples.values():
         if not set(map(type, chain.from_iterable(found))) <= {float}:
             return None
