@@ -27,6 +27,8 @@ from jubex.store.rundir import Run
 
 #: a run's rows as columns: a column per key, every row holding every key
 Columns = dict[str, object]
+#: types whose equal values always have one text (unlike floats: ``0.0`` and ``-0.0``)
+ONE_TEXT = frozenset({str, int, bool, type(None)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +69,26 @@ def kept_columns(runs: Sequence[Run], names: Sequence[str]) -> list[Columns | No
 
 
 def parameter_rows(runs: Sequence[RunColumns], parameters: set[str]) -> list[list[Row]]:
-    """Of each run, its rows holding only the ``parameters`` (in the rows' order of keys):
-    what :func:`~jubex.results.tables.keys.default_keys` reads of the rows."""
+    """Of each run, the rows :func:`~jubex.results.tables.keys.default_keys` chooses the
+    keys of all its rows by, holding only the ``parameters`` (in the rows' order of keys):
+    its first row, and of each parameter the first row that shows another value of it (as
+    text). Every row has the same keys, and whether a parameter varies in a run is whether
+    such a row exists: 40 rows a run made into dicts cost more than the choice."""
     found: list[list[Row]] = []
     for run in runs:
         names = [name for name in run.columns if name in parameters]
         values = [_column(run.columns, name, run.size) for name in names]
-        found.append([dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
-                     if names else [{} for _ in range(run.size)])  # fmt: skip
+        chosen = {0: None} if run.size else {}
+        for column in values:
+            if len(set(map(type, column))) == 1 and type(column[0]) in ONE_TEXT:
+                first, texts = column[0], column  # another value: another text
+            else:
+                texts = list(map(str, column))
+                first = texts[0] if texts else None
+            if texts and texts.count(first) != len(texts):
+                chosen[next(i for i, text in enumerate(texts) if text != first)] = None
+        found.append([{name: column[i] for name, column in zip(names, values, strict=True)}
+                      for i in sorted(chosen)])  # fmt: skip
     return found
 
 

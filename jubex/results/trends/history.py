@@ -37,6 +37,7 @@ from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.results.trends.cells import WHERE, Cells, cells_of, setting_of
 from jubex.results.trends.cells import changed as changed_setting
 from jubex.results.trends.columns import (
+    ONE_TEXT,
     RunColumns,
     cells_of_columns,
     kept_columns,
@@ -265,8 +266,6 @@ def _sorted(runs: Sequence[_Dated], cells: Cells, steps: _Steps, cell: np.ndarra
 #: types whose values are shown alike where they are equal and of the same type and text
 _SHOWN_BY_TEXT = {str, int, float, bool, type(None)}
 _SHOWN_BY_OWN_TEXT = {Size, Bool}
-#: types whose equal values always have one text (unlike floats: ``0.0`` and ``-0.0``)
-_ONE_TEXT = {str, int, bool, type(None)}
 
 
 def _texts(cells: Cells) -> list[str]:
@@ -276,7 +275,7 @@ def _texts(cells: Cells) -> list[str]:
     for column in zip(*cells.point, strict=True):
         types = set(map(type, column))
         shown: set[tuple[object, ...]]
-        if len(types) == 1 and types <= _ONE_TEXT:
+        if len(types) == 1 and types <= ONE_TEXT:
             continue  # nothing to write out: its equal values show alike
         if types <= _SHOWN_BY_TEXT:
             shown = set(zip(column, map(type, column), map(str, column), strict=True))
