@@ -101,9 +101,6 @@ class Catalogue:
                 with suppress(sqlite3.Error):
                     db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=1)
                     if db.execute("PRAGMA user_version").fetchone()[0] == FORMAT:
-                        # one read transaction for every lookup: a statement of its own
-                        # locks the file and looks for a hot journal (six system calls)
-                        db.execute("BEGIN")
                         self._db = db
                     else:
                         db.close()
@@ -154,13 +151,6 @@ class Catalogue:
         if _learning:
             self.learnt[name] = store
 
-    def close(self) -> None:
-        """End the reading (a later question is the store's), and its read transaction,
-        during which no writer of the catalogue can commit."""
-        if self._db is not None:
-            self._db.close()
-            self._db, self._tried = None, False
-
     def save(self) -> int:
         """Catalogue the stores read that are at rest; returns how many entries it wrote.
         Never waits for another program saving: the next command saves instead."""
@@ -170,7 +160,9 @@ class Catalogue:
             if (entry := _entry(store)) and entry[0] != self.held.get(name)  # else: as held
         ]
         self.learnt = {}
-        self.close()
+        if self._db is not None:  # the reading is over (a later question: the store's)
+            self._db.close()
+            self._db, self._tried = None, False
         if not entries:
             return 0
         try:
@@ -304,8 +296,6 @@ def catalogue_of(outpath: Path) -> Catalogue:
 def save_catalogues() -> int:
     """Save every catalogue something was learnt for; returns how many entries were
     written. The stores learnt are closed: it is the end of their reading."""
-    for catalogue in _catalogues.values():  # two names of one outpath: both readers end
-        catalogue.close()
     return sum(catalogue.save() for catalogue in list(_catalogues.values()))
 
 

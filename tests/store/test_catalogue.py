@@ -221,24 +221,3 @@ def test_a_run_outside_an_outpath_leaves_nothing_beside_it(run_dir: Path) -> Non
     _, rows = read(mine)
     assert rows and save_catalogues() == 0
     assert not (mine.parent / NAME).exists()
-
-
-def test_the_lookups_of_a_reading_are_one_read_transaction(run_dir: Path) -> None:
-    """Each statement of its own would lock the catalogue and look for a hot journal."""
-    catalogued(run_dir)
-    read(run_dir)
-    reader = catalogue.catalogue_of(run_dir.parent)._reader()
-    assert reader is not None and reader.in_transaction
-    assert save_catalogues() == 0 and catalogue.catalogue_of(run_dir.parent)._db is None
-
-
-def test_an_outpath_read_under_two_names_is_saved_all_the_same(run_dir: Path) -> None:
-    """The reading of each name holds a read transaction: all end before any is saved."""
-    catalogued(run_dir)
-    shutil.copytree(run_dir, run_dir.parent / "000001")
-    alias = run_dir.parent.parent / "alias"
-    alias.symlink_to(run_dir.parent)
-    read(alias / "000001")  # learnt under one name...
-    read(run_dir)  # ...while the other's reading holds the catalogue
-    assert save_catalogues() == 1
-    assert entries(run_dir.parent) == ["000000", "000001"]
