@@ -22,7 +22,6 @@ from jubex.definition.references import check_references, check_tags
 from jubex.definition.schema_check import check_tree, without_faults
 from jubex.definition.source_file import file_identity, read_bytes
 from jubex.definition.tree import Map, Seq, text_of
-from jubex.definition.xml_spelling import parse_xml, read_xml
 from jubex.definition.yaml_tree import read_yaml
 from jubex.errors import (
     DefinitionError,
@@ -102,6 +101,9 @@ def _read_source(path: Path) -> Source:
     file = str(path)
     data, is_xml = read_bytes(path)
     if is_xml:
+        # lxml only for an XML file (20 ms): reading a YAML one needs none of it
+        from jubex.definition.xml_spelling import parse_xml, read_xml
+
         root = parse_xml(data, file)
         if root.tag == "jube":
             return Source(path, "jube")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
-
-from lxml import etree
+from typing import TYPE_CHECKING, Any
 
 from jubex.definition.tree import Map, Seq
 from jubex.definition.yaml_tree import TreeBuilder, compose
 from jubex.errors import DefinitionError, ErrorList, Loc
+
+if TYPE_CHECKING:
+    from lxml import etree
 
 Locs = dict[str, Loc]
 
@@ -71,6 +72,8 @@ def _plain(value: Any, path: str, locs: Locs) -> Any:
 
 
 def _parser() -> etree.XMLParser:
+    from lxml import etree
+
     return etree.XMLParser(
         resolve_entities=False,
         no_network=True,
@@ -82,6 +85,8 @@ def _parser() -> etree.XMLParser:
 
 def read_xml(text: str, file: str) -> tuple[dict[str, Any], Locs]:
     """The XML spelling: ``<platform name=... extends=...>`` with one element per YAML key."""
+    from lxml import etree  # only here: reading a YAML platform needs none of it (20 ms)
+
     try:
         root = etree.fromstring(text.encode("utf-8"), _parser())
     except etree.XMLSyntaxError as exc:

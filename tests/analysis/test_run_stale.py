@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from jubex.analysis.run import RunAnalysis, analyse_run
+from jubex.analysis.run import RunAnalysis, _opened, _signature_of, analyse_run
 from jubex.results.samples.kept import summary_key
 from jubex.results.samples.rows import result_rows
 from jubex.space.plan import wp_dir_name
@@ -34,3 +34,31 @@ def test_only_workpackages_whose_exit_file_changed_are_read_again(tmp_path: Path
     assert analyse_run(reopened) == 3
     assert run.store.summary(summary_key({"write_bw"}, False)) is None  # rows made again
     assert RunAnalysis(open_run(run.dir)).stale() == []
+
+
+def test_an_exit_file_found_from_the_opened_run_is_the_one_its_path_names(
+    tmp_path: Path,
+) -> None:
+    """Below the run, through a link, climbing out with ``..`` (a JUBE suffix may) or gone:
+    the signature is the same whichever way the file is found."""
+    run_dir = tmp_path / "runs" / "000000"
+    (run_dir / "a").mkdir(parents=True)
+    (run_dir / "a" / "exit").write_text("0\n")
+    (tmp_path / "runs" / "b").mkdir()
+    (tmp_path / "runs" / "b" / "exit").write_text("1\n\n")
+    (run_dir / "link").symlink_to(run_dir / "a")
+    fd = os.open(run_dir, os.O_RDONLY)
+    try:
+        for name in ("a", "link", "../b", "missing"):
+            by_path = _signature_of(run_dir, 1, name, "done")
+            assert _signature_of(run_dir, 1, name, "done", at=fd) == by_path
+            assert (by_path == "done") == (name == "missing")
+    finally:
+        os.close(fd)
+
+
+def test_a_run_directory_that_cannot_be_opened_is_read_by_paths(tmp_path: Path) -> None:
+    with _opened(os.fspath(tmp_path / "gone")) as at:
+        assert at is None
+    with _opened(os.fspath(tmp_path)) as at:
+        assert at is not None and os.stat(".", dir_fd=at).st_ino == tmp_path.stat().st_ino

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,17 @@ def test_any_mapping_reads_as_in_a_definition_each_key_at_its_line(data: dict) -
         if path:
             key = path.rsplit(".", 1)[-1]
             assert lines[loc.line - 1][loc.column - 1 :].startswith((f"{key}:", f"'{key}':"))
+
+
+def test_a_yaml_definition_and_platform_are_read_without_lxml(tmp_path: Path) -> None:
+    """lxml takes 20 ms to import: only an XML file's reading imports it."""
+    (tmp_path / "b.yaml").write_text("name: b\nsteps:\n  s:\n    do: 'true'\n")
+    probe = (
+        "import sys\n"
+        "import jubex\n"
+        f"spec = jubex.resolve({str(tmp_path / 'b.yaml')!r})\n"
+        "assert spec.benchmark.name == 'b' and spec.platform.name == 'local'\n"
+        "print(sorted(m for m in sys.modules if m.startswith('lxml')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

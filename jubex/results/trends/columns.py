@@ -27,6 +27,8 @@ from jubex.store.rundir import Run
 
 #: a run's rows as columns: a column per key, every row holding every key
 Columns = dict[str, object]
+#: types whose equal values always have one text (unlike floats: ``0.0`` and ``-0.0``)
+ONE_TEXT = frozenset({str, int, bool, type(None)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,14 +69,26 @@ def kept_columns(runs: Sequence[Run], names: Sequence[str]) -> list[Columns | No
 
 
 def parameter_rows(runs: Sequence[RunColumns], parameters: set[str]) -> list[list[Row]]:
-    """Of each run, its rows holding only the ``parameters`` (in the rows' order of keys):
-    what :func:`~jubex.results.tables.keys.default_keys` reads of the rows."""
+    """Of each run, the rows :func:`~jubex.results.tables.keys.default_keys` chooses the
+    keys of all its rows by, holding only the ``parameters`` (in the rows' order of keys):
+    its first row, and of each parameter the first row that shows another value of it (as
+    text). Every row has the same keys, and whether a parameter varies in a run is whether
+    such a row exists: 40 rows a run made into dicts cost more than the choice."""
     found: list[list[Row]] = []
     for run in runs:
         names = [name for name in run.columns if name in parameters]
         values = [_column(run.columns, name, run.size) for name in names]
-        found.append([dict(zip(names, row, strict=True)) for row in zip(*values, strict=True)]
-                     if names else [{} for _ in range(run.size)])  # fmt: skip
+        chosen = {0: None} if run.size else {}
+        for column in values:
+            if len(set(map(type, column))) == 1 and type(column[0]) in ONE_TEXT:
+                first, texts = column[0], column  # another value: another text
+            else:
+                texts = list(map(str, column))
+                first = texts[0] if texts else None
+            if texts and texts.count(first) != len(texts):
+                chosen[next(i for i, text in enumerate(texts) if text != first)] = None
+        found.append([{name: column[i] for name, column in zip(names, values, strict=True)}
+                      for i in sorted(chosen)])  # fmt: skip
     return found
 
 
@@ -104,11 +118,13 @@ def cells_of_columns(
             local.setdefault(points[i], []).append(i)
         present = tuple(name for name in names if name in columns)
         texts = [list(map(str, cast("Sequence[object]", columns[name]))) for name in present]
+        # each row's texts in one C call: most points are one row, their setting its texts
+        row_texts = list(zip(*texts, strict=True)) if texts else [()] * run.size
         definition = run.definition[:12]
         values = {metric: _row_samples(columns, metric, run.size) for metric in metrics}
         for point, rows in local.items():
             if len(rows) == 1:
-                raw: tuple[str, ...] = tuple(text[rows[0]] for text in texts)
+                raw: tuple[str, ...] = row_texts[rows[0]]
             else:
                 raw = tuple(", ".join(dict.fromkeys(text[i] for i in rows)) for text in texts)
             at = point_ids.setdefault(point, len(point_ids))
@@ -118,17 +134,15 @@ def cells_of_columns(
             if setting_id == len(cells.settings):
                 setting: Setting = (*zip(present, raw, strict=True), ("definition", definition))
                 cells.settings.append(setting)
-            cells.run.append(index)
-            cells.point.append(point)
             cells.at.append(at)
             cells.setting.append(setting_id)
-            for metric, found in values.items():
-                cell = (
-                    found[rows[0]]
-                    if len(rows) == 1
-                    else [value for i in rows for value in found[i]]
-                )
-                samples[metric].append(cell)
+        cells.run += [index] * len(local)
+        cells.point += local
+        for metric, found in values.items():
+            samples[metric] += [
+                found[rows[0]] if len(rows) == 1 else [value for i in rows for value in found[i]]
+                for rows in local.values()
+            ]
     for found in samples.values():
         if not set(map(type, chain.from_iterable(found))) <= {float}:
             return None

@@ -37,6 +37,7 @@ from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.results.trends.cells import WHERE, Cells, cells_of, setting_of
 from jubex.results.trends.cells import changed as changed_setting
 from jubex.results.trends.columns import (
+    ONE_TEXT,
     RunColumns,
     cells_of_columns,
     kept_columns,
@@ -274,6 +275,8 @@ def _texts(cells: Cells) -> list[str]:
     for column in zip(*cells.point, strict=True):
         types = set(map(type, column))
         shown: set[tuple[object, ...]]
+        if len(types) == 1 and types <= ONE_TEXT:
+            continue  # nothing to write out: its equal values show alike
         if types <= _SHOWN_BY_TEXT:
             shown = set(zip(column, map(type, column), map(str, column), strict=True))
         elif len(types) == 1 and types <= _SHOWN_BY_OWN_TEXT:
@@ -450,8 +453,9 @@ def _history_of_columns(
         return None
     units = units_of(runs)
     directions, _ = completed_directions(directions_of(runs), units)
-    parameters = {name for run in runs for name in run.benchmark.parameter_types()}
-    benchmarks = [run.benchmark for run in runs]
+    # runs of one definition share its benchmark: each is read once
+    benchmarks = list({id(run.benchmark): run.benchmark for run in runs}.values())
+    parameters = {name for benchmark in benchmarks for name in benchmark.parameter_types()}
     keys = list(keys) or default_keys(parameter_rows(entries, parameters), parameters, benchmarks)
     keys = [*keys, *(name for name in by if name not in keys)]
     if not all(name in held_names for name in keys):
