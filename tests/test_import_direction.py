@@ -23,6 +23,7 @@ ORDER = (
     "plain",  # dataclasses whose == and repr are shared, not compiled per class
     "errors",
     "collector",  # the garbage collector paused where no cycles are made
+    "blas",  # numpy and scipy loaded with one BLAS thread
     "shipped",  # where the platform library and the kernels are
     "language",  # values, ranges, expressions and templates: every stage's vocabulary
     "definition",  # load: the definition

@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from jubex import blas
 from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
 from jubex.collector import paused
@@ -140,6 +141,7 @@ def _is_text(arg: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    blas.one_thread()
     if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
         import argcomplete
 
