@@ -4,6 +4,15 @@ import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, performance_function, run_after, sanity_function
 
+#: dd's rate units (decimal, as dd prints them) in MB/s
+MEGABYTES = {"k": 1e-3, "M": 1.0, "G": 1e3, "T": 1e6}
+
+
+def megabytes(rate):
+    """dd's ``1.1 GB/s`` in MB/s: a fast disk's rate is printed in GB/s."""
+    number, unit = rate.split()
+    return float(number) * MEGABYTES[unit[0]]
+
 
 @rfm.simple_test
 class DdWrite(rfm.RunOnlyRegressionTest):
@@ -31,7 +40,7 @@ class DdWrite(rfm.RunOnlyRegressionTest):
 
     @performance_function("MB/s")
     def write_bw(self):
-        return sn.extractsingle(r"copied, \S+ s, (\S+) [kMG]B/s", self.stderr, 1, float)
+        return sn.extractsingle(r"copied, \S+ s, (\S+ [kMGT]B)/s", self.stderr, 1, megabytes)
 
     @performance_function("s")
     def elapsed(self):
