@@ -222,10 +222,11 @@ def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_f
     tmp_path: Path,
 ) -> None:
     """The requeued job finds its own claim (status 97): its first run was lost."""
-    go = tmp_path / "go"
+    go, shell = tmp_path / "go", tmp_path / "shell"
     text = (
         f"name: requeued\nsteps:\n  run:\n"
-        f"    do: while [ ! -e {go} ]; do sleep 0.2; done; echo ran >> {tmp_path / 'executions'}\n"
+        f"    do: sh -c 'echo $PPID' > {shell}; while [ ! -e {go} ]; do sleep 0.2; done; "
+        f"echo ran >> {tmp_path / 'executions'}\n"
     )
     definition(tmp_path, text)
     (tmp_path / "slurm-test.yaml").write_text(EXCLUSIVE)
@@ -240,6 +241,11 @@ def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_f
     subprocess.run(down, check=True)
     try:
         until(lambda: squeue([job_id])[job_id] != "RUNNING", what="the job to be killed")
+        # Slurm may list the job as requeued while its first run's shell still lives (a
+        # loaded machine): that run must be gone before it is let through
+        until(lambda: shell.exists() and shell.read_text().endswith("\n"), what="the shell")
+        first = int(shell.read_text())
+        until(lambda: not _alive(first), what="the first run's shell to end")
         go.touch()
         assert proc.wait(timeout=240) == 1
     finally:
@@ -254,6 +260,14 @@ def test_a_job_requeued_after_its_node_was_lost_fails_once_and_is_not_followed_f
         "exit status 143",
     )
     assert executions(tmp_path) == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 SIDE_BY_SIDE = """\
