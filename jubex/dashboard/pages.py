@@ -48,7 +48,6 @@ def environment() -> jinja2.Environment:
     )
     env.filters["number"] = number
     env.globals["body_rows"] = body_rows
-    env.globals["result_rows"] = result_rows
     return env
 
 
@@ -78,25 +77,6 @@ def body_rows(rows: Sequence[Sequence[object]], hrefs: Sequence[Links], root: st
                 else f"<td>{shown}</td>"
             )
         lines.append(f"<tr>{''.join(cells)}</tr>\n")
-    return Markup("".join(lines))
-
-
-def result_rows(results: Sequence[Mapping[str, object]], root: str) -> Markup:
-    """A run page's results, a row per metric at a point (see :func:`body_rows`)."""
-    lines = []
-    base = escape(root)
-    for r in results:
-        mark = escaped(str(r["mark"]))
-        marked = f' class="{mark}"' if mark else ""
-        cells = "".join(
-            f"<td>{escaped(str(r[name]))}</td>"
-            for name in ("metric", "point", "unit", "n", "mean", "std", "min", "max")
-        )
-        lines.append(
-            f"<tr{marked}>{cells}"
-            f"<td>{escaped(str(r['change']))}{f' ({mark})' if mark else ''}</td>"
-            f'<td><a href="{base}{escaped(str(r["page"]))}">history</a></td></tr>\n'
-        )
     return Markup("".join(lines))
 
 
