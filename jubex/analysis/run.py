@@ -71,19 +71,17 @@ def _signature_of(
 def _opened(directory: str) -> Iterator[int | None]:
     """A directory opened, so that the exit files below it are found from it and not each
     by the whole path (a history stats 40,000); None where it cannot be."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        fd = None
-    if fd is None or os.stat not in os.supports_dir_fd:
-        yield None
-        if fd is not None:
-            os.close(fd)
-        return
+    fd = None
+    if os.stat in os.supports_dir_fd:
+        try:
+            fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            fd = None
     try:
         yield fd
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
 
 
 def analysed_steps(benchmark: Benchmark) -> set[str]:
