@@ -206,3 +206,4 @@ def main(argv: Sequence[str] | None = None) -> int:
             from jubex.language import python
 
             python.refuse_for_platform(None)
+            python.set_allowed(None)

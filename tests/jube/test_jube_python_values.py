@@ -225,6 +225,16 @@ def test_the_switch_refuses_real_python_naming_file_and_line(
     assert f"{said} refuses real Python" in error and "Traceback" not in error
 
 
+def test_the_switch_of_one_command_is_gone_when_it_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bench.xml").write_text(IMPORTS)
+    assert main(["run", "--dry-run", "--no-python", "bench.xml"]) != 0
+    halves = [p["half"] for _, p in _planned(tmp_path, IMPORTS)]
+    assert halves == ["1/2", "3/4", "3/2"]
+
+
 def test_the_switch_leaves_what_the_safe_language_expresses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
