@@ -14,7 +14,7 @@ from itertools import chain
 from typing import TypeGuard
 
 from jubex.plain import dataclass
-from jubex.results.samples.rows import Row, executions_of
+from jubex.results.samples.rows import GroupSamples, Row, executions_of
 from jubex.results.statistics.experimental_unit import by_execution
 from jubex.results.statistics.spread import Groups, Spread, examine
 from jubex.results.statistics.stats import Number, Summary, cv_of
@@ -59,11 +59,14 @@ def flag(
     fields: Sequence[str],
     cv_limit: float = CV_LIMIT,
     outlier_alpha: float = OUTLIER_ALPHA,
+    group: GroupSamples | None = None,
 ) -> Flags:
     """The flags of one group of rows for the numeric ``fields`` its columns summarize
     (``outlier_alpha`` 0: no outlier test). Each execution's samples (a row's, or each
     iteration's of a row that merges them) are the program's own repetitions, which
-    :func:`~jubex.results.statistics.spread.examine` does not take as independent of each other."""
+    :func:`~jubex.results.statistics.spread.examine` does not take as independent of each
+    other. ``group``: the members' samples as the table's cells read them."""
+    group = group or GroupSamples(members)
     found: dict[str, list[str]] = {
         "noisy": [],
         "outlying": [],
@@ -72,7 +75,7 @@ def flag(
         "many": [],
     }
     for name in fields:
-        executions = _executions(members, name)
+        executions = _executions(group, name)
         values = list(chain.from_iterable(executions))
         cv = cv_of(values)
         if cv is not None and cv > cv_limit:
@@ -85,12 +88,12 @@ def flag(
     return Flags(**{kind: tuple(texts) for kind, texts in found.items()})
 
 
-def _executions(members: Sequence[Row], name: str) -> list[Sequence[Number]]:
+def _executions(group: GroupSamples, name: str) -> list[Sequence[Number]]:
     """The numeric samples of ``name`` per execution of each row (:func:`executions_of`),
     a row of one execution (most rows) read without splitting it; rows whose samples are
     all floats (most groups: told in one pass over the group) give them as they are."""
-    plain = _plain_executions(members, name)
-    return _split_executions(members, name) if plain is None else plain
+    plain = _plain_executions(group, name)
+    return _split_executions(group.rows, name) if plain is None else plain
 
 
 def _split_executions(members: Sequence[Row], name: str) -> list[Sequence[Number]]:
@@ -107,19 +110,16 @@ def _split_executions(members: Sequence[Row], name: str) -> list[Sequence[Number
     return found
 
 
-def _plain_executions(members: Sequence[Row], name: str) -> list[Sequence[Number]] | None:
+def _plain_executions(group: GroupSamples, name: str) -> list[Sequence[Number]] | None:
     """:func:`_executions` of rows of one execution each whose samples of ``name`` are
     all floats (checked once over the group, not row by row), else None."""
-    found: list[Sequence[Number]] = []
-    for row in members:
-        if row.get("executions"):
-            return None
-        samples = row.get("samples")
-        got = samples.get(name) if type(samples) is dict else None
-        if not got:
-            return None
-        found.append(got)
-    return found if set(map(type, chain.from_iterable(found))) <= {float} else None
+    if group.split():
+        return None
+    found = group.per_row(name)
+    if not all(found):
+        return None
+    plain = set(map(type, chain.from_iterable(found))) <= {float}  # type: ignore[arg-type]
+    return list(found) if plain else None  # type: ignore[arg-type]
 
 
 def _describe(name: str, spread: Spread, n: int) -> list[tuple[str, str]]:

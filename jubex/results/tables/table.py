@@ -16,6 +16,7 @@ from jubex.definition.model import Table, Until
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
 from jubex.language.values import Bool
 from jubex.plain import dataclass
+from jubex.results.samples.rows import GroupSamples
 from jubex.results.statistics.flags import CV_LIMIT, OUTLIER_ALPHA, Flags, flag, flag_note
 from jubex.results.statistics.stats import COUNTS
 from jubex.results.statistics.targets import Outcome, outcome, target_flag, target_note
@@ -117,11 +118,12 @@ def build_table(
         notes.append(f"{failed} {'included' if include_failed else 'left out'}")
     rows = derive_rows(_filter(rows, table, known, notes, measured=directions), plan)
     groups = _groups(rows, table, known)
-    body: list[Entry] = [(compute_cells(members, plan), members[0]) for members in groups]
+    samples = [GroupSamples(members) for members in groups]
+    body: list[Entry] = [(compute_cells(group, plan), group.rows[0]) for group in samples]
     if table.cv_limit is not None:
         cv_limit = table.cv_limit
     alpha = OUTLIER_ALPHA if table.outlier_alpha is None else table.outlier_alpha
-    marks = _flags(groups, plan, cv_limit, alpha) if table.group_by else {}
+    marks = _flags(samples, plan, cv_limit, alpha) if table.group_by else {}
     _sort(body, table, plan)
     cells = [row for row, _ in body]
     headers = _count_missing(cells, plan, notes)
@@ -248,11 +250,11 @@ def _summarized(plan: ColumnPlan) -> list[str]:
 
 
 def _flags(
-    groups: Sequence[list[Row]], plan: ColumnPlan, cv_limit: float, alpha: float
+    groups: Sequence[GroupSamples], plan: ColumnPlan, cv_limit: float, alpha: float
 ) -> dict[int, Flags]:
     """The flags of each group (by its first row), for the fields its statistics summarize."""
     fields = _summarized(plan)
-    return {id(members[0]): flag(members, fields, cv_limit, alpha) for members in groups}
+    return {id(group.rows[0]): flag(group.rows, fields, cv_limit, alpha, group) for group in groups}
 
 
 def filtered(rows: Sequence[Row], table: Table) -> Sequence[Row]:

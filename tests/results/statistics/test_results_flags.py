@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from jubex.cli.main import main
 from jubex.definition.model import Column, Table
+from jubex.results.samples.rows import GroupSamples
 from jubex.results.statistics.flags import (
     _executions,
     _plain_executions,
@@ -167,9 +168,9 @@ def test_a_group_of_float_samples_gives_the_executions_row_by_row_gives(
 ) -> None:
     """The executions of rows of float samples, taken as the rows keep them, are those the
     row-by-row split gives: the same values, of the same types, in the same order."""
-    plain = _plain_executions(rows, "bw")
+    plain = _plain_executions(GroupSamples(rows), "bw")
     if plain is not None:
         split = _split_executions(rows, "bw")
         assert [list(e) for e in plain] == split
         assert [[type(v) for v in e] for e in plain] == [[type(v) for v in e] for e in split]
-    assert [list(e) for e in _executions(rows, "bw")] == _split_executions(rows, "bw")
+    assert [list(e) for e in _executions(GroupSamples(rows), "bw")] == _split_executions(rows, "bw")

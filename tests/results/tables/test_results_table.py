@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from jubex.definition.model import Column, Table
 from jubex.errors import DefinitionError, Loc
 from jubex.language.values import Size
+from jubex.results.samples.rows import GroupSamples
 from jubex.results.samples.units import UnitError
 from jubex.results.tables.columns import Sample
 from jubex.results.tables.table import PlusMinus, build_table
@@ -309,7 +310,7 @@ def test_failed_arithmetic_gives_missing_cell_and_note(make_row, units, directio
 
 def test_a_shape_asked_after_the_mean_is_computed() -> None:
     """A column's statistics are worked out without mad, hmean and gmean until one asks."""
-    sample = Sample("bw", [{"bw": 1.0}, {"bw": 2.0}, {"bw": 4.0}])
+    sample = Sample("bw", GroupSamples([{"bw": 1.0}, {"bw": 2.0}, {"bw": 4.0}]))
     assert sample.get("mean", None) == 7 / 3
     assert sample.get("mad", None) == 1.0
     assert sample.get("hmean", None) == pytest.approx(12 / 7)
