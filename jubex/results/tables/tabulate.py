@@ -120,7 +120,10 @@ def rows_of_steps(table: Table, rows: Sequence[Row], benchmark: Benchmark) -> li
         steps = {analysers.get(n) or n for n in table.use}
     else:
         wanted = [c.name for c in table.columns if c.name not in table.group_by]
-        steps = {r["jube_step_name"] for r in rows if any(w in r for w in wanted)}
+        steps = set()
+        for r in rows:  # a step found is not asked again: most rows are of a step found
+            if (step := r["jube_step_name"]) not in steps and any(w in r for w in wanted):
+                steps.add(step)
     mixed = mixed_steps(benchmark)
     return [
         r
