@@ -102,8 +102,8 @@ def cells_of_columns(
     cells = Cells()
     samples: dict[str, list[Sequence[object]]] = {metric: [] for metric in metrics}
     names = [*others, *WHERE]
-    point_ids: dict[tuple[object, ...], int] = {}
-    setting_ids: dict[tuple[object, ...], int] = {}
+    ids: tuple[dict[tuple[object, ...], int], dict[tuple[object, ...], int]] = ({}, {})
+    last: tuple[tuple[object, ...], tuple[list[int], list[int]]] | None = None
     for index, run in enumerate(runs):
         columns = run.columns
         ok = cast("Sequence[object]", columns.get("ok", [True] * run.size))
@@ -122,20 +122,13 @@ def cells_of_columns(
         row_texts = list(zip(*texts, strict=True)) if texts else [()] * run.size
         definition = run.definition[:12]
         values = {metric: _row_samples(columns, metric, run.size) for metric in metrics}
-        for point, rows in local.items():
-            if len(rows) == 1:
-                raw: tuple[str, ...] = row_texts[rows[0]]
-            else:
-                raw = tuple(", ".join(dict.fromkeys(text[i] for i in rows)) for text in texts)
-            at = point_ids.setdefault(point, len(point_ids))
-            if at == len(cells.points):
-                cells.points.append(point)
-            setting_id = setting_ids.setdefault((present, raw, definition), len(setting_ids))
-            if setting_id == len(cells.settings):
-                setting: Setting = (*zip(present, raw, strict=True), ("definition", definition))
-                cells.settings.append(setting)
-            cells.at.append(at)
-            cells.setting.append(setting_id)
+        # a run of the points, texts and definition of the one before it (a history of one
+        # study: most runs) has its cells at the points and settings of that one's
+        shape = (points, kept, present, row_texts, definition)
+        if last is None or last[0] != shape:
+            last = (shape, _placed(cells, ids, local, present, texts, row_texts, definition))
+        cells.at += last[1][0]
+        cells.setting += last[1][1]
         cells.run += [index] * len(local)
         cells.point += local
         for metric, found in values.items():
@@ -149,6 +142,37 @@ def cells_of_columns(
         if not np.isfinite(np.fromiter(chain.from_iterable(found), dtype=float)).all():
             return None
     return cells, cast("dict[str, list[Sequence[float]]]", samples)
+
+
+def _placed(
+    cells: Cells,
+    ids: tuple[dict[tuple[object, ...], int], dict[tuple[object, ...], int]],
+    local: dict[tuple[object, ...], list[int]],
+    present: tuple[str, ...],
+    texts: list[list[str]],
+    row_texts: Sequence[tuple[str, ...]],
+    definition: str,
+) -> tuple[list[int], list[int]]:
+    """The point and the setting of each of a run's ``local`` points, by number (``ids``:
+    those of the points and settings met so far), new ones added to ``cells``."""
+    point_ids, setting_ids = ids
+    at_points: list[int] = []
+    at_settings: list[int] = []
+    for point, rows in local.items():
+        if len(rows) == 1:
+            raw: tuple[str, ...] = row_texts[rows[0]]
+        else:
+            raw = tuple(", ".join(dict.fromkeys(text[i] for i in rows)) for text in texts)
+        at = point_ids.setdefault(point, len(point_ids))
+        if at == len(cells.points):
+            cells.points.append(point)
+        setting_id = setting_ids.setdefault((present, raw, definition), len(setting_ids))
+        if setting_id == len(cells.settings):
+            setting: Setting = (*zip(present, raw, strict=True), ("definition", definition))
+            cells.settings.append(setting)
+        at_points.append(at)
+        at_settings.append(setting_id)
+    return at_points, at_settings
 
 
 def _column(columns: Columns, name: str, size: int) -> Sequence[object]:

@@ -185,6 +185,67 @@ def test_cells_of_columns_are_the_cells_of_rows(
     assert [list(found) for found in samples["m"]] == [list(found) for found in numbers]
 
 
+_EQUAL = {1: [1, 1.0, True], 2: [2, 2.0], "a": ["a"], 1.5: [1.5]}
+
+
+@st.composite
+def _repeated_runs(draw: st.DrawFn) -> list[tuple[list[Row], dict[str, object], str]]:
+    """Runs of which many repeat the points of the run before them, with samples of their
+    own, values that are equal but are other types (1, 1.0, True: other texts), other
+    ``ok`` or another definition: a history of one study, and what may tell its runs apart."""
+    found: list[tuple[list[Row], dict[str, object], str]] = []
+    for rows, _ in draw(_runs()):
+        found.append((rows, {}, draw(st.sampled_from(["d" * 64, "e" * 64]))))
+        for _ in range(draw(st.integers(0, 3))):
+            earlier, _, definition = found[-1]
+            copied = [
+                {
+                    **row,
+                    **{
+                        key: draw(st.sampled_from(_EQUAL[value]))
+                        for key, value in row.items()
+                        if key in ("a", "b", "c") and draw(st.integers(0, 4)) == 0
+                    },
+                    "ok": row["ok"] if draw(st.integers(0, 4)) else not row["ok"],
+                    "samples": {"m": draw(_SAMPLES)},
+                }
+                for row in earlier
+            ]
+            if draw(st.integers(0, 4)) == 0:
+                definition = draw(st.sampled_from(["d" * 64, "e" * 64]))
+            found.append((copied, {}, definition))
+    return [
+        (rows, {**_columns_of(rows), "samples": {"m": [r["samples"]["m"] for r in rows]}}, d)  # type: ignore[index]
+        for rows, _, d in found
+    ]
+
+
+def _columns_of(rows: list[Row]) -> dict[str, object]:
+    keys = dict.fromkeys(key for row in rows for key in row if key != "samples")
+    return {key: [row[key] for row in rows] for key in keys}
+
+
+@settings(max_examples=120, deadline=None)
+@given(_repeated_runs(), st.lists(st.sampled_from(["a", "b"]), unique=True))
+def test_runs_repeating_the_one_before_have_the_cells_of_their_rows(
+    runs: Sequence[tuple[list[Row], dict[str, object], str]], keys: list[str]
+) -> None:
+    by_rows = [RunRows(f"r{i}", float(i), rows, d) for i, (rows, _, d) in enumerate(runs)]
+    by_columns = [
+        RunColumns(f"r{i}", float(i), columns, len(rows), d)
+        for i, (rows, columns, d) in enumerate(runs)
+    ]
+    others = [name for name in ("a", "b", "c") if name not in keys]
+    expected = cells_of(by_rows, keys, others)
+    made = cells_of_columns(by_columns, keys, others, ["m"])
+    assert made is not None
+    cells, _ = made
+    assert (cells.run, cells.point, cells.at) == (expected.run, expected.point, expected.at)
+    assert (cells.setting, cells.points) == (expected.setting, expected.points)
+    assert (cells.settings, cells.notes) == (expected.settings, expected.notes)
+    assert [list(map(type, p)) for p in cells.point] == [list(map(type, p)) for p in expected.point]
+
+
 _META = {
     "jube_wp_id": st.integers(0, 9),
     "jube_step_name": st.just("run"),
