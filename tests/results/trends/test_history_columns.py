@@ -15,7 +15,7 @@ from jubex.cli.main import main
 from jubex.results.samples.kept import summary_key, thaw, thaw_columns
 from jubex.results.tables.columns import Row
 from jubex.results.trends import history as history_module
-from jubex.results.trends.cells import cells_of
+from jubex.results.trends.cells import Cells, cells_of
 from jubex.results.trends.columns import RunColumns, cells_of_columns
 from jubex.results.trends.history import RunRows, history_of_runs
 from jubex.results.trends.steps import numbers_at
@@ -162,15 +162,15 @@ def _runs(draw: st.DrawFn) -> list[tuple[list[Row], dict[str, object]]]:
     return found
 
 
-@settings(max_examples=80, deadline=None)
-@given(_runs(), st.lists(st.sampled_from(["a", "b"]), unique=True))
-def test_cells_of_columns_are_the_cells_of_rows(
-    runs: Sequence[tuple[list[Row], dict[str, object]]], keys: list[str]
-) -> None:
-    by_rows = [RunRows(f"r{i}", float(i), rows, "d" * 64) for i, (rows, _) in enumerate(runs)]
+def _cells_both_ways(
+    runs: Sequence[tuple[list[Row], dict[str, object], str]], keys: list[str]
+) -> tuple[Cells, Cells, dict[str, list[Sequence[float]]]]:
+    """The cells of the runs (rows, columns, definition) made from their rows and from
+    their columns, checked to be the same, and the samples the columns give."""
+    by_rows = [RunRows(f"r{i}", float(i), rows, d) for i, (rows, _, d) in enumerate(runs)]
     by_columns = [
-        RunColumns(f"r{i}", float(i), columns, len(rows), "d" * 64)
-        for i, (rows, columns) in enumerate(runs)
+        RunColumns(f"r{i}", float(i), columns, len(rows), d)
+        for i, (rows, columns, d) in enumerate(runs)
     ]
     others = [name for name in ("a", "b", "c") if name not in keys]
     expected = cells_of(by_rows, keys, others)
@@ -180,6 +180,17 @@ def test_cells_of_columns_are_the_cells_of_rows(
     assert (cells.run, cells.point, cells.at) == (expected.run, expected.point, expected.at)
     assert (cells.setting, cells.points) == (expected.setting, expected.points)
     assert (cells.settings, cells.notes) == (expected.settings, expected.notes)
+    return expected, cells, samples
+
+
+@settings(max_examples=80, deadline=None)
+@given(_runs(), st.lists(st.sampled_from(["a", "b"]), unique=True))
+def test_cells_of_columns_are_the_cells_of_rows(
+    runs: Sequence[tuple[list[Row], dict[str, object]]], keys: list[str]
+) -> None:
+    expected, _, samples = _cells_both_ways(
+        [(rows, columns, "d" * 64) for rows, columns in runs], keys
+    )
     kept, numbers, errors = numbers_at(expected.rows, "m")
     assert (kept, errors) == (list(range(len(expected.rows))), [])
     assert [list(found) for found in samples["m"]] == [list(found) for found in numbers]
@@ -230,19 +241,7 @@ def _columns_of(rows: list[Row]) -> dict[str, object]:
 def test_runs_repeating_the_one_before_have_the_cells_of_their_rows(
     runs: Sequence[tuple[list[Row], dict[str, object], str]], keys: list[str]
 ) -> None:
-    by_rows = [RunRows(f"r{i}", float(i), rows, d) for i, (rows, _, d) in enumerate(runs)]
-    by_columns = [
-        RunColumns(f"r{i}", float(i), columns, len(rows), d)
-        for i, (rows, columns, d) in enumerate(runs)
-    ]
-    others = [name for name in ("a", "b", "c") if name not in keys]
-    expected = cells_of(by_rows, keys, others)
-    made = cells_of_columns(by_columns, keys, others, ["m"])
-    assert made is not None
-    cells, _ = made
-    assert (cells.run, cells.point, cells.at) == (expected.run, expected.point, expected.at)
-    assert (cells.setting, cells.points) == (expected.setting, expected.points)
-    assert (cells.settings, cells.notes) == (expected.settings, expected.notes)
+    expected, cells, _ = _cells_both_ways(runs, keys)
     assert [list(map(type, p)) for p in cells.point] == [list(map(type, p)) for p in expected.point]
 
 
