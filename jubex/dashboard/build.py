@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from jubex.collector import paused
@@ -223,7 +224,7 @@ def _group_pages(
     runs' pages, its comparison."""
     for page in pages.history_pages(site, series, charts):
         writer.put(*page)
-    runs: dict[int, tuple[str, str]] = {}
+    runs: dict[int, RunStarts] = {}
     for s in series:
         _history_downloads(writer, site, s, runs)
     for page in run_pages(site, series, runs_of_group):
@@ -232,51 +233,85 @@ def _group_pages(
         writer.put(*page)
 
 
+#: a run's starts of a history download's rows: of a JSON record (up to its repetition's
+#: number) and of a CSV line (up to its repetition's number), then the same with each
+#: repetition's number written in, as many as the run's entries have asked for
+RunStarts = tuple[str, str, list[str], list[str]]
+
+
 def _history_downloads(
     writer: SiteWriter,
     site: Dashboard,
     series: Series,
-    runs: dict[int, tuple[str, str]] | None = None,
+    runs: dict[int, RunStarts] | None = None,
 ) -> None:
     """Every repetition of a series, a row each (what its chart draws), as CSV and as JSON
-    records: the same text :func:`_downloads` writes, each run's fields encoded once for
-    all the series of its group (``runs``: a run's start of a JSON record and of a CSV
-    line, kept from series to series) and each repetition's line one format of its value
-    (a site of 100,000 runs has 25 million of these rows)."""
+    records: the same text :func:`_downloads` writes. A site of 100,000 runs has 25
+    million of these rows, so no row is a string of its own: each run's starts of a row
+    are encoded once for all the series of its group (``runs``, kept from series to
+    series), each entry's end once for its repetitions, each value once, and the file is
+    one join of these pieces laid side by side by slices."""
     columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
-    lines = [_csv_line(columns)]
-    records: list[str] = []
     names = [json.dumps(c) for c in columns]
     unit, unit_cell = json.dumps(series.unit), _csv_cell(series.unit)
-    value_key = f",{names[3]}:"
-    marks: dict[str | None, tuple[str, str]] = {}
+    before_mean = f",{names[4]}:{unit},{names[5]}:"  # a JSON record's end, up to its mean
+    marks: dict[str | None, tuple[str, str]] = {}  # a mark's end of a record and of a line
     starts = {} if runs is None else runs
+    heads: list[str] = []  # each row's pieces, in the rows' order
+    firsts: list[str] = []
+    tails: list[str] = []
+    lasts: list[str] = []
     for e in series.entries:
+        count = len(e.values)
         start = starts.get(e.run)
         if start is None:
-            label, created = site.runs[e.run].label, pages.date(e.created)
-            start = starts[e.run] = (
-                f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(created)},{names[2]}:",
-                f"{_csv_cell(label)},{_csv_cell(created)},",
-            )
-        head, first = start
+            start = starts[e.run] = _run_starts(site.runs[e.run].label, e.created, names)
+        if len(start[2]) < count:
+            _grown(start, count)
         mark = marks.get(e.mark)
         if mark is None:
-            mark = marks[e.mark] = (json.dumps(e.mark or ""), _csv_cell(e.mark or ""))
-        tail = f",{names[4]}:{unit},{names[5]}:{_json(e.mean)},{names[6]}:{mark[0]}}}"
-        mean = "" if e.mean is None else repr(e.mean)
-        last = f",{unit_cell},{mean},{mark[1]}\n"
-        if all(map(math.isfinite, e.values)):
-            texts = list(map(repr, e.values))
-            shown = texts
+            shown_mark = e.mark or ""
+            mark = marks[e.mark] = (
+                f",{names[6]}:{json.dumps(shown_mark)}}},",
+                f",{_csv_cell(shown_mark)}\n",
+            )
+        mean = e.mean
+        if type(mean) is float and math.isfinite(mean):
+            text = shown_mean = repr(mean)
         else:
-            texts = [repr(v) for v in e.values]
-            shown = [_json(v) for v in e.values]
-        lines += [f"{first}{r},{t}{last}" for r, t in enumerate(texts)]
-        records += [f"{head}{r}{value_key}{t}{tail}" for r, t in enumerate(shown)]
+            text, shown_mean = ("" if mean is None else repr(mean)), _json(mean)
+        heads += start[2][:count]
+        firsts += start[3][:count]
+        tails += [f"{before_mean}{shown_mean}{mark[0]}"] * count
+        lasts += [f",{unit_cell},{text}{mark[1]}"] * count
+    values = list(chain.from_iterable(e.values for e in series.entries))
+    texts = list(map(repr, values))
+    shown = texts if all(map(math.isfinite, values)) else [_json(v) for v in values]
+    rows = len(values)
+    csv_parts = [""] * (3 * rows)
+    csv_parts[0::3], csv_parts[1::3], csv_parts[2::3] = firsts, texts, lasts
+    json_parts = [f",{names[3]}:"] * (4 * rows)  # the value's key: every fourth piece
+    json_parts[0::4], json_parts[2::4], json_parts[3::4] = heads, shown, tails
     stem = f"data/history/{Path(series.page).stem}"
-    writer.put(f"{stem}.csv", "".join(lines))
-    writer.put(f"{stem}.json", f"[{','.join(records)}]")
+    writer.put(f"{stem}.csv", _csv_line(columns) + "".join(csv_parts))
+    records = "".join(json_parts)[:-1]  # each record ends in a comma: the last one not
+    writer.put(f"{stem}.json", f"[{records}]")
+
+
+def _run_starts(label: str, created: float, names: Sequence[str]) -> RunStarts:
+    """A run's starts of the rows of a history download, of no repetition yet
+    (:func:`_grown` adds them): its label and date encoded for JSON and for CSV."""
+    shown = pages.date(created)
+    head = f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(shown)},{names[2]}:"
+    return head, f"{_csv_cell(label)},{_csv_cell(shown)},", [], []
+
+
+def _grown(start: RunStarts, count: int) -> None:
+    """``start`` made to hold the starts of the rows of ``count`` repetitions."""
+    head, first, heads, firsts = start
+    for repetition in range(len(heads), count):
+        heads.append(f"{head}{repetition}")
+        firsts.append(f"{first}{repetition},")
 
 
 def _csv_line(cells: Sequence[object]) -> str:

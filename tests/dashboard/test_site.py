@@ -15,7 +15,7 @@ import pytest
 
 from jubex.cli.main import main
 from jubex.dashboard import build, groups
-from jubex.dashboard.build import _history_downloads
+from jubex.dashboard.build import RunStarts, _history_downloads
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
 from jubex.dashboard.write import SiteWriter
 from jubex.resultsdb.connect import Database
@@ -271,7 +271,7 @@ def test_history_downloads_of_a_group_sharing_its_runs_texts_are_each_alone(
         ]
         made.append(series)
     alone, together = SiteWriter.open(tmp_path / "alone"), SiteWriter.open(tmp_path / "together")
-    kept: dict[int, tuple[str, str]] = {}
+    kept: dict[int, RunStarts] = {}
     for series in made:
         _history_downloads(alone, site, series)
         _history_downloads(together, site, series, kept)
