@@ -213,16 +213,20 @@ def _series(
             entry.values.append(value)
     run_of_label = {label: run for run, label in found.labels.items()}
     index = {name: i for i, name in enumerate(table.columns)}
+    at_run, at_metric, at_mean, at_std, at_change, at_p, at_mark = (
+        index[name]
+        for name in ("run", "metric", "mean", "std", "change", "p_adjusted", "change_point")
+    )
+    width = len(keys)
     for row in table.rows:
-        point = tuple(str(v) for v in row[: len(keys)])
-        run_id = run_of_label.get(str(row[index["run"]]))
-        entry = entries.get((str(row[index["metric"]]), point, run_id))  # type: ignore[arg-type]
+        point = tuple(map(str, row[:width]))
+        run_id = run_of_label.get(str(row[at_run]))
+        entry = entries.get((str(row[at_metric]), point, run_id))  # type: ignore[arg-type]
         if entry is None:
             continue
-        entry.mean, entry.std = _number(row[index["mean"]]), _number(row[index["std"]])
-        entry.change = _number(row[index["change"]])
-        entry.p_adjusted = _number(row[index["p_adjusted"]])
-        mark = row[index["change_point"]]
+        entry.mean, entry.std = _number(row[at_mean]), _number(row[at_std])
+        entry.change, entry.p_adjusted = _number(row[at_change]), _number(row[at_p])
+        mark = row[at_mark]
         entry.mark = str(mark) if mark else None
     return [s for s in by_key.values() if any(e.mean is not None for e in s.entries)]
 
