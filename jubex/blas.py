@@ -15,9 +15,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from importlib.abc import Loader, MetaPathFinder
-from importlib.machinery import ModuleSpec
-from types import ModuleType
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
 
 VARIABLE = "OPENBLAS_NUM_THREADS"
 #: the packages whose modules load an OpenBLAS (any of them may be the first: scipy's
@@ -25,8 +28,10 @@ VARIABLE = "OPENBLAS_NUM_THREADS"
 PACKAGES = frozenset({"numpy", "scipy"})
 
 
-class _OneThread(Loader):
-    """A package's own loader, run with one BLAS thread asked for."""
+class _OneThread:
+    """A package's own loader, run with one BLAS thread asked for (a loader and the
+    finder below are what the import system calls, not subclasses of ``importlib.abc``,
+    whose import brings ``importlib.resources`` and ``tempfile`` into every command)."""
 
     def __init__(self, loader: Loader) -> None:
         self.loader = loader
@@ -49,7 +54,7 @@ class _OneThread(Loader):
             del os.environ[VARIABLE]
 
 
-class _Finder(MetaPathFinder):
+class _Finder:
     """Finds the packages' modules as the finders after it do, their loaders wrapped."""
 
     def find_spec(
@@ -62,7 +67,7 @@ class _Finder(MetaPathFinder):
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
                 if spec.loader is not None:
-                    spec.loader = _OneThread(spec.loader)
+                    spec.loader = cast("Loader", _OneThread(spec.loader))
                 return spec
         return None
 

@@ -64,3 +64,25 @@ def test_a_value_the_user_set_is_kept() -> None:
     found = report(HOOKED, OPENBLAS_NUM_THREADS="2")
     assert found["variable"] == "2"
     assert found["threads"] > 1
+
+
+def test_the_hook_imports_no_abstract_classes_of_importlib(tmp_path) -> None:
+    """The hook is duck-typed: ``importlib.abc`` imports ``importlib.resources`` and
+    ``tempfile``, a few milliseconds of every command's start that nothing else of a
+    table's needs."""
+    from pathlib import Path
+
+    import jubex
+
+    probe = (
+        "import sys, jubex.blas; print(sorted({'importlib.abc', 'tempfile'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", probe],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(jubex.__file__).parent.parent)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["[]"]
