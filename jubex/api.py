@@ -312,10 +312,12 @@ def resolve(
     include_path: Sequence[str | Path] = (),
     outpath: str | Path | None = None,
     benchmark: str | None = None,
+    templates: bool = True,
 ) -> RunSpec:
     """The one way from a definition file (and the command line's choices) to a run; of a
     JUBE file holding several benchmarks, the one named ``benchmark`` (else the first:
-    ``spec.benchmark.file_benchmarks`` names them all)."""
+    ``spec.benchmark.file_benchmarks`` names them all). ``templates=False``: the platform's
+    templates are not compiled (for a command that renders no job: see ``load_platform``)."""
     from jubex.language import python
     from jubex.platform.load import load_platform
     from jubex.space.spec import resolve_spec
@@ -324,24 +326,24 @@ def resolve(
     paths = [Path(p) for p in include_path]
     # A JUBE file's platform is the given one (else local): known before reading, so that
     # its python: false refuses the snippets reading works out.
-    first = load_platform(platform) if platform else _local_platform()
+    first = load_platform(platform, templates=templates) if platform else _local_platform(templates)
     python.refuse_for_platform(None if first is None or first.python else first.name)
     loaded = load(definition, tags=tags, include_path=paths, benchmark=benchmark)
     chosen = first if first and (platform or not loaded.platform) else None
-    chosen = chosen or load_platform(platform or loaded.platform)
+    chosen = chosen or load_platform(platform or loaded.platform, templates=templates)
     python.refuse_for_platform(None if chosen.python else chosen.name)
     return resolve_spec(
         loaded, chosen, tags=tags, overrides=overrides, include_path=paths, outpath=outpath
     )
 
 
-def _local_platform() -> Platform | None:
+def _local_platform(templates: bool) -> Platform | None:
     """The platform of a definition that names none, if it loads (else it is not needed
     before the definition names its own)."""
     from jubex.platform.load import load_platform
 
     try:
-        return load_platform(None)
+        return load_platform(None, templates=templates)
     except JubexError:
         return None
 

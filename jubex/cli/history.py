@@ -82,7 +82,7 @@ def runs_of(sources: list[str], outpath: str | None) -> list[Run]:
     for source in sources:
         path = Path(source)
         if path.is_file() and not (path.parent / STORE).exists():
-            spec = resolve(path, outpath=outpath)
+            spec = resolve(path, outpath=outpath, templates=False)  # no job is rendered
             name = spec.benchmark.name
             base = Path(spec.outpath).resolve()  # once, not for each of 1,000 runs
             for run_dir in list_runs(Path(spec.outpath)):

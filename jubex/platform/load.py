@@ -28,7 +28,6 @@ from jubex.errors import DefinitionError, ErrorList, JubexError, Loc, did_you_me
 from jubex.language.confine import control_character, is_shell_name
 from jubex.platform.model import FileSystem, Partition, Platform, duration
 from jubex.platform.read import Locs, read_file
-from jubex.platform.render import check
 from jubex.shipped import shipped
 
 SUFFIXES = (".yaml", ".yml", ".xml")
@@ -95,13 +94,20 @@ def find_platform(
     )
 
 
-def load_platform(name_or_path: str | None = None, *, search_path: Sequence[Path] = ()) -> Platform:
-    """The platform of a name or path (``None`` = ``local``), its parents merged in, validated."""
+def load_platform(
+    name_or_path: str | None = None, *, search_path: Sequence[Path] = (), templates: bool = True
+) -> Platform:
+    """The platform of a name or path (``None`` = ``local``), its parents merged in, validated;
+    its templates compiled unless ``templates`` is false (a command that renders none: Jinja2's
+    import is a tenth of a ``history``'s start)."""
     path = find_platform(name_or_path or "local", search_path)
     data, locs = _merged(path, search_path, chain=())
     data.setdefault("name", path.stem)
     _validate(data, locs)
-    return _build(data, locs, path)
+    platform = _build(data, locs, path)
+    if templates:
+        _check_templates(platform)
+    return platform
 
 
 def _merged(path: Path, search_path: Sequence[Path], chain: tuple[Path, ...]) -> tuple[dict, Locs]:
@@ -309,8 +315,14 @@ def _build(data: dict[str, Any], locs: Locs, path: Path) -> Platform:
     if "time" in platform.resources:
         duration(platform.resources["time"], platform.where("resources.time"), "resources.time")
     _check_job_values(platform)
+    return platform
+
+
+def _check_templates(platform: Platform) -> None:
+    """Every template of the platform compiled, so that a syntax error shows when it loads."""
+    from jubex.platform.render import check
+
     for key in ("launcher", "template"):
         check(platform, key, getattr(platform, key))
     for key, value in platform.environment.items():
         check(platform, f"environment.{key}", value)
-    return platform

@@ -174,3 +174,20 @@ def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_p
     listing = (*unused, "numpy", "jubex.results.comparison", "jubex.results.trends")
     argv = ("query", "value", "db:benchmark=tiny", "--database", where)
     assert _imported(*argv, cwd=tmp_path, heavy=listing) == []
+
+
+def test_history_of_a_definition_renders_no_job_and_imports_no_jinja2(tmp_path: Path) -> None:
+    """A history resolves its definition to find its runs, and renders no job script: the
+    platform's templates are not compiled, and Jinja2 is not imported for them."""
+    (tmp_path / "tiny.yaml").write_text(STUDY)
+    subprocess.run(
+        [sys.executable, "-m", "jubex", "run", "tiny.yaml", "-q"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
+    unused = ("jinja2", "jubex.platform.render")
+    argv = ("history", "tiny.yaml", "-m", "value")
+    assert _imported(*argv, cwd=tmp_path, heavy=unused) == []
+    # the probe sees them where a job is rendered
+    assert "jinja2" in _imported("run", "tiny.yaml", "--dry-run", cwd=tmp_path, heavy=unused)
