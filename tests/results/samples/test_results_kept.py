@@ -10,6 +10,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jubex.analysis.run import analyse_run
 from jubex.api import load, run
@@ -210,3 +212,30 @@ def test_floats_and_samples_read_back_exactly(tmp_path: Path) -> None:
         assert frozen is not None
         thawed = kept.thaw(_fresh(made), frozen, None)
         assert thawed is not None and _typed(thawed) == _typed(rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "run", "site", "x"]), max_size=6).flatmap(
+        lambda keys: st.tuples(
+            st.just(keys),
+            st.integers(0, 5).flatmap(
+                lambda size: st.lists(
+                    st.lists(
+                        st.one_of(st.none(), st.integers(), st.text(max_size=2)),
+                        min_size=size,
+                        max_size=size,
+                    ),
+                    min_size=len(keys),
+                    max_size=len(keys),
+                )
+            ),
+        )
+    )
+)
+def test_rows_made_a_column_at_a_time_are_the_zipped_rows(keys_columns) -> None:
+    keys, columns = keys_columns
+    made = kept._dicts(keys, columns)
+    zipped = [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
+    assert made == zipped
+    assert [list(row.items()) for row in made] == [list(row.items()) for row in zipped]
