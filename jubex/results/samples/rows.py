@@ -172,25 +172,41 @@ def samples_of(row: Mapping[str, object], name: str) -> list[object]:
 
 class GroupSamples:
     """Each row's samples of a name in one group of rows, read once per name: a table's
-    cells and its flags both read them, two lookups a row and name each time."""
+    cells and its flags both read them, two lookups a row and name each time. Each row's
+    samples (a mapping, or None) are looked up once for all names, with the names any of
+    them holds: a name none holds (a parameter, a value with one sample a row) is read
+    from the rows alone."""
 
-    __slots__ = ("_found", "_split", "rows")
+    __slots__ = ("_each", "_found", "_named", "_split", "rows")
 
     def __init__(self, rows: Sequence[Row]) -> None:
         self.rows = rows
         self._found: dict[str, list[Sequence[object] | None]] = {}
         self._split: bool | None = None
+        self._each: list[Mapping[str, Sequence[object]] | None] | None = None
+        self._named: set[str] = set()
+
+    def _samples(self) -> list[Mapping[str, Sequence[object]] | None]:
+        """Each row's samples where they are a mapping (else None), and the names held."""
+        if self._each is None:
+            self._each = [
+                # a dict told by its type first: the ABC's isinstance costs more than the lookup
+                s if type(s := row.get("samples")) is dict or isinstance(s, Mapping) else None
+                for row in self.rows
+            ]  # fmt: skip
+            self._named = set().union(*filter(None, self._each))
+        return self._each
 
     def per_row(self, name: str) -> list[Sequence[object] | None]:
         """Each row's samples of ``name`` as kept (None, or empty, where it has none)."""
         found = self._found.get(name)
         if found is None:
-            found = self._found[name] = [
-                # a dict told by its type first: the ABC's isinstance costs more than the lookup
-                s.get(name) if type(s := row.get("samples")) is dict or isinstance(s, Mapping)
-                else None
-                for row in self.rows
-            ]  # fmt: skip
+            each = self._samples()
+            if name not in self._named:
+                found = [None] * len(each)
+            else:
+                found = [None if s is None else s.get(name) for s in each]
+            self._found[name] = found
         return found
 
     def flat(self, name: str) -> list[object]:
@@ -199,6 +215,8 @@ class GroupSamples:
         per_row = self.per_row(name)
         if all(per_row):
             return list(chain.from_iterable(per_row))  # type: ignore[arg-type]
+        if not any(per_row):
+            return [row.get(name) for row in self.rows]
         found: list[object] = []
         for row, got in zip(self.rows, per_row, strict=True):
             if got:

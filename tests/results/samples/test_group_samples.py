@@ -25,16 +25,17 @@ _ROW = st.fixed_dictionaries(
 
 
 @settings(deadline=None)
-@given(st.lists(_ROW, max_size=6))
-def test_the_values_of_samples_of_in_order(rows: list[dict[str, object]]) -> None:
-    oracle = [value for row in rows for value in samples_of(row, "bw")]
+@given(st.lists(_ROW, max_size=6), st.permutations(["bw", "other", "held by none"]))
+def test_the_values_of_samples_of_in_order(rows: list[dict[str, object]], names) -> None:
     group = GroupSamples(rows)
-    assert group.flat("bw") == oracle
-    assert all(a is b for a, b in zip(group.flat("bw"), oracle, strict=True))
-    assert group.per_row("bw") == [
-        samples.get("bw") if isinstance(samples := row.get("samples"), Mapping) else None
-        for row in rows
-    ]
+    for name in names:  # in any order: the samples are looked up once for all of them
+        oracle = [value for row in rows for value in samples_of(row, name)]
+        assert group.flat(name) == oracle
+        assert all(a is b for a, b in zip(group.flat(name), oracle, strict=True))
+        assert group.per_row(name) == [
+            samples.get(name) if isinstance(samples := row.get("samples"), Mapping) else None
+            for row in rows
+        ]
 
 
 def test_a_row_without_samples_gives_its_own_value() -> None:
