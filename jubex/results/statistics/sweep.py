@@ -21,10 +21,10 @@ from __future__ import annotations
 import heapq
 from itertools import accumulate, pairwise
 from math import fsum
-from operator import sub
 from typing import TYPE_CHECKING
 
 from jubex.results.statistics.farthest import _UNITS, MIN_DF, _exact, exact_sum, score
+from jubex.results.statistics.fsums import row_fsums
 from jubex.results.statistics.stats import Number
 
 if TYPE_CHECKING:
@@ -340,31 +340,14 @@ def _first_removals(
 
 
 def _means(values: list[Number], array: Floats, bounds: list[tuple[int, int]]) -> list[float]:
-    """Each execution's ``fsum(values[a:b]) / (b - a)``. Of executions of three, the sum is
-    worked out exactly by two error-free additions (Knuth's TwoSum): where the two errors
-    add up exactly, the sum rounded once is the float fsum gives (correctly rounded), a
-    zero sum +0.0 as fsum gives it; the others are summed by fsum."""
-    import numpy as np
-
-    begins, ends = zip(*bounds, strict=True) if bounds else ((), ())
-    if set(map(sub, ends, begins)) != {3} or not np.isfinite(array).all():
+    """Each execution's ``fsum(values[a:b]) / (b - a)``: executions of one size (most
+    often) as the rows of one array, summed by :func:`row_fsums`."""
+    sizes = {b - a for a, b in bounds}
+    if len(sizes) != 1:
         return [fsum(values[a:b]) / (b - a) for a, b in bounds]
-    x, y, z = array.reshape(-1, 3).T
-    first, error = _two_sum(x, y)
-    second, more = _two_sum(first, z)
-    errors, left = _two_sum(error, more)
-    sums = (second + errors) + 0.0
-    means = (sums / 3).tolist()
-    for k in np.flatnonzero(left != 0).tolist():
-        means[k] = fsum(values[3 * k : 3 * k + 3]) / 3
-    return means
-
-
-def _two_sum(a: Floats, b: Floats) -> tuple[Floats, Floats]:
-    """``a + b`` rounded, and the exact error of that rounding (finite values)."""
-    total = a + b
-    part = total - a
-    return total, (a - (total - part)) + (b - part)
+    (size,) = sizes
+    sums: list[float] = (row_fsums(array.reshape(-1, size)) / size).tolist()
+    return sums
 
 
 def exact_sums(squares: Floats, begin: Ints) -> list[int]:

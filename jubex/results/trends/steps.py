@@ -4,9 +4,10 @@ A history of 1,000 runs of 40 workpackages has 40,000 steps, each set against th
 before it in its series. Done step by step, the time goes to calls, not arithmetic. Here
 the steps are columns: their counts, means, deviations and the Welch p of every
 consecutive pair in a few numpy calls. The numbers are those of the step-by-step
-arithmetic, bit for bit: sums are :func:`math.fsum` (correctly rounded, one call per step,
-the steps of one count as one array), squares are Python's own ``** 2``, and the rest is
-IEEE arithmetic that numpy does as Python does. The t distribution is
+arithmetic, bit for bit: sums are :func:`math.fsum`'s (correctly rounded: the steps of one
+count as one array, :func:`~jubex.results.statistics.fsums.row_fsums`), squares are
+Python's own ``** 2`` (the C library's ``pow``, which numpy's ``float_power`` calls too),
+and the rest is IEEE arithmetic that numpy does as Python does. The t distribution is
 :mod:`jubex.results.statistics.student_t`'s, which spares a history the half second of
 importing scipy.
 """
@@ -16,13 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain
 
 import numpy as np
 
 from jubex.results.comparison.compare import numbers_of
 from jubex.results.samples.rows import samples_of
 from jubex.results.statistics import student_t
+from jubex.results.statistics.fsums import row_fsums
 from jubex.results.statistics.stats import summarize
 from jubex.results.tables.columns import Row
 
@@ -97,9 +99,7 @@ def moments_of(samples: Sequence[Sequence[float]]) -> Moments:
     start = np.cumsum(count) - count
     try:
         mean = _fsums(flat, start, count) / count
-        deviations = (flat - np.repeat(mean, count)).tolist()
-        squares = np.array(list(map(pow, deviations, repeat(2))), dtype=float)
-        spread = _fsums(squares, start, count)
+        spread = _fsums(_squares(flat - np.repeat(mean, count)), start, count)
     except OverflowError:  # values near the largest float: step by step
         return _one_by_one(samples)
     var = np.full(len(samples), np.nan)
@@ -110,14 +110,23 @@ def moments_of(samples: Sequence[Sequence[float]]) -> Moments:
     return Moments(count, mean, np.sqrt(var), var, constant)
 
 
+def _squares(deviations: np.ndarray) -> np.ndarray:
+    """Each deviation's ``d ** 2`` as Python gives it; OverflowError where Python raises
+    it (a finite deviation whose square is beyond the largest float)."""
+    with np.errstate(over="ignore"):
+        squares = np.float_power(deviations, 2.0)
+    if (np.isinf(squares) & np.isfinite(deviations)).any():
+        raise OverflowError("a square beyond the largest float")
+    return squares
+
+
 def _fsums(values: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The correctly rounded sum of each step's values: the steps of one count are one
-    two-dimensional array, summed by ``map(math.fsum, ...)``."""
+    """The correctly rounded sum of each step's values, as ``math.fsum`` gives it: the
+    steps of one count are one two-dimensional array."""
     sums = np.empty(len(count))
     for size in sorted(set(count.tolist())):  # np.unique would import numpy.ma (20 ms)
         steps = np.flatnonzero(count == size)
-        block = values[start[steps, None] + np.arange(size)].tolist()
-        sums[steps] = list(map(math.fsum, block))
+        sums[steps] = row_fsums(values[start[steps, None] + np.arange(size)])
     return sums
 
 
