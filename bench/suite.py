@@ -201,7 +201,9 @@ CASES = (
 
 
 def machine() -> dict[str, str]:
-    """What the figures depend on besides the code: processor, cores, Python, load."""
+    """What the figures depend on besides the code: processor, cores, Python (and the
+    ``.pth`` files its ``site`` runs at every start: an editable install's finder or a
+    host's certificate hook costs a small command 10-30 ms), load."""
     model = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -214,8 +216,26 @@ def machine() -> dict[str, str]:
         "cpu_model": model,
         "cores": str(os.cpu_count()),
         "python": platform.python_version(),
+        "interpreter": sys.executable,
+        "startup_hooks": ", ".join(_startup_hooks()) or "none",
         "system": f"{platform.system()} {platform.release()}",
     }
+
+
+def _startup_hooks() -> list[str]:
+    """The ``.pth`` files of the interpreter's site directories that import code."""
+    import site
+
+    found = []
+    for directory in {*site.getsitepackages(), site.getusersitepackages()}:
+        for path in sorted(Path(directory).glob("*.pth")):
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            if any(line.startswith(("import ", "import\t")) for line in text.splitlines()):
+                found.append(path.name)
+    return sorted(found)
 
 
 def commit(root: Path = REPO) -> str:
