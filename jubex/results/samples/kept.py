@@ -26,7 +26,7 @@ from jubex.version import __version__
 
 #: the layout of kept rows; a change of it must change this (rows kept in another layout
 #: are under another key: never read, made again)
-FORMAT = 2
+FORMAT = 3
 
 #: the modules that make a row: rows kept by another text of them are not read
 _MAKERS = (
@@ -64,7 +64,8 @@ _INTS = frozenset({int})
 _DICTS = frozenset({dict})
 
 #: kept rows: segments of consecutive rows of one shape, each its parameters' names, the
-#: other keys, and a column per name then per key (parameters as their stored texts)
+#: other keys, and a column per name then per key (parameters as their stored texts; a
+#: column packed as :func:`_packed` packs it)
 Segment = tuple[list[str], list[str], list[list[object]]]
 
 
@@ -126,16 +127,28 @@ def freeze(run: Run, rows: Sequence[Mapping[str, object]], meta: Collection[str]
 def _packed(names: list[str], keys: list[str], columns: list[list[Any]]) -> list[object]:
     """A segment's columns as kept: a column of floats as the text of their bytes (JSON
     spends most of a kept run's reading on parsing decimal floats), samples of one set of
-    names that are all floats as a text per name (see :func:`_samples_by_name`)."""
+    names that are all floats as a text per name (see :func:`_samples_by_name`), a column
+    of one value (of one type) for every row as ``{"same": value}`` (a run's step, site,
+    platform, verdicts: most of its columns, and most of what JSON parses of them)."""
     found: list[object] = list(columns[: len(names)])
     for key, column in zip(keys, columns[len(names) :], strict=True):
         if key == "samples":
             found.append(_packed_samples(column))
         elif key != "executions" and column and all(type(v) is float for v in column):
             found.append(_bytes_text(column))
+        elif key not in _NEEDED and _one_value(column):
+            found.append({"same": column[0]})
         else:
             found.append(column)
     return found
+
+
+def _one_value(column: list[Any]) -> bool:
+    """Whether a column holds one value of one type in every row (``1`` and ``True`` are
+    two)."""
+    first = column[0] if column else None
+    kind = type(first)
+    return bool(column) and all(type(v) is kind and v == first for v in column)
 
 
 def _packed_samples(column: list[dict[str, tuple[Any, ...]]]) -> object:
@@ -259,6 +272,8 @@ def _segment_columns(
             column = _dicts(names_of, per_name)
         elif type(column) is str and key not in _META_TYPES and key not in _NEEDED:
             column = _floats(column)
+        elif type(column) is dict and key not in _NEEDED:
+            column = _same(key, column, size)
         elif type(column) is not list:
             raise _Unlike
         elif key == "run":
@@ -310,6 +325,16 @@ def _samples_by_name(
     if len(per_name) != len(names):
         raise _Unlike
     return names, per_name
+
+
+def _same(key: str, found: dict[str, object], size: int) -> list[object]:
+    """A column kept as one value for every row (see :func:`_packed`), checked."""
+    if len(found) != 1 or "same" not in found:
+        raise _Unlike
+    value = found["same"]
+    if type(value) not in _META_TYPES.get(key, _SCALAR_TYPES):
+        raise _Unlike
+    return [value] * size
 
 
 def _samples(found: object) -> dict[str, tuple[object, ...]]:

@@ -159,6 +159,10 @@ def _kept_as(made: Run, data: str) -> None:
         lambda data: data.replace('"sizes":[[2', '"sizes":[[-2', 1),
         lambda data: data.replace('"sizes":[[2', '"sizes":[["2"', 1),
         lambda data: data.replace("[{},", "[[1],", 1),  # a list where executions belong
+        lambda data: data.replace('{"same":true}', '{"same":1}', 1),  # a number for a verdict
+        lambda data: data.replace('{"same":true}', '{"same":[true]}', 1),
+        lambda data: data.replace('{"same":true}', '{"same":true,"or":false}', 1),
+        lambda data: data.replace('{"same":true}', '{"sane":true}', 1),
     ],
 )
 def test_kept_rows_that_do_not_read_back_are_made_again(tmp_path: Path, damage) -> None:
@@ -166,6 +170,7 @@ def test_kept_rows_that_do_not_read_back_are_made_again(tmp_path: Path, damage) 
     first = list(result_rows(made, NAMES))
     data = made.store.summary(summary_key(NAMES, False))
     assert data is not None and '"sizes":[[2' in data and "[{}," in data
+    assert '{"same":true}' in data  # a column of one value: "ok", "finished"
     damaged = damage(data)
     assert damaged != data
     _kept_as(made, damaged)
@@ -239,3 +244,21 @@ def test_rows_made_a_column_at_a_time_are_the_zipped_rows(keys_columns) -> None:
     zipped = [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
     assert made == zipped
     assert [list(row.items()) for row in made] == [list(row.items()) for row in zipped]
+
+
+def test_a_column_of_one_value_is_kept_once_and_read_back_as_every_rows(tmp_path: Path) -> None:
+    made = _made(tmp_path)
+    rows = list(result_rows(made, NAMES))
+    for i, row in enumerate(rows):
+        row["reason"] = "same text"
+        row["extra"] = 1 if i else True  # equal, but not of one type: a list
+    frozen = kept.freeze(made, rows, META)
+    assert frozen is not None
+    names, keys, columns = json.loads(frozen)[0]
+    packed = dict(zip(names + keys, columns, strict=True))
+    assert packed["reason"] == {"same": "same text"}
+    assert packed["ok"] == {"same": rows[0]["ok"]}
+    assert packed["extra"] == [True, *[1] * (len(packed["executions"]) - 1)]
+    assert type(packed["run"]) is list  # given again by the reader, as before
+    thawed = kept.thaw(_fresh(made), frozen, None)
+    assert thawed is not None and _typed(thawed) == _typed(rows)
