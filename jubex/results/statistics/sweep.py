@@ -70,7 +70,7 @@ class Sweep:
         counts = np.asarray(sizes, dtype=np.int64)
         array = np.asarray(values, dtype=float)
         self._array = array
-        self._means = _means(values, array, self._bounds)
+        self._means = _means(values, array, sizes)
         self._mean_array = np.asarray(self._means)
         deviation = array - np.repeat(self._mean_array, counts)
         distance = np.abs(deviation)
@@ -339,13 +339,15 @@ def _first_removals(
     }
 
 
-def _means(values: list[Number], array: Floats, bounds: list[tuple[int, int]]) -> list[float]:
-    """Each execution's ``fsum(values[a:b]) / (b - a)``: executions of one size (most
-    often) as the rows of one array, summed by :func:`row_fsums`."""
-    sizes = {b - a for a, b in bounds}
-    if len(sizes) != 1:
-        return [fsum(values[a:b]) / (b - a) for a, b in bounds]
-    (size,) = sizes
+def _means(values: list[Number], array: Floats, sizes: list[int]) -> list[float]:
+    """Each execution's ``fsum`` of its values over their count (executions of ``sizes``
+    values, one after another): executions of one size (most often) as the rows of one
+    array, summed by :func:`row_fsums`."""
+    kinds = set(sizes)
+    if len(kinds) != 1:
+        starts = accumulate(sizes, initial=0)
+        return [fsum(values[a : a + n]) / n for a, n in zip(starts, sizes, strict=False)]
+    (size,) = kinds
     sums: list[float] = (row_fsums(array.reshape(-1, size)) / size).tolist()
     return sums
 

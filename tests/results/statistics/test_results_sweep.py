@@ -97,12 +97,19 @@ FLOATS = st.one_of(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(FLOATS, FLOATS, FLOATS), min_size=1, max_size=30))
-def test_the_means_of_executions_of_three_are_their_fsums(triples: list[tuple]) -> None:
-    values = [v for triple in triples for v in triple]
-    bounds = [(a, a + 3) for a in range(0, len(values), 3)]
-    found = _means(values, np.asarray(values, dtype=float), bounds)
-    assert [m.hex() for m in found] == [(fsum(values[a:b]) / 3).hex() for a, b in bounds]
+@given(
+    st.integers(1, 5).flatmap(
+        lambda size: st.lists(
+            st.lists(FLOATS, min_size=size, max_size=size), min_size=1, max_size=30
+        )
+    )
+    | st.lists(st.lists(FLOATS, min_size=1, max_size=5), min_size=1, max_size=30)
+)
+def test_the_means_of_executions_are_their_fsums(executions: list[list[float]]) -> None:
+    values = [v for execution in executions for v in execution]
+    sizes = [len(execution) for execution in executions]
+    found = _means(values, np.asarray(values, dtype=float), sizes)
+    assert [m.hex() for m in found] == [(fsum(e) / len(e)).hex() for e in executions]
 
 
 @settings(max_examples=300, deadline=None)
