@@ -195,6 +195,8 @@ class GroupSamples:
                 for row in self.rows
             ]  # fmt: skip
             self._named = set().union(*filter(None, self._each))
+            if self._split is None:  # while the rows are at hand: a pass of its own misses
+                self._split = any([row.get("executions") for row in self.rows])
         return self._each
 
     def per_row(self, name: str) -> list[Sequence[object] | None]:
