@@ -23,6 +23,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from functools import lru_cache
 from pathlib import Path
 
 from jubex.store.store import MARKS, SCHEMA_VERSION, Known, Mark, Store
@@ -256,9 +257,11 @@ _MARK_TYPES = (
 )
 
 
+@lru_cache(maxsize=64)
 def _texts(text: object) -> dict[str, str] | None:
     """A catalogued meta table or units: texts by text, checked (a catalogue is a file
-    anyone may edit); None where they are not."""
+    anyone may edit); None where they are not. The runs of one definition have the same
+    units: their text is read once (the dict is shared, and only ever copied)."""
     try:
         found = json.loads(str(text))
     except (ValueError, RecursionError):

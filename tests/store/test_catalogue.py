@@ -84,6 +84,19 @@ def test_a_run_read_again_is_answered_from_the_catalogue_without_opening_its_sto
     assert save_catalogues() == 0  # nothing new to keep
 
 
+def test_runs_answered_with_the_same_units_each_get_their_own(run_dir: Path) -> None:
+    """The catalogue reads a units text once for the runs that share it: what each
+    store gives out is its own copy."""
+    catalogued(run_dir)
+    first, _ = read(run_dir)
+    second, _ = read(run_dir)
+    units = first.store.units()
+    units["bw"] = "changed"
+    first.store.meta()["name"] = "changed"
+    assert second.store.units()["bw"] == first.store.units()["bw"] == "MiB/s"
+    assert first.store.meta()["name"] == "cat"
+
+
 def test_any_commit_to_the_store_is_seen_and_read_from_the_store(run_dir: Path) -> None:
     catalogued(run_dir)
     writer = Store(run_dir / "jubex.sqlite")
