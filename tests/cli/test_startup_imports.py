@@ -57,19 +57,24 @@ def _imported(*args: str, cwd: Path, heavy: tuple[str, ...] = HEAVY) -> list[str
     return found
 
 
+def _ran_tiny(where: Path) -> None:
+    """The tiny study written into ``where`` and run there."""
+    (where / "tiny.yaml").write_text(STUDY)
+    subprocess.run(
+        [sys.executable, "-m", "jubex", "run", "tiny.yaml", "-q"],
+        cwd=where,
+        check=True,
+        capture_output=True,
+    )
+
+
 def test_version_and_help_import_none_of_them(tmp_path: Path) -> None:
     assert _imported("--version", cwd=tmp_path) == []
     assert _imported("result", "--help", cwd=tmp_path) == []
 
 
 def test_a_small_result_imports_none_of_them(tmp_path: Path) -> None:
-    (tmp_path / "tiny.yaml").write_text(STUDY)
-    subprocess.run(
-        [sys.executable, "-m", "jubex", "run", "tiny.yaml", "-q"],
-        cwd=tmp_path,
-        check=True,
-        capture_output=True,
-    )
+    _ran_tiny(tmp_path)
     assert _imported("result", "last", "-f", "csv", cwd=tmp_path) == []
     assert _imported("status", "last", cwd=tmp_path) == []
     # a pretty table of one-column characters is drawn without rich's layout
@@ -179,13 +184,7 @@ def test_history_of_a_selector_imports_neither_sqlalchemy_nor_the_analysis(tmp_p
 def test_history_of_a_definition_renders_no_job_and_imports_no_jinja2(tmp_path: Path) -> None:
     """A history resolves its definition to find its runs, and renders no job script: the
     platform's templates are not compiled, and Jinja2 is not imported for them."""
-    (tmp_path / "tiny.yaml").write_text(STUDY)
-    subprocess.run(
-        [sys.executable, "-m", "jubex", "run", "tiny.yaml", "-q"],
-        cwd=tmp_path,
-        check=True,
-        capture_output=True,
-    )
+    _ran_tiny(tmp_path)
     unused = ("jinja2", "jubex.platform.render")
     argv = ("history", "tiny.yaml", "-m", "value")
     assert _imported(*argv, cwd=tmp_path, heavy=unused) == []
