@@ -29,6 +29,14 @@ def _cpu(point: dict) -> list[float]:
     return [r["values"]["cpu"] for r in point["repetitions"] if r.get("ok", True)]
 
 
+def _interpreter(prov: dict) -> str:
+    """Which interpreter measured, and the start-up hooks its site ran (records from
+    before they were noted say nothing)."""
+    if "interpreter" not in prov:
+        return ""
+    return f" (`{prov['interpreter']}`, start-up hooks: {prov.get('startup_hooks', 'none')})"
+
+
 def tables(figures: dict) -> str:
     """The Markdown of one record: the machine, then one row per case."""
     prov = figures["provenance"]
@@ -38,8 +46,9 @@ def tables(figures: dict) -> str:
     reps = max(len(p["repetitions"]) for p in points.values())
     lines = [
         f"Measured {when} UTC at commit `{prov['commit']}` on {prov['cpu_model']}, "
-        f"{prov['cores']} cores, Python {prov['python']}; load average {prov['load_before']} "
-        f"before and {prov['load_after']} after ({reps} repetitions per case, interleaved). "
+        f"{prov['cores']} cores, Python {prov['python']}{_interpreter(prov)}; load average "
+        f"{prov['load_before']} before and {prov['load_after']} after ({reps} repetitions per "
+        "case, interleaved). "
         "CPU is user + system seconds of the command's process and its children.",
         "",
         "| case | what | N | CPU median (s) | CPU min–max (s) | wall median (s) |",
