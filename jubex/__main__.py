@@ -4,9 +4,10 @@ import sys
 
 
 def _main() -> int:
-    from jubex.collector import paused
+    from jubex.collector import one_command, paused
 
-    with paused():  # while the command line's own modules are imported
+    one_command()
+    with paused(kept=True):  # while the command line's own modules are imported
         from jubex.cli.main import main
     return main()
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from jubex.collector import paused
 from jubex.errors import UsageError
 from jubex.store.rundir import Run, each_once, open_run, resolve_run, resolve_runs
 
@@ -230,11 +231,12 @@ def selected_runs(args: argparse.Namespace) -> list[Run]:
     runs they are is said on stderr."""
     published = [spec for spec in args.runs if is_selector(spec)]
     specs = [spec for spec in args.runs if not is_selector(spec)]
-    runs = database_runs(published, args.database)
-    if specs or args.run_id or args.num is not None or not published:
-        paths = resolve_runs(specs, args.outpath, args.num, args.run_id)
-        runs += [open_run(path, follow=False) for path in paths]
-    runs = each_once(runs) if len(runs) > 1 else runs  # one run is once: no identity hashed
+    with paused(kept=True):  # the runs opened (1,000 of -i all) are kept to the end
+        runs = database_runs(published, args.database)
+        if specs or args.run_id or args.num is not None or not published:
+            paths = resolve_runs(specs, args.outpath, args.num, args.run_id)
+            runs += [open_run(path, follow=False) for path in paths]
+        runs = each_once(runs) if len(runs) > 1 else runs  # one run is once: no identity hashed
     say_read(runs)
     return runs
 

@@ -114,7 +114,7 @@ def handle(args: argparse.Namespace) -> int:
         from jubex.resultsdb.samples import database_history
 
         # its rows are made once and kept, as the runs' rows below
-        with collector_paused():
+        with collector_paused(kept=True):
             table = database_history(
                 selectors[0],
                 keys=args.keys,
@@ -129,15 +129,16 @@ def handle(args: argparse.Namespace) -> int:
     from jubex.store.catalogue import catalogued
 
     with catalogued():  # the runs read are catalogued once the history is shown
-        runs = database_runs(selectors, args.database)
-        runs += runs_of(others, args.outpath) if others else []
-        runs = each_once(runs)
+        with collector_paused(kept=True):  # 1,000 runs opened, each kept to the end
+            runs = database_runs(selectors, args.database)
+            runs += runs_of(others, args.outpath) if others else []
+            runs = each_once(runs)
         say_read(runs)
         analyse_runs(runs)
         # the runs' rows are 40,000 dicts of plain values, made once and kept: each full
         # collection of the cyclic collector walks them all again, about a second of a
         # history over 1,000 runs, and finds nothing (its peak memory is the same)
-        with collector_paused():
+        with collector_paused(kept=True):
             table = history_of_runs(runs, keys=args.keys, metrics=args.metric, **noise)
         show(table, args.format)
     return 0

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from jubex import blas
 from jubex.cli import complete
 from jubex.cli.parser import Parser, subparser
-from jubex.collector import paused
+from jubex.collector import one_command, paused
 from jubex.errors import JubexError, UsageError
 from jubex.language import inspection
 from jubex.version import __version__
@@ -140,6 +140,8 @@ def _is_text(arg: str) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the process is this command's (else: a program calling main)
+        one_command()
     argv = list(sys.argv[1:] if argv is None else argv)
     blas.one_thread()
     if "_ARGCOMPLETE" in os.environ:  # asked by the shell hook of `jubex completion`
@@ -160,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     command = _command_of(argv)
-    with paused():
+    with paused(kept=True):  # the command's modules and its parser, kept to the end
         parser = build_parser(command or "", alone=command is not None)
         args, unknown = parser.parse_known_args(argv)
     if unknown:

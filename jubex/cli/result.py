@@ -49,7 +49,7 @@ def handle(args: argparse.Namespace) -> int:
         # the rows of many runs are dicts of plain values, made once and kept: full
         # collections of the cyclic collector walk them all again and find nothing (about
         # a fifth of `result -i all` over 1,000 runs; its peak memory is the same)
-        with collector_paused():
+        with collector_paused(kept=True):
             text = report(
                 runs,
                 args.table,
