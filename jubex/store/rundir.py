@@ -229,13 +229,13 @@ def open_run(run_dir: Path, *, follow: bool = True) -> Run:
     stored = None
     try:
         try:
-            with open(os.path.join(run_dir, SPEC), encoding="utf-8") as file:
-                text = file.read()
+            with open(os.path.join(run_dir, SPEC), "rb") as file:  # JSON reads UTF-8 bytes
+                raw = file.read()
         except FileNotFoundError:
             spec = _earlier_spec(run_dir, store.meta())
             types = spec.benchmark.parameter_types()
         else:
-            spec, stored, types = _spec_of(text)
+            spec, stored, types = _spec_of(raw)
     except (OSError, ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
         store.close()
         raise UsageError(f"the run {run_dir} is damaged: {str(exc)[:200]}") from None
@@ -244,12 +244,12 @@ def open_run(run_dir: Path, *, follow: bool = True) -> Run:
 
 
 @lru_cache(maxsize=16)
-def _spec_of(text: str) -> tuple[RunSpec, object, dict[str, str]]:
+def _spec_of(raw: bytes) -> tuple[RunSpec, object, dict[str, str]]:
     """A ``run.json``'s spec, the definition's fingerprint it keeps and the parameters'
     types, built once per text: runs of one definition keep the same text, and building
     the spec's ~90 objects was most of the cost of opening each of 1,000 runs. (Specs
     are read, never changed.)"""
-    data = json.loads(text)
+    data = json.loads(raw)
     spec = from_data(RunSpec, data)
     return spec, data.get(HASH), spec.benchmark.parameter_types()
 

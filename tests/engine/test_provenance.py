@@ -102,6 +102,11 @@ def test_written_facts_read_back_and_a_damaged_file_reads_as_none(tmp_path: Path
     assert not list(tmp_path.glob("*.part"))
     (tmp_path / provenance.PROVENANCE).write_text("[1, 2")
     assert provenance.read(tmp_path) == {}
+    provenance.write(tmp_path, {"machine": {"host": "nœud-7"}})  # UTF-8 beyond ASCII
+    assert provenance.read(tmp_path) == {"machine": {"host": "nœud-7"}}
+    for damaged in (b"\xff\xfe{", b"[" * 100_000, b"[1]"):  # not UTF-8, too deep, no facts
+        (tmp_path / provenance.PROVENANCE).write_bytes(damaged)
+        assert provenance.read(tmp_path) == {}
 
 
 def test_a_run_records_and_info_shows_its_provenance(tmp_path: Path) -> None:

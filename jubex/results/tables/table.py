@@ -137,7 +137,8 @@ def build_table(
         note = flag_note(list(marks.values()), cv_limit, alpha)
         if note:
             notes.append(note)
-    notes += insight_notes(rows, table.group_by or [c.name for c in table.columns[:1]])
+    held = known.keys() | {name for name, _ in plan.per_row}  # the keys of the rows now
+    notes += insight_notes(rows, table.group_by or [c.name for c in table.columns[:1]], held)
     notes += _concurrency(groups)
     return ResultTable(
         table.name, headers, cells, notes, table.transpose, table.separator, table.style or "pretty"

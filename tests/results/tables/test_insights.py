@@ -32,3 +32,12 @@ def test_a_table_without_the_flags_column_still_notes_them():
     built = build_table(rows(), table, {"write_bw": "MiB/s"}, {"write_bw": True})
     assert [h.name for h in built.headers] == ["transfer", "write_bw"]
     assert any(n.startswith("darshan random in 1 of 4 row(s) (transfer=4k)") for n in built.notes)
+
+
+def test_rows_whose_keys_hold_no_flags_are_not_read():
+    class Unread(dict):
+        def get(self, key, default=None):
+            raise AssertionError("a row was read")
+
+    assert insight_notes([Unread(transfer="4k")], ["transfer"], held={"transfer"}) == []
+    assert insight_notes(rows(), ["transfer"], held={"transfer", "darshan_insights"})
