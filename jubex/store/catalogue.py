@@ -50,7 +50,7 @@ _TABLES = (
 _catalogues: dict[str, Catalogue] = {}
 
 
-def identity(store: Path) -> str | None:
+def identity(store: str | Path) -> str | None:
     """A store file as it is now, or None when it is not at rest or unreadable: inode,
     device, size, times and the header's change counters. Any commit in rollback mode
     changes the counter; a copy, a restore or an edit changes the inode or the ctime. A
@@ -60,14 +60,20 @@ def identity(store: Path) -> str | None:
     return found[0] if found else None
 
 
-def _identity(store: Path) -> tuple[str, int] | None:
-    """:func:`identity`, and the latest of the file's times."""
+def _identity(store: str | Path) -> tuple[str, int] | None:
+    """:func:`identity`, and the latest of the file's times (read by the descriptor: a
+    file object costs more than the read, and a history asks 1,000 stores)."""
     try:
-        with open(store, "rb") as file:
-            head = file.read(100)
-            st = os.fstat(file.fileno())
+        fd = os.open(store, os.O_RDONLY)
     except OSError:
         return None
+    try:
+        head = os.read(fd, 100)
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(head) < 100 or head[:16] != b"SQLite format 3\0":
         return None
     mode = head[18:20]
@@ -119,7 +125,7 @@ class Catalogue:
             ).fetchone()
         except sqlite3.Error:
             return None
-        if found is None or found[0] != identity(run_dir / STORE_FILE):
+        if found is None or found[0] != identity(os.path.join(run_dir, STORE_FILE)):
             return None
         ident = str(found[0])
         meta, units = _texts(found[1]), _texts(found[3])
