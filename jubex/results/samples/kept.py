@@ -16,7 +16,7 @@ import json
 import struct
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
@@ -75,8 +75,15 @@ class _Unlike(ValueError):
 
 def summary_key(names: Collection[str] | None, per_iteration: bool) -> str:
     """The key of the rows read of these names: also the code that read them."""
+    return _summary_key(None if names is None else frozenset(names), per_iteration, _code())
+
+
+@lru_cache(maxsize=64)
+def _summary_key(names: frozenset[str] | None, per_iteration: bool, code: str) -> str:
+    """:func:`summary_key`, worked out once per set of names and code (a table of 1,000
+    runs asks it of each)."""
     wanted = None if names is None else sorted(names)
-    return json.dumps(["rows", FORMAT, __version__, _code(), per_iteration, wanted])
+    return json.dumps(["rows", FORMAT, __version__, code, per_iteration, wanted])
 
 
 @cache

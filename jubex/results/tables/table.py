@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import field, replace
 from itertools import chain
+from typing import cast
 
 from jubex.definition.model import Table, Until
 from jubex.errors import DefinitionError, ExpressionError, did_you_mean
@@ -158,10 +159,7 @@ def _failed_said(rows: Sequence[Row]) -> str:
 
 def _concurrency(groups: Sequence[list[Row]]) -> list[str]:
     """A note when samples of the table ran while other workpackages of their run did."""
-    shared = [
-        sum(c for row in members if isinstance(c := row.get("concurrent"), int))
-        for members in groups
-    ]
+    shared = list(map(_concurrent, groups))
     if not any(shared):
         return []
     return [
@@ -169,6 +167,15 @@ def _concurrency(groups: Sequence[list[Row]]) -> list[str]:
         "other workpackages of the run did and measured a machine they shared (a step's "
         "exclusive: true runs each alone on the local platform; so does -j 1)"
     ]
+
+
+def _concurrent(members: Sequence[Row]) -> int:
+    """The sum of the rows' integer ``concurrent`` counts (others are no count); most
+    groups hold integers only, summed in one call."""
+    found = [row.get("concurrent") for row in members]
+    if set(map(type, found)) <= {int}:
+        return sum(cast("list[int]", found))
+    return sum(c for c in found if isinstance(c, int))
 
 
 def _shares(

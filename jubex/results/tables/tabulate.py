@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection, Sequence
+from typing import cast
 
 from jubex.analysis import builtin
 from jubex.collector import paused
@@ -287,8 +288,13 @@ def of_one_benchmark(runs: Sequence[Run], rows: Sequence[Row]) -> list[tuple[lis
     groups: dict[str, tuple[list[Run], list[Row]]] = {}
     for run in runs:
         groups.setdefault(run.benchmark.name, ([], []))[0].append(run)
-    for row in rows:
-        name = labels.get(str(row.get("run")))
+    found = [row.get("run") for row in rows]
+    texts = cast("list[str]", found) if set(map(type, found)) <= {str} else list(map(str, found))
+    names = list(map(labels.get, texts))
+    if len(groups) == 1 and None not in names:  # one benchmark, every row one of its runs'
+        next(iter(groups.values()))[1].extend(rows)
+        return list(groups.values())
+    for row, name in zip(rows, names, strict=True):
         if name is not None:
             groups[name][1].append(row)
     return list(groups.values())

@@ -314,3 +314,30 @@ def test_a_shape_asked_after_the_mean_is_computed() -> None:
     assert sample.get("mean", None) == 7 / 3
     assert sample.get("mad", None) == 1.0
     assert sample.get("hmean", None) == pytest.approx(12 / 7)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "concurrent": st.one_of(
+                    st.integers(-3, 10),
+                    st.booleans(),
+                    st.none(),
+                    st.text(max_size=2),
+                    st.floats(allow_nan=False),
+                    st.builds(Size, st.integers(0, 9)),
+                )
+            },
+        ),
+        max_size=8,
+    )
+)
+def test_a_groups_concurrent_count_sums_its_integers(rows) -> None:
+    from jubex.results.tables.table import _concurrent
+
+    expected = sum(c for row in rows if isinstance(c := row.get("concurrent"), int))
+    found = _concurrent(rows)
+    assert found == expected and type(found) is type(expected)
