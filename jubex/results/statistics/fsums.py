@@ -36,8 +36,8 @@ def row_fsums(block: Floats) -> Floats:
         errors = np.zeros(rows)
         unsure = np.zeros(rows, dtype=bool)
         for column in range(1, size):
-            total, error = two_sum(total, block[:, column])
-            errors, left = two_sum(errors, error)
+            total, error = _two_sum(total, block[:, column])
+            errors, left = _two_sum(errors, error)
             unsure |= left != 0  # (a NaN too)
         sums = (total + errors) + 0.0
     unsure |= ~np.isfinite(sums) | ~np.isfinite(errors)
@@ -46,7 +46,7 @@ def row_fsums(block: Floats) -> Floats:
     return sums
 
 
-def two_sum(a: Floats, b: Floats) -> tuple[Floats, Floats]:
+def _two_sum(a: Floats, b: Floats) -> tuple[Floats, Floats]:
     """``a + b`` rounded, and the exact error of that rounding (finite values)."""
     total = a + b
     part = total - a

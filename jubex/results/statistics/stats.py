@@ -14,8 +14,13 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 from jubex.plain import dataclass
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 #: statistics a table column may ask for, in the order they are documented
 STATISTICS = (
@@ -164,11 +169,21 @@ def squared_deviations(values: Sequence[Number], mean: float) -> float:
 
     with np.errstate(over="ignore", invalid="ignore"):
         deviation = np.asarray(values, dtype=float) - mean
-        squares = np.float_power(deviation, 2.0)
-    infinite = np.isinf(squares)
-    if infinite.any() and np.isfinite(deviation[infinite]).any():
+    return math.fsum(squares(deviation).tolist())
+
+
+def squares(deviations: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each deviation's ``d ** 2`` as Python gives it (C's ``pow``, which numpy's
+    ``float_power`` calls too); OverflowError where Python raises it (a finite deviation
+    whose square is beyond the largest float)."""
+    import numpy as np
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        found = np.float_power(deviations, 2.0)
+    infinite = np.isinf(found)
+    if infinite.any() and np.isfinite(deviations[infinite]).any():
         raise OverflowError("a squared deviation is beyond the largest float")
-    return math.fsum(squares.tolist())
+    return found
 
 
 def cv_of(values: Sequence[Number]) -> float | None:

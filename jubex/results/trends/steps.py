@@ -25,7 +25,7 @@ from jubex.results.comparison.compare import numbers_of
 from jubex.results.samples.rows import samples_of
 from jubex.results.statistics import student_t
 from jubex.results.statistics.fsums import row_fsums
-from jubex.results.statistics.stats import summarize
+from jubex.results.statistics.stats import squares, summarize
 from jubex.results.tables.columns import Row
 
 
@@ -99,7 +99,7 @@ def moments_of(samples: Sequence[Sequence[float]]) -> Moments:
     start = np.cumsum(count) - count
     try:
         mean = _fsums(flat, start, count) / count
-        spread = _fsums(_squares(flat - np.repeat(mean, count)), start, count)
+        spread = _fsums(squares(flat - np.repeat(mean, count)), start, count)
     except OverflowError:  # values near the largest float: step by step
         return _one_by_one(samples)
     var = np.full(len(samples), np.nan)
@@ -108,16 +108,6 @@ def moments_of(samples: Sequence[Sequence[float]]) -> Moments:
     if len(samples):
         constant = np.minimum.reduceat(flat, start) == np.maximum.reduceat(flat, start)
     return Moments(count, mean, np.sqrt(var), var, constant)
-
-
-def _squares(deviations: np.ndarray) -> np.ndarray:
-    """Each deviation's ``d ** 2`` as Python gives it; OverflowError where Python raises
-    it (a finite deviation whose square is beyond the largest float)."""
-    with np.errstate(over="ignore"):
-        squares = np.float_power(deviations, 2.0)
-    if (np.isinf(squares) & np.isfinite(deviations)).any():
-        raise OverflowError("a square beyond the largest float")
-    return squares
 
 
 def _fsums(values: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:

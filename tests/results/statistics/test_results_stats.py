@@ -16,6 +16,7 @@ from jubex.results.statistics.stats import (
     cv_of,
     outliers,
     squared_deviations,
+    squares,
     summarize,
     t_quantile,
 )
@@ -264,3 +265,23 @@ def test_squared_deviations_of_many_values_are_the_generators(
         return
     expected = _outcome(lambda: math.fsum((v - mean) ** 2 for v in many))
     assert _outcome(lambda: squared_deviations(many, mean)) == expected
+
+
+_EDGES = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0.0, -0.0, 5e-324, 1e-160, 1e154, 1e155, math.inf, -math.inf, math.nan]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_EDGES, max_size=20))
+def test_squares_are_pythons_and_overflow_as_it_does(values: list[float]) -> None:
+    try:
+        expected = [float(v**2).hex() for v in values]
+    except OverflowError:
+        expected = None
+    try:
+        found = [float(v).hex() for v in squares(np.asarray(values, dtype=float)).tolist()]
+    except OverflowError:
+        found = None
+    assert found == expected
