@@ -2,7 +2,9 @@
 
 A workpackage is read again only when its outputs changed since the last reading (the
 signature is its exit-status file's size and modification time, and the state), so
-``jubex analyse`` twice in a row does nothing the second time.
+``jubex analyse`` twice in a row does nothing the second time. Where the outpath's
+catalogue found every exit file as read while the store was as it is, none is looked at
+(docs/design.md, "The catalogue of an outpath").
 
 Many workpackages are read in parallel, by forked worker processes (one per core), in
 batches; the parent alone writes the store, a batch per transaction, in the order of the
@@ -142,18 +144,30 @@ class RunAnalysis:
     def stale(self) -> list[int]:
         """The finished workpackages whose outputs changed since they were analysed, from
         one query and a stat each (plain strings, no objects: most reads of a run find
-        none, and a history reads the 40,000 workpackages of 1,000 runs)."""
+        none, and a history reads the 40,000 workpackages of 1,000 runs); none without a
+        stat where the catalogue found them all as analysed at the store's state
+        (:meth:`Store.exits_checked`)."""
+        store = self.run.store
+        if store.exits_checked():
+            return []
         run_dir, steps = self.run.dir, self.steps
         top = os.fspath(run_dir)
-        marks = self.run.store.analysis_marks(ANALYSABLE)
+        marks = [
+            mark
+            for mark in store.analysis_marks(ANALYSABLE)
+            if mark[2] != SHARED and mark[1] in steps
+        ]
         with _opened(top) as at:
-            return [
+            stale = [
                 wp_id
-                for wp_id, step, kind, state, name, signature in marks
-                if kind != SHARED
-                and step in steps
-                and _signature_of(run_dir, wp_id, name, state, top, at) != signature
+                for wp_id, _step, _kind, state, name, signature in marks
+                if _signature_of(run_dir, wp_id, name, state, top, at) != signature
             ]
+        # a workpackage without an exit file may yet get one (a job the scheduler lost
+        # sight of): such a run is looked at every time
+        if not stale and all(signature != state for *_, state, _name, signature in marks):
+            store.note_exits_checked()
+        return stale
 
     def harvest(self, batch: Sequence[tuple[Workpackage, str]]) -> list[Analysed]:
         """What the analysers find of each (workpackage, signature), packed for the store."""

@@ -33,7 +33,7 @@ STORE_FILE = "jubex.sqlite"
 #: the catalogue's file, in the outpath beside the runs (run directories are numbers)
 NAME = ".jubex-catalogue"
 #: the layout of the catalogue; another one is made anew, never read
-FORMAT = 4
+FORMAT = 5
 #: a store changed this recently (ns) is not catalogued yet: file times tick coarsely
 #: (some file systems by the second), so a change in the same tick would not show
 RACY = 2_000_000_000
@@ -41,7 +41,7 @@ RACY = 2_000_000_000
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS run"
     " (name TEXT PRIMARY KEY, identity TEXT NOT NULL, meta TEXT NOT NULL, marks TEXT NOT NULL,"
-    " units TEXT NOT NULL)",
+    " units TEXT NOT NULL, checked TEXT NOT NULL DEFAULT '')",
     "CREATE TABLE IF NOT EXISTS kept (name TEXT NOT NULL, key TEXT NOT NULL,"
     " identity TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (name, key))",
 )
@@ -121,7 +121,7 @@ class Catalogue:
         name = run_dir.name
         try:
             found = db.execute(
-                "SELECT identity, meta, marks, units FROM run WHERE name = ?", (name,)
+                "SELECT identity, meta, marks, units, checked FROM run WHERE name = ?", (name,)
             ).fetchone()
         except sqlite3.Error:
             return None
@@ -150,7 +150,7 @@ class Catalogue:
             return found
 
         self.held[name] = ident
-        return Known(meta, marks, units, summary)
+        return Known(meta, marks, units, summary, exits_checked=found[4] == ident)
 
     def learn(self, name: str, store: Store) -> None:
         """Note a store opened through the catalogue while :func:`catalogued` is on: if it
@@ -166,11 +166,17 @@ class Catalogue:
             for name, store in self.learnt.items()
             if (entry := _entry(store)) and entry[0] != self.held.get(name)  # else: as held
         ]
+        written = {name for name, _ in entries}
+        checked = [
+            (self.held[name], name, self.held[name])
+            for name, store in self.learnt.items()
+            if store.exits_found_checked and name not in written and name in self.held
+        ]
         self.learnt = {}
         if self._db is not None:  # the reading is over (a later question: the store's)
             self._db.close()
             self._db, self._tried = None, False
-        if not entries:
+        if not entries and not checked:
             return 0
         try:
             db = _writer(self.path)
@@ -189,6 +195,8 @@ class Catalogue:
                     "INSERT INTO kept (name, key, identity, data) VALUES (?, ?, ?, ?)",
                     ((name, key, ident, data) for key, data in kept),
                 )
+            # the exit files found as analysed, at the identity whose marks they matched
+            db.executemany("UPDATE run SET checked = ? WHERE name = ? AND identity = ?", checked)
             db.execute("COMMIT")
         except sqlite3.Error:
             return 0

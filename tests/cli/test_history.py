@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -98,7 +97,7 @@ def test_each_run_of_a_definition_is_opened_once(
     assert sorted(path.name for path in opened) == ["000000", "000001", "000002"]
 
 
-def test_a_history_read_from_the_catalogue_is_the_same_and_sees_an_output_rewritten(
+def test_a_history_read_from_the_catalogue_is_the_same(
     definition: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -109,26 +108,70 @@ def test_a_history_read_from_the_catalogue_is_the_same_and_sees_an_output_rewrit
     runs = tmp_path / "runs"
     shutil.copytree(definition.parent / "runs", runs)
     sources = [str(runs / name) for name in ("000000", "000001", "000002")]
-
-    def shown() -> str:
-        catalogue._catalogues.clear()  # each command a process of its own
-        capsys.readouterr()
-        assert main(["history", *sources, "-f", "json"]) == 0
-        return capsys.readouterr().out
-
-    first = shown()  # read from the stores, then catalogued
+    first = shown(sources, capsys)  # read from the stores, then catalogued
     assert catalogue.entries(runs) == ["000000", "000001", "000002"]
-    assert shown() == first  # read from the catalogue
-    wp = runs / "000002" / "000000_run"
-    output = (wp / "work" / "stdout").read_text()
-    assert output.startswith("bw: 800 ")
-    (wp / "work" / "stdout").write_text(output.replace("bw: 800", "bw: 500"))
-    exit_file = wp / "exit"
-    with open(exit_file, "r+") as file:  # the exit status rewritten where it is
-        status = file.read()
-        file.seek(0)
-        file.write(status)
-    later = exit_file.stat().st_mtime_ns + 10**9
-    os.utime(exit_file, ns=(later, later))
-    rows = json.loads(shown())["rows"]
-    assert [r["mean"] for r in rows if r["run"] == "000002"] == [pytest.approx(701)]
+    assert shown(sources, capsys) == first  # read from the catalogue
+    looked = looked_at(monkeypatch)
+    assert shown(sources, capsys) == first and looked == []  # its exit files known as read
+
+
+RETRIED = r"""
+name: retried
+outpath: runs
+parameters:
+  x: [1, 2]
+  ready: READY
+patterns:
+  bw:
+    bw: {regex: '^bw: $jube_pat_fp MiB/s', type: float, unit: MiB/s}
+steps:
+  run:
+    do: 'if [ $x = 1 ] || [ -e $ready ]; then echo "bw: $((100 * $x)) MiB/s"; else exit 1; fi'
+    analyse: [bw]
+"""
+
+
+def test_a_workpackage_run_again_is_read_again_after_its_exit_files_were_known(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not looking at exit files the catalogue found as read holds for real runs: running
+    a failed workpackage again changes its store, and its new outputs are read."""
+    monkeypatch.setattr(catalogue, "RACY", 0)
+    monkeypatch.setattr(catalogue, "_catalogues", {})
+    path = tmp_path / "retried.yaml"
+    path.write_text(RETRIED.replace("READY", str(tmp_path / "ready")))
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(path), "-q", "--no-result"]) == 1
+    sources = [str(path), "-f", "json"]
+    for _ in range(3):  # stores, then the catalogue, then the catalogue's exit files
+        assert [r["mean"] for r in json.loads(shown(sources, capsys))["rows"]] == [100]
+    looked = looked_at(monkeypatch)
+    shown(sources, capsys)
+    assert looked == []
+    (tmp_path / "ready").touch()
+    assert main(["continue", "runs/000000", "--retry-failed", "-q", "--no-result"]) == 0
+    rows = json.loads(shown(sources, capsys))["rows"]
+    assert [r["mean"] for r in rows] == [100, 200] and looked
+
+
+def shown(sources: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The history of ``sources`` as a command of its own prints it."""
+    catalogue._catalogues.clear()  # each command a process of its own
+    capsys.readouterr()
+    assert main(["history", *sources]) == 0
+    return capsys.readouterr().out
+
+
+def looked_at(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The workpackage directories whose exit files are looked at from now on."""
+    from jubex.analysis import run
+
+    looked: list[str] = []
+    signature_of = run._signature_of
+
+    def counted(run_dir: Path, wp_id: int, name: str, *args: object, **kwargs: object) -> str:
+        looked.append(name)
+        return signature_of(run_dir, wp_id, name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "_signature_of", counted)
+    return looked

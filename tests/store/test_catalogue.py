@@ -1,6 +1,7 @@
 """The catalogue of an outpath answers for stores at rest, and never for a store that
 changed since it was catalogued: any commit, a WAL file beside it, a rewritten exit file
-(analysed again), a damaged or edited catalogue, a change too recent to tell."""
+(analysed again, until every exit file was found as read at the store's state), a damaged
+or edited catalogue, a change too recent to tell."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import jubex
+from jubex.analysis import run as analysis_run
 from jubex.api import analyse_runs
 from jubex.results.tables.tabulate import rows_of
 from jubex.store import catalogue
@@ -137,19 +139,99 @@ def test_a_store_being_written_in_wal_mode_is_never_answered_from_the_catalogue(
 
 
 def test_an_exit_file_rewritten_in_place_is_analysed_again(run_dir: Path) -> None:
+    """Until the catalogue found every exit file as read: then the store's next change."""
     catalogued(run_dir)
-    exit_file = next(run_dir.glob("000000_work/exit"))
+    later = rewrite_exit_file(run_dir)
+    run = open_run(run_dir, follow=False)
+    before = dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
+    analyse_runs([run])
+    after = dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
+    assert before != after and str(later) in after
+
+
+def known_as_read(run_dir: Path) -> list[dict[str, object]]:
+    """Read the run until the catalogue holds that its exit files were found as read."""
+    rows = catalogued(run_dir)  # from the store: its marks are the catalogue's from now on
+    run, again = read(run_dir)
+    assert again == rows and not run.store.exits_checked() and run.store.exits_found_checked
+    assert save_catalogues() == 0  # no entry made anew: the one held is marked
+    catalogue._catalogues.clear()
+    return rows
+
+
+def test_exit_files_found_as_read_are_not_looked_at_while_the_store_is_as_it_was(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = known_as_read(run_dir)
+
+    def looked(*args: object, **kwargs: object) -> str:
+        raise AssertionError("an exit file looked at")
+
+    monkeypatch.setattr(analysis_run, "_signature_of", looked)
+    run, again = read(run_dir)
+    assert again == rows and run.store.exits_checked() and run.store.connection() is None
+
+
+def test_after_any_commit_the_exit_files_are_looked_at_again(run_dir: Path) -> None:
+    known_as_read(run_dir)
+    writer = Store(run_dir / "jubex.sqlite")
+    writer.set_meta({"note": "changed"})
+    writer.close()
+    later = rewrite_exit_file(run_dir)
+    run = open_run(run_dir, follow=False)
+    assert not run.store.exits_checked()
+    analyse_runs([run])
+    assert str(later) in dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
+
+
+def test_a_mark_kept_for_another_state_of_the_store_is_not_taken(run_dir: Path) -> None:
+    """Found while the store was as catalogued, saved after it changed: the mark stays
+    with the identity it was found at, which the store no longer has."""
+    catalogued(run_dir)
+    run, _ = read(run_dir)
+    assert run.store.exits_found_checked
+    writer = Store(run_dir / "jubex.sqlite")
+    writer.set_meta({"note": "changed"})
+    writer.close()
+    save_catalogues()
+    catalogue._catalogues.clear()
+    assert not open_run(run_dir, follow=False).store.exits_checked()
+
+
+def test_a_finished_workpackage_without_an_exit_file_is_looked_at_every_time(
+    run_dir: Path,
+) -> None:
+    """Its job may yet write one (a job the scheduler lost sight of)."""
+    catalogued(run_dir)
+    (run_dir / "000001_work" / "exit").unlink()
+    for _ in range(3):
+        run, _ = read(run_dir)
+        assert not run.store.exits_checked() and not run.store.exits_found_checked
+        save_catalogues()
+        catalogue._catalogues.clear()
+    assert run.store.connection() is None  # answered from the catalogue all the same
+
+
+def test_an_edited_mark_is_not_taken(run_dir: Path) -> None:
+    known_as_read(run_dir)
+    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
+    db.execute("UPDATE run SET checked = 'edited'")
+    db.close()
+    run, _ = read(run_dir)
+    assert not run.store.exits_checked() and run.store.connection() is None
+
+
+def rewrite_exit_file(run_dir: Path) -> int:
+    """The first workpackage's exit file rewritten where it is, a second later: its time."""
+    exit_file = run_dir / "000000_work" / "exit"
     stat = exit_file.stat()
     with open(exit_file, "r+") as file:  # the same bytes, rewritten where they are
         text = file.read()
         file.seek(0)
         file.write(text)
-    os.utime(exit_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
-    run = open_run(run_dir, follow=False)
-    before = dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
-    analyse_runs([run])
-    after = dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
-    assert before != after and str(stat.st_mtime_ns + 1_000_000_000) in after
+    later = stat.st_mtime_ns + 1_000_000_000
+    os.utime(exit_file, ns=(stat.st_atime_ns, later))
+    return later
 
 
 def test_a_damaged_catalogue_is_not_read_and_made_anew(run_dir: Path) -> None:
