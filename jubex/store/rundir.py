@@ -281,10 +281,14 @@ def each_once(runs: Iterable[Run]) -> list[Run]:
 
 
 def list_runs(outpath: Path) -> list[Path]:
-    """Run directories below an outpath, oldest first."""
+    """Run directories below an outpath, oldest first (by name, as paths of one directory
+    sort; names and plain strings, not a path object each: 1,000 runs are read at once)."""
     if not outpath.is_dir():
         return []
-    return sorted(p for p in outpath.iterdir() if p.name.isdigit() and (p / STORE).exists())
+    top = os.fspath(outpath)
+    with os.scandir(top) as entries:
+        names = sorted(entry.name for entry in entries if entry.name.isdigit())
+    return [outpath / name for name in names if os.path.exists(f"{top}/{name}/{STORE}")]
 
 
 def resolve_run(spec: str | None, outpath: str | None = None) -> Path:
@@ -348,7 +352,19 @@ def resolve_runs(
         found += [resolve_run(base) for base in bases]
     if not found:
         found = [resolve_run(None, outpath)]
-    return list({path.resolve(): path for path in found}.values())
+    parents: dict[Path, Path] = {}
+    return list({_real(path, parents): path for path in found}.values())
+
+
+def _real(path: Path, parents: dict[Path, Path]) -> Path:
+    """``path.resolve()``, with its directory resolved once for all the runs it holds
+    (``parents``): the same path where its own name is no link, ``.`` or ``..``."""
+    if path.name in ("", ".", "..") or path.is_symlink():
+        return path.resolve()
+    parent = parents.get(path.parent)
+    if parent is None:
+        parent = parents[path.parent] = path.parent.resolve()
+    return parent / path.name
 
 
 def _is_outpath(path: Path) -> bool:

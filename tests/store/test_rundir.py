@@ -19,9 +19,13 @@ from jubex.store.rundir import (
     HASH,
     PLATFORM,
     SPEC,
+    STORE,
+    _real,
     definition_hash,
+    list_runs,
     next_run_dir,
     open_run,
+    resolve_runs,
 )
 
 
@@ -96,3 +100,56 @@ def test_runs_of_one_run_json_share_its_spec_and_a_changed_one_is_read_anew(
     (copy / SPEC).write_text(json.dumps(kept)[:-40])
     with pytest.raises(UsageError, match="is damaged"):
         open_run(copy)
+
+
+@pytest.fixture
+def outpath(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An outpath of three runs (a store file each), beside things that are no runs: a
+    number without a store, a name that is no number, a link to a run, a linked outpath."""
+    runs = tmp_path / "runs"
+    for name in ("000000", "000001", "9", "10"):
+        (runs / name).mkdir(parents=True)
+        (runs / name / STORE).touch()
+    (runs / "000002").mkdir()  # no store: no run
+    (runs / "notes").mkdir()
+    (runs / "notes" / STORE).touch()
+    (runs / "000003").symlink_to(runs / "000001")
+    (tmp_path / "linked").symlink_to(runs)
+    monkeypatch.chdir(tmp_path)
+    return runs
+
+
+def test_an_outpaths_runs_are_its_numbered_directories_with_a_store_in_name_order(
+    outpath: Path,
+) -> None:
+    expected = sorted(p for p in outpath.iterdir() if p.name.isdigit() and (p / STORE).exists())
+    assert list_runs(outpath) == expected
+    assert [p.name for p in expected] == ["000000", "000001", "000003", "10", "9"]
+    assert list_runs(outpath / "000002") == list_runs(outpath / "missing") == []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "runs/000000",
+        "runs/000003",  # a link: the run it leads to
+        "linked/000001",  # through a linked outpath
+        "runs/../runs/000001",
+        "runs/000001/.",
+        "runs/000001/..",
+        "runs/missing",
+        ".",
+    ],
+)
+def test_a_run_path_is_resolved_as_pathlib_resolves_it(outpath: Path, name: str) -> None:
+    parents: dict[Path, Path] = {}
+    assert _real(Path(name), parents) == Path(name).resolve()
+    assert _real(Path(name), parents) == Path(name).resolve()  # its directory known now
+
+
+def test_runs_named_several_ways_are_each_read_once(outpath: Path) -> None:
+    found = resolve_runs(["runs/000000", "linked/000000", "runs/000003", "runs/000001"])
+    assert found == [Path("linked/000000"), Path("runs/000001")]  # a run's last name
+    assert resolve_runs(["runs"], ids=["all"]) == [  # 000001 is found again as 000003
+        Path("runs", name) for name in ("000000", "000003", "10", "9")
+    ]

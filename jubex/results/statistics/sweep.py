@@ -373,7 +373,8 @@ def exact_sums(squares: Floats, begin: Ints) -> list[int]:
         reach = int(shift[used].max()) - low
         if 53 + reach + int(lengths.max()).bit_length() <= 62:
             aligned = np.where(used, significand << np.maximum(shift - low, 0), 0)
-            return [int(total) << low for total in np.add.reduceat(aligned, begin).tolist()]
+            totals: list[int] = np.add.reduceat(aligned, begin).tolist()
+            return [total << low for total in totals] if low else totals
     return _exact_sums_plain(significand, shift, begin)
 
 
