@@ -31,9 +31,12 @@ from jubex.language.values import Duration
 from jubex.platform.model import Platform, duration
 from jubex.schedulers.base import JobSpec
 from jubex.workdir.render import Rendered
-from jubex.workdir.script import BODY, admin_dir
+from jubex.workdir.script import ALREADY_CLAIMED, BODY, admin_dir
 
 PACKS = "packs"
+#: seconds a pack's loop waits after a failed member for a signal ending the job: the
+#: scheduler signals the job's processes one by one, the loop's shell maybe last
+SETTLE = 1
 
 
 def pack_name(uid: str, members: Sequence[Rendered]) -> str:
@@ -61,8 +64,12 @@ def loop(members: Sequence[Rendered], width: int = 1) -> str:
 
     A scheduler ending the job (its time limit) signals every process of it: the member
     running then ends, and no further member starts in the grace time before the kill, also
-    when the member's end (status 143, TERM) is seen before the loop's own signal arrives;
-    a member that exits 143 by itself only sends the rest to a new pack.
+    when the member's end is seen before the loop's own signal arrives. A member ended by
+    TERM (status 143) stops the loop at once; a member that failed otherwise may have been
+    ended by the same signal (a command that turns it into a status of its own, ``sleep
+    600 || exit 1``), so the loop gives its own signal :data:`SETTLE` seconds to arrive
+    before the next member. A member that exits 143 by itself only sends the rest to a new
+    pack.
     """
     if width <= 1:
         return (
@@ -84,8 +91,12 @@ def _lane(admins: Sequence[Path]) -> str:
         f"for jubex_admin in {dirs}; do\n"
         '  [ -z "$jubex_stop" ] || exit 143\n'
         f'  /bin/sh "$jubex_admin/{BODY}" >"$jubex_admin/job.out" 2>"$jubex_admin/job.err"\n'
+        "  jubex_rc=$?\n"
         # a member ended by TERM: the job is ending, though this shell's TERM may come later
-        "  [ $? -ne 143 ] || jubex_stop=1\n"
+        "  [ $jubex_rc -ne 143 ] || jubex_stop=1\n"
+        # a member that failed (not claimed elsewhere: 97) may have been ended by the TERM too
+        f'  [ $jubex_rc -eq 0 ] || [ $jubex_rc -eq {ALREADY_CLAIMED} ] || [ -n "$jubex_stop" ]'
+        f" || sleep {SETTLE}\n"
         "done"
     )
 

@@ -231,6 +231,23 @@ def test_a_member_ended_by_term_stops_the_pack_before_its_own_signal_comes(
     assert not (members[2].wp_dir / "claim").exists()
 
 
+def test_a_member_failed_by_the_signal_ending_the_job_stops_the_pack_when_its_own_comes_later(
+    tmp_path: Path,
+) -> None:
+    """A member's command may turn the job's TERM into a status of its own (``sleep 600 ||
+    exit 1``), and the loop's own TERM may come after the loop saw that status: the loop
+    waits for it before it starts another member."""
+    members = [ready(i, tmp_path) for i in (1, 2)]
+    write_wrapper(members[0], f"(sleep 0.3; kill -TERM $(cat {tmp_path}/pack.pid)) & exit 1")
+    write_wrapper(members[1], "echo ran")
+    script = tmp_path / "pack.sh"
+    script.write_text(f"echo $$ > {tmp_path}/pack.pid\n" + packing.loop(members))
+    done = subprocess.run(["/bin/sh", str(script)], check=False, timeout=60)
+    assert done.returncode == 143
+    assert (members[0].wp_dir / "exit").read_text() == "1\n"
+    assert not (members[1].wp_dir / "claim").exists()
+
+
 def test_a_terminated_pack_of_lanes_starts_no_further_member(tmp_path: Path) -> None:
     """The scheduler signals every process of the job: each lane ends its member and
     starts no other, and the pack says it was terminated."""
