@@ -214,11 +214,16 @@ def test_a_finished_workpackage_without_an_exit_file_is_looked_at_every_time(
 
 def test_an_edited_mark_is_not_taken(run_dir: Path) -> None:
     known_as_read(run_dir)
-    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
-    db.execute("UPDATE run SET checked = 'edited'")
-    db.close()
+    edit(run_dir, "UPDATE run SET checked = 'edited'")
     run, _ = read(run_dir)
     assert not run.store.exits_checked() and run.store.connection() is None
+
+
+def edit(run_dir: Path, statement: str, *values: str) -> None:
+    """The catalogue of the run's outpath edited, as anyone may edit it."""
+    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
+    db.execute(statement, values)
+    db.close()
 
 
 def rewrite_exit_file(run_dir: Path) -> int:
@@ -245,9 +250,7 @@ def test_a_damaged_catalogue_is_not_read_and_made_anew(run_dir: Path) -> None:
 
 def test_a_catalogue_of_another_layout_is_not_read_and_made_anew(run_dir: Path) -> None:
     catalogued(run_dir)
-    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
-    db.execute("PRAGMA user_version = 99")
-    db.close()
+    edit(run_dir, "PRAGMA user_version = 99")
     run, _ = read(run_dir)
     assert run.store.connection() is not None
     assert save_catalogues() == 1 and entries(run_dir.parent) == [run_dir.name]
@@ -259,9 +262,7 @@ def test_a_catalogue_of_another_layout_is_not_read_and_made_anew(run_dir: Path) 
 )
 def test_an_edited_entry_is_not_read(run_dir: Path, column: str, text: str) -> None:
     rows = catalogued(run_dir)
-    db = sqlite3.connect(run_dir.parent / NAME, isolation_level=None)
-    db.execute(f"UPDATE run SET {column} = ?", (text,))
-    db.close()
+    edit(run_dir, f"UPDATE run SET {column} = ?", text)
     run, again = read(run_dir)
     assert again == rows and run.meta["name"] == "cat"
     assert run.store.connection() is not None  # read from the store itself
