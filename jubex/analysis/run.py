@@ -147,10 +147,10 @@ class RunAnalysis:
         none, and a history reads the 40,000 workpackages of 1,000 runs); none without a
         stat where the catalogue found them all as analysed at the store's state
         (:meth:`Store.exits_checked`)."""
-        store = self.run.store
-        if store.exits_checked():
+        store, steps = self.run.store, self.steps
+        if store.exits_checked(steps):
             return []
-        run_dir, steps = self.run.dir, self.steps
+        run_dir = self.run.dir
         top = os.fspath(run_dir)
         marks = [
             mark
@@ -166,7 +166,7 @@ class RunAnalysis:
         # a workpackage without an exit file may yet get one (a job the scheduler lost
         # sight of): such a run is looked at every time
         if not stale and all(signature != state for *_, state, _name, signature in marks):
-            store.note_exits_checked()
+            store.note_exits_checked(steps)
         return stale
 
     def harvest(self, batch: Sequence[tuple[Workpackage, str]]) -> list[Analysed]:

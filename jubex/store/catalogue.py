@@ -150,7 +150,7 @@ class Catalogue:
             return found
 
         self.held[name] = ident
-        return Known(meta, marks, units, summary, exits_checked=found[4] == ident)
+        return Known(meta, marks, units, summary, exits_checked=_checked(found[4], ident))
 
     def learn(self, name: str, store: Store) -> None:
         """Note a store opened through the catalogue while :func:`catalogued` is on: if it
@@ -168,9 +168,11 @@ class Catalogue:
         ]
         written = {name for name, _ in entries}
         checked = [
-            (self.held[name], name, self.held[name])
+            (json.dumps([self.held[name], sorted(steps)]), name, self.held[name])
             for name, store in self.learnt.items()
-            if store.exits_found_checked and name not in written and name in self.held
+            if (steps := store.exits_found_checked) is not None
+            and name not in written
+            and name in self.held
         ]
         self.learnt = {}
         if self._db is not None:  # the reading is over (a later question: the store's)
@@ -283,6 +285,23 @@ def _texts(text: object) -> dict[str, str] | None:
     if type(found) is not dict or not all(type(v) is str for v in found.values()):
         return None
     return found
+
+
+def _checked(text: object, identity: str) -> frozenset[str] | None:
+    """The steps whose exit files an entry says were found as analysed at ``identity``
+    (``[identity, [step, ...]]``), checked; None for any other identity or text."""
+    if not text:
+        return None
+    try:
+        found = json.loads(str(text))
+    except (ValueError, RecursionError):
+        return None
+    if type(found) is not list or len(found) != 2 or found[0] != identity:
+        return None
+    steps = found[1]
+    if type(steps) is not list or not all(type(step) is str for step in steps):
+        return None
+    return frozenset(steps)
 
 
 def _marks(text: object) -> list[Mark] | None:

@@ -165,15 +165,15 @@ MARKS = (
 class Known:
     """What a store at rest held when it was catalogued: its meta table, the marks of its
     workpackages (by id; decoded when asked, None where the catalogue's are damaged), its
-    units, a way to its summaries (None: none under that key), and whether every finished
-    workpackage's exit file was found as analysed while the store was as it is
-    (``exits_checked``: see :meth:`Store.exits_checked`)."""
+    units, a way to its summaries (None: none under that key), and the analysed steps
+    whose finished workpackages' exit files were all found as analysed while the store was
+    as it is (``exits_checked``, None if none were: see :meth:`Store.exits_checked`)."""
 
     meta: Mapping[str, str]
     marks: Callable[[], Sequence[Mark] | None]
     units: Mapping[str, str]
     summary: Callable[[str], str | None]
-    exits_checked: bool = False
+    exits_checked: frozenset[str] | None = None
 
 
 def encode(point: Mapping[str, object]) -> str:
@@ -208,9 +208,9 @@ class Store:
         #: puts the store back at rest when it is closed, once this connection wrote
         self._rest: weakref.finalize | None = None
         self._known = known
-        #: whether this process found every finished workpackage's exit file as analysed,
-        #: by the marks the catalogue answered (see :meth:`note_exits_checked`)
-        self.exits_found_checked = False
+        #: the analysed steps whose finished workpackages' exit files this process found
+        #: as analysed, by the marks the catalogue answered (see :meth:`note_exits_checked`)
+        self.exits_found_checked: frozenset[str] | None = None
         self._db: sqlite3.Connection | None = None
         #: whether the connection reads a copy in memory (see :meth:`_in_memory`)
         self._copy = False
@@ -528,9 +528,10 @@ class Store:
             list(states),
         ).fetchall()
 
-    def exits_checked(self) -> bool:
-        """Whether the catalogue answers that every finished workpackage's exit file was
-        found as its analysis saw it, while this store was as it is now.
+    def exits_checked(self, steps: Collection[str]) -> bool:
+        """Whether the catalogue answers that the exit file of every finished workpackage
+        of ``steps`` (those analysed: a jubex that analyses others asks again) was found as
+        its analysis saw it, while this store was as it is now.
 
         Sound while the store is unchanged: a finished workpackage's wrapper has ended,
         having written its exit file (the mark's signature shows it did); another copy of
@@ -538,13 +539,14 @@ class Store:
         claim only with a change of state, which is a commit to this store. Only a hand
         edit of an exit file is not seen, as a hand edit of an output never is.
         """
-        return self._known is not None and self._known.exits_checked
+        return self._known is not None and self._known.exits_checked == frozenset(steps)
 
-    def note_exits_checked(self) -> None:
-        """Every finished workpackage's exit file was just found as analysed, checked
-        against the marks the catalogue answered: the catalogue keeps that it was."""
+    def note_exits_checked(self, steps: Collection[str]) -> None:
+        """The exit file of every finished workpackage of ``steps`` was just found as
+        analysed, checked against the marks the catalogue answered: the catalogue keeps
+        that it was."""
         if self._known is not None:
-            self.exits_found_checked = True
+            self.exits_found_checked = frozenset(steps)
 
     def store_analysis(
         self, results: Iterable[tuple[int, bool, str, str, Sequence[Measurement] | Packed]]

@@ -53,6 +53,10 @@ def run_dir(made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     return tmp_path / "runs" / "000000"
 
 
+#: the analysed steps of the definition's runs
+STEPS = frozenset({"work"})
+
+
 @pytest.fixture(autouse=True)
 def learning(monkeypatch: pytest.MonkeyPatch) -> None:
     """As inside :func:`catalogued`, the saving left to each test."""
@@ -153,7 +157,11 @@ def known_as_read(run_dir: Path) -> list[dict[str, object]]:
     """Read the run until the catalogue holds that its exit files were found as read."""
     rows = catalogued(run_dir)  # from the store: its marks are the catalogue's from now on
     run, again = read(run_dir)
-    assert again == rows and not run.store.exits_checked() and run.store.exits_found_checked
+    assert (
+        again == rows
+        and not run.store.exits_checked(STEPS)
+        and run.store.exits_found_checked == STEPS
+    )
     assert save_catalogues() == 0  # no entry made anew: the one held is marked
     catalogue._catalogues.clear()
     return rows
@@ -169,7 +177,7 @@ def test_exit_files_found_as_read_are_not_looked_at_while_the_store_is_as_it_was
 
     monkeypatch.setattr(analysis_run, "_signature_of", looked)
     run, again = read(run_dir)
-    assert again == rows and run.store.exits_checked() and run.store.connection() is None
+    assert again == rows and run.store.exits_checked(STEPS) and run.store.connection() is None
 
 
 def test_after_any_commit_the_exit_files_are_looked_at_again(run_dir: Path) -> None:
@@ -179,7 +187,7 @@ def test_after_any_commit_the_exit_files_are_looked_at_again(run_dir: Path) -> N
     writer.close()
     later = rewrite_exit_file(run_dir)
     run = open_run(run_dir, follow=False)
-    assert not run.store.exits_checked()
+    assert not run.store.exits_checked(STEPS)
     analyse_runs([run])
     assert str(later) in dict(Store(run_dir / "jubex.sqlite").analysed())[0][2]
 
@@ -189,13 +197,13 @@ def test_a_mark_kept_for_another_state_of_the_store_is_not_taken(run_dir: Path) 
     with the identity it was found at, which the store no longer has."""
     catalogued(run_dir)
     run, _ = read(run_dir)
-    assert run.store.exits_found_checked
+    assert run.store.exits_found_checked == STEPS
     writer = Store(run_dir / "jubex.sqlite")
     writer.set_meta({"note": "changed"})
     writer.close()
     save_catalogues()
     catalogue._catalogues.clear()
-    assert not open_run(run_dir, follow=False).store.exits_checked()
+    assert not open_run(run_dir, follow=False).store.exits_checked(STEPS)
 
 
 def test_a_finished_workpackage_without_an_exit_file_is_looked_at_every_time(
@@ -206,17 +214,27 @@ def test_a_finished_workpackage_without_an_exit_file_is_looked_at_every_time(
     (run_dir / "000001_work" / "exit").unlink()
     for _ in range(3):
         run, _ = read(run_dir)
-        assert not run.store.exits_checked() and not run.store.exits_found_checked
+        assert not run.store.exits_checked(STEPS) and run.store.exits_found_checked is None
         save_catalogues()
         catalogue._catalogues.clear()
     assert run.store.connection() is None  # answered from the catalogue all the same
 
 
-def test_an_edited_mark_is_not_taken(run_dir: Path) -> None:
+@pytest.mark.parametrize("text", ["edited", "[1, 2]", '["%s", ["work", 3]]', '["%s"]', "{"])
+def test_an_edited_mark_is_not_taken(run_dir: Path, text: str) -> None:
     known_as_read(run_dir)
-    edit(run_dir, "UPDATE run SET checked = 'edited'")
+    ident = identity(run_dir / "jubex.sqlite")
+    edit(run_dir, "UPDATE run SET checked = ?", text.replace("%s", str(ident)))
     run, _ = read(run_dir)
-    assert not run.store.exits_checked() and run.store.connection() is None
+    assert not run.store.exits_checked(STEPS) and run.store.connection() is None
+
+
+def test_a_mark_is_of_the_steps_it_was_found_for(run_dir: Path) -> None:
+    """A jubex that analyses other steps of the run looks at their exit files again."""
+    known_as_read(run_dir)
+    run = open_run(run_dir, follow=False)
+    assert run.store.exits_checked(STEPS) and run.store.exits_checked(["work"])
+    assert not run.store.exits_checked(["work", "other"]) and not run.store.exits_checked([])
 
 
 def edit(run_dir: Path, statement: str, *values: str) -> None:
