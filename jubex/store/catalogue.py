@@ -150,7 +150,7 @@ class Catalogue:
             return found
 
         self.held[name] = ident
-        return Known(meta, marks, units, summary, exits_checked=_checked(found[4], ident))
+        return Known(meta, marks, units, summary, exits_checked=_checked(found[4]))
 
     def learn(self, name: str, store: Store) -> None:
         """Note a store opened through the catalogue while :func:`catalogued` is on: if it
@@ -168,7 +168,7 @@ class Catalogue:
         ]
         written = {name for name, _ in entries}
         checked = [
-            (json.dumps([self.held[name], sorted(steps)]), name, self.held[name])
+            (json.dumps(sorted(steps)), name, self.held[name])
             for name, store in self.learnt.items()
             if (steps := store.exits_found_checked) is not None
             and name not in written
@@ -198,6 +198,7 @@ class Catalogue:
                     ((name, key, ident, data) for key, data in kept),
                 )
             # the exit files found as analysed, at the identity whose marks they matched
+            # (an entry written anew, of another identity, has none: the column's default)
             db.executemany("UPDATE run SET checked = ? WHERE name = ? AND identity = ?", checked)
             db.execute("COMMIT")
         except sqlite3.Error:
@@ -287,18 +288,15 @@ def _texts(text: object) -> dict[str, str] | None:
     return found
 
 
-def _checked(text: object, identity: str) -> frozenset[str] | None:
-    """The steps whose exit files an entry says were found as analysed at ``identity``
-    (``[identity, [step, ...]]``), checked; None for any other identity or text."""
+def _checked(text: object) -> frozenset[str] | None:
+    """The steps whose exit files an entry says were found as analysed at its identity (a
+    JSON list of names), checked; None where it says none, or anything else."""
     if not text:
         return None
     try:
-        found = json.loads(str(text))
+        steps = json.loads(str(text))
     except (ValueError, RecursionError):
         return None
-    if type(found) is not list or len(found) != 2 or found[0] != identity:
-        return None
-    steps = found[1]
     if type(steps) is not list or not all(type(step) is str for step in steps):
         return None
     return frozenset(steps)
