@@ -219,9 +219,9 @@ def _with_reread(
     merged += [*samples, *bare.values()]
     rank = {run.id: i for i, run in enumerate(runs)}
 
-    def order(row: tuple[Any, ...]) -> tuple[int, int, int, str, int]:
+    def order(row: tuple[Any, ...]) -> tuple[int, int, str, int, int]:
         run, point, _, _, metric, repetition, iteration, *_ = row
-        return (rank[run], point, repetition or 0, metric or "", iteration or 0)
+        return (rank[run], point, metric or "", repetition or 0, iteration or 0)
 
     return sorted(merged, key=order)
 

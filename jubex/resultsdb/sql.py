@@ -173,8 +173,9 @@ def has_parameter(query: Query, point: str, name: str, value: str) -> str:
 def point_samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
     """Every point of the selected runs (as the selector's parameters narrow them), each
     with its samples of ``metrics`` (or of every metric), a row each, or one row of no
-    sample where it holds none: oldest run first, then by point, repetition, metric and
-    iteration. One query, so the selection is made once; the runs' own fields are read once
+    sample where it holds none: oldest run first, then by point, metric, repetition and
+    iteration (the samples' own key, so that SQLite reads them in order and sorts none).
+    One query, so the selection is made once; the runs' own fields are read once
     a run (:func:`runs_query`), not once a sample."""
     query = Query()
     runs = runs_query(selector, query, ("id", "created"), point_joined=True).text
@@ -188,7 +189,7 @@ def point_samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
     if where:
         text += " WHERE " + " AND ".join(where)
     query.text = (
-        text + " ORDER BY r.created, r.id, points.id, samples.repetition, samples.metric,"
+        text + " ORDER BY r.created, r.id, points.id, samples.metric, samples.repetition,"
         " samples.iteration"
     )
     return query
