@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain
 from pathlib import Path
 
 from jubex.collector import paused
@@ -233,10 +232,9 @@ def _group_pages(
         writer.put(*page)
 
 
-#: a run's starts of a history download's rows: of a JSON record (up to its repetition's
-#: number) and of a CSV line (up to its repetition's number), then the same with each
-#: repetition's number written in, as many as the run's entries have asked for
-RunStarts = tuple[str, str, list[str], list[str]]
+#: a run's starts of a history download's rows: of a JSON record and of a CSV line, up to
+#: its ``n``
+RunStarts = tuple[str, str]
 
 
 def _history_downloads(
@@ -245,73 +243,65 @@ def _history_downloads(
     series: Series,
     runs: dict[int, RunStarts] | None = None,
 ) -> None:
-    """Every repetition of a series, a row each (what its chart draws), as CSV and as JSON
-    records: the same text :func:`_downloads` writes. A site of 100,000 runs has 25
-    million of these rows, so no row is a string of its own: each run's starts of a row
-    are encoded once for all the series of its group (``runs``, kept from series to
-    series), each entry's end once for its repetitions, each value once, and the file is
-    one join of these pieces laid side by side by slices."""
-    columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
-    names = [json.dumps(c) for c in columns]
-    unit, unit_cell = json.dumps(series.unit), _csv_cell(series.unit)
-    before_mean = f",{names[4]}:{unit},{names[5]}:"  # a JSON record's end, up to its mean
-    marks: dict[str | None, tuple[str, str]] = {}  # a mark's end of a record and of a line
+    """Every run of a series as its page's listing shows it (the same columns, newest
+    first), as CSV and as JSON records: what the page's own downloads hold of the rows
+    shown, for the whole history and at full precision (each repetition's value, where the
+    page writes 6 digits). A site of 100,000 runs has 5 million of these rows, so each
+    run's start of a row is encoded once for all the series of its group (``runs``, kept
+    from series to series), each mark once, each row one f-string."""
+    names = [json.dumps(c) for c in pages.HISTORY_COLUMNS]
+    keys = [f",{name}:" for name in names[3:]]
+    marks: dict[str | None, tuple[str, str]] = {}  # a mark as JSON and as a CSV cell
     starts = {} if runs is None else runs
-    heads: list[str] = []  # each row's pieces, in the rows' order
-    firsts: list[str] = []
-    tails: list[str] = []
-    lasts: list[str] = []
-    for e in series.entries:
-        count = len(e.values)
+    csv_rows = [_csv_line(pages.HISTORY_COLUMNS)]
+    json_rows: list[str] = []
+    for e in reversed(series.entries):
         start = starts.get(e.run)
         if start is None:
             start = starts[e.run] = _run_starts(site.runs[e.run].label, e.created, names)
-        if len(start[2]) < count:
-            _grown(start, count)
         mark = marks.get(e.mark)
         if mark is None:
             shown_mark = e.mark or ""
-            mark = marks[e.mark] = (
-                f",{names[6]}:{json.dumps(shown_mark)}}},",
-                f",{_csv_cell(shown_mark)}\n",
+            mark = marks[e.mark] = (json.dumps(shown_mark), _csv_cell(shown_mark))
+        values, count = e.values, len(e.values)
+        mean, std, change, p = e.mean, e.std, e.change, e.p_adjusted
+        texts = " ".join(map(repr, values))
+        # the rule: four floats and values all finite (a sum of them is), written as they are
+        if (
+            type(mean) is float
+            and type(std) is float
+            and type(change) is float
+            and type(p) is float
+            and math.isfinite(mean + std + change + p + sum(values))
+        ):
+            m, sd, c, q = repr(mean), repr(std), repr(change), repr(p)
+            csv_rows.append(f"{start[1]}{count},{m},{sd},{c},{q},{mark[1]},{texts}\n")
+            json_rows.append(
+                f"{start[0]}{count}{keys[0]}{m}{keys[1]}{sd}{keys[2]}{c}{keys[3]}{q}"
+                f"{keys[4]}{mark[0]}{keys[5]}[{texts.replace(' ', ',')}]}}"
             )
-        mean = e.mean
-        if type(mean) is float and math.isfinite(mean):
-            text = shown_mean = repr(mean)
-        else:
-            text, shown_mean = ("" if mean is None else repr(mean)), _json(mean)
-        heads += start[2][:count]
-        firsts += start[3][:count]
-        tails += [f"{before_mean}{shown_mean}{mark[0]}"] * count
-        lasts += [f",{unit_cell},{text}{mark[1]}"] * count
-    values = list(chain.from_iterable(e.values for e in series.entries))
-    texts = list(map(repr, values))
-    shown = texts if all(map(math.isfinite, values)) else [_json(v) for v in values]
-    rows = len(values)
-    csv_parts = [""] * (3 * rows)
-    csv_parts[0::3], csv_parts[1::3], csv_parts[2::3] = firsts, texts, lasts
-    json_parts = [f",{names[3]}:"] * (4 * rows)  # the value's key: every fourth piece
-    json_parts[0::4], json_parts[2::4], json_parts[3::4] = heads, shown, tails
+            continue
+        numbers = (mean, std, change, p)
+        cells = ["" if v is None else repr(v) for v in numbers]
+        shown = [_json(v) for v in numbers]
+        csv_rows.append(
+            f"{start[1]}{count},{cells[0]},{cells[1]},{cells[2]},{cells[3]},{mark[1]},{texts}\n"
+        )
+        json_rows.append(
+            f"{start[0]}{count}{keys[0]}{shown[0]}{keys[1]}{shown[1]}{keys[2]}{shown[2]}"
+            f"{keys[3]}{shown[3]}{keys[4]}{mark[0]}{keys[5]}[{','.join(map(_json, values))}]}}"
+        )
     stem = f"data/history/{Path(series.page).stem}"
-    writer.put(f"{stem}.csv", _csv_line(columns) + "".join(csv_parts))
-    records = "".join(json_parts)[:-1]  # each record ends in a comma: the last one not
-    writer.put(f"{stem}.json", f"[{records}]")
+    writer.put(f"{stem}.csv", "".join(csv_rows))
+    writer.put(f"{stem}.json", f"[{','.join(json_rows)}]")
 
 
 def _run_starts(label: str, created: float, names: Sequence[str]) -> RunStarts:
-    """A run's starts of the rows of a history download, of no repetition yet
-    (:func:`_grown` adds them): its label and date encoded for JSON and for CSV."""
+    """A run's starts of the rows of a history download: its label and date encoded for
+    JSON and for CSV, up to the row's ``n``."""
     shown = pages.date(created)
     head = f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(shown)},{names[2]}:"
-    return head, f"{_csv_cell(label)},{_csv_cell(shown)},", [], []
-
-
-def _grown(start: RunStarts, count: int) -> None:
-    """``start`` made to hold the starts of the rows of ``count`` repetitions."""
-    head, first, heads, firsts = start
-    for repetition in range(len(heads), count):
-        heads.append(f"{head}{repetition}")
-        firsts.append(f"{first}{repetition},")
+    return head, f"{_csv_cell(label)},{_csv_cell(shown)},"
 
 
 def _csv_line(cells: Sequence[object]) -> str:

@@ -295,6 +295,10 @@ def compare_index(site: Dashboard) -> list[Page]:
     )  # fmt: skip
 
 
+#: the columns of a history's listing: a row a run
+HISTORY_COLUMNS = ("run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values")
+
+
 def history_pages(site: Dashboard, series: Sequence[Series], charts: bool) -> Iterator[Page]:
     dates: dict[float, str] = {}  # the runs of a group are in each of its series
     for s in series:
@@ -306,7 +310,7 @@ def history_page(
 ) -> Page:
     """A series' page: its table (the newest PAGE_ROWS runs) and its chart (the newest
     CHART_RUNS); ``dates``: each moment's text, kept from page to page."""
-    columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
+    columns = list(HISTORY_COLUMNS)
     rows: list[list[object]] = []
     hrefs: list[Links] = []
     dates = {} if dates is None else dates  # the table's and the chart's, each formatted once

@@ -1,19 +1,20 @@
-"""A history's downloads laid out from pieces by slices: the same bytes as the rows
-written one at a time (the reference below, the way they were written before), on
-generated series: non-finite values and means, single and missing repetitions, marks,
-labels CSV must quote, runs shared by the series of a group."""
+"""A history's downloads: the rows of its page's listing, every run, written as :mod:`csv`
+and :mod:`json` write them (the reference below), on generated series: non-finite values
+and means, single and missing repetitions, marks, labels CSV must quote, runs shared by
+the series of a group."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-import math
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.dashboard import pages
-from jubex.dashboard.build import RunStarts, _csv_cell, _csv_line, _history_downloads, _json
+from jubex.dashboard.build import RunStarts, _history_downloads
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
 
 
@@ -28,34 +29,32 @@ class Kept:
 
 
 def reference(site: Dashboard, series: Series) -> dict[str, str]:
-    """The downloads written a row at a time, each row a string of its own."""
-    columns = ["run", "created", "repetition", series.metric, "unit", "mean", "change_point"]
-    lines = [_csv_line(columns)]
-    records: list[str] = []
-    names = [json.dumps(c) for c in columns]
-    unit, unit_cell = json.dumps(series.unit), _csv_cell(series.unit)
-    for e in series.entries:
-        label, created = site.runs[e.run].label, pages.date(e.created)
-        head = f"{{{names[0]}:{json.dumps(label)},{names[1]}:{json.dumps(created)},{names[2]}:"
-        first = f"{_csv_cell(label)},{_csv_cell(created)},"
-        mark = (json.dumps(e.mark or ""), _csv_cell(e.mark or ""))
-        tail = f",{names[4]}:{unit},{names[5]}:{_json(e.mean)},{names[6]}:{mark[0]}}}"
-        mean = "" if e.mean is None else repr(e.mean)
-        last = f",{unit_cell},{mean},{mark[1]}\n"
-        for r, v in enumerate(e.values):
-            shown = repr(v) if all(map(math.isfinite, e.values)) else _json(v)
-            lines.append(f"{first}{r},{v!r}{last}")
-            records.append(f"{head}{r},{names[3]}:{shown}{tail}")
+    """The downloads as the csv and json modules write the listing's rows, newest first."""
+    columns = list(pages.HISTORY_COLUMNS)
+    text = io.StringIO()
+    table = csv.writer(text, lineterminator="\n")
+    table.writerow(columns)
+    records = []
+    for e in reversed(series.entries):
+        head = [site.runs[e.run].label, pages.date(e.created), len(e.values)]
+        numbers = [e.mean, e.std, e.change, e.p_adjusted]
+        table.writerow([*head, *numbers, e.mark or "", " ".join(map(repr, e.values))])
+        row = [*head, *map(pages.finite, numbers), e.mark or "", list(map(pages.finite, e.values))]
+        records.append(dict(zip(columns, row, strict=True)))
     stem = f"data/history/{Path(series.page).stem}"
-    return {f"{stem}.csv": "".join(lines), f"{stem}.json": f"[{','.join(records)}]"}
+    return {
+        f"{stem}.csv": text.getvalue(),
+        f"{stem}.json": json.dumps(records, separators=(",", ":"), allow_nan=False),
+    }
 
 
 numbers = st.floats(allow_nan=True, allow_infinity=True) | st.integers(-5, 5)
+maybe = st.none() | st.floats(allow_nan=True, allow_infinity=True)
 texts = st.text(alphabet='ab,"\n <é>', max_size=6)
 entries = st.tuples(
     st.integers(0, 3),  # the run
     st.lists(numbers, max_size=4),  # its repetitions: none, one, several
-    st.none() | st.floats(allow_nan=True, allow_infinity=True),  # the mean
+    st.tuples(maybe, maybe, maybe, maybe),  # mean, std, change, adjusted p
     st.sampled_from([None, "", "worse", "better", 'a,"b']),  # the mark
 )
 
@@ -63,11 +62,10 @@ entries = st.tuples(
 @settings(max_examples=300, deadline=None)
 @given(
     labels=st.lists(texts, min_size=4, max_size=4),
-    units=st.lists(texts, min_size=1, max_size=3),
     groups=st.lists(st.lists(entries, max_size=6), min_size=1, max_size=3),
 )
-def test_the_downloads_are_the_rows_written_one_at_a_time(
-    labels: list[str], units: list[str], groups: list[list[tuple[object, ...]]]
+def test_the_downloads_are_the_listing_as_csv_and_json_write_it(
+    labels: list[str], groups: list[list[tuple[object, ...]]]
 ) -> None:
     runs = {
         i: RunInfo(i, label, "b", "s", "l", 1.0e9 + i * 7e4, {}, {})
@@ -77,10 +75,10 @@ def test_the_downloads_are_the_rows_written_one_at_a_time(
     made, expected = Kept(), {}
     starts: dict[int, RunStarts] = {}  # shared by the series of the group, as a build does
     for n, found in enumerate(groups):
-        series = Series("b", "s", "l", f'm"{n}', units[n % len(units)], True, {})
+        series = Series("b", "s", "l", f'm"{n}', "MiB/s", True, {})
         series.entries = [
-            Entry(run, runs[run].created, list(values), mean, None, mark=mark)  # type: ignore[arg-type]
-            for run, values, mean, mark in found
+            Entry(run, runs[run].created, list(values), *figures, mark=mark)  # type: ignore[arg-type,misc]
+            for run, values, figures, mark in found
         ]
         _history_downloads(made, site, series, starts)  # type: ignore[arg-type]
         expected.update(reference(site, series))

@@ -227,9 +227,9 @@ def test_without_bokeh_the_site_says_how_to_get_it(
     assert 'id="chart"' not in next((tmp_path / "s/history").glob("*.html")).read_text()
 
 
-def test_a_history_download_holds_every_repetition_as_json_would_write_it(
-    tmp_path: Path,
-) -> None:
+def test_a_history_download_holds_every_run_as_its_listing_shows_it(tmp_path: Path) -> None:
+    """The listing's columns, newest run first, each repetition at full precision (the
+    page shows 6 digits), a value JSON cannot hold as its text."""
     runs = {
         1: RunInfo(1, 'r"1 <é>', "b", "s", "l", 1.0e9, {}, {}),
         2: RunInfo(2, "r2", "b", "s", "l", 1.0e9 + 86400, {}, {}),
@@ -237,23 +237,25 @@ def test_a_history_download_holds_every_repetition_as_json_would_write_it(
     series = Series("b", "s", "l", "bw", "MiB/s", True, {})
     series.entries = [
         Entry(1, 1.0e9, [1.5, float("inf")], None, None),
-        Entry(2, 1.0e9 + 86400, [3, 0.1 + 0.2], 2.5, 1.0, mark="worse"),
+        Entry(2, 1.0e9 + 86400, [3, 0.1 + 0.2], 2.5, 1.0, 12.5, 0.001, mark="worse"),
     ]
     writer = SiteWriter.open(tmp_path / "site")
     _history_downloads(writer, Dashboard("db:", runs, [], [], {}, {}, []), series)
     stem = tmp_path / "site" / "data" / "history" / Path(series.page).stem
-    columns = ["run", "created", "repetition", "bw", "unit", "mean", "change_point"]
+    columns = ["run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values"]
     rows = [
-        ['r"1 <é>', "2001-09-09 01:46", 0, 1.5, "MiB/s", None, ""],
-        ['r"1 <é>', "2001-09-09 01:46", 1, "inf", "MiB/s", None, ""],
-        ["r2", "2001-09-10 01:46", 0, 3, "MiB/s", 2.5, "worse"],
-        ["r2", "2001-09-10 01:46", 1, 0.1 + 0.2, "MiB/s", 2.5, "worse"],
+        ["r2", "2001-09-10 01:46", 2, 2.5, 1.0, 12.5, 0.001, "worse", [3, 0.30000000000000004]],
+        ['r"1 <é>', "2001-09-09 01:46", 2, None, None, None, None, "", [1.5, "inf"]],
     ]
     expected = [dict(zip(columns, row, strict=True)) for row in rows]
     written = stem.with_suffix(".json").read_text(encoding="utf-8")
     assert written == json.dumps(expected, separators=(",", ":"))  # the same text, byte for byte
     lines = stem.with_suffix(".csv").read_text(encoding="utf-8").splitlines()
-    assert lines[0] == ",".join(columns) and lines[2] == '"r""1 <é>",2001-09-09 01:46,1,inf,MiB/s,,'
+    assert lines == [
+        ",".join(columns),
+        "r2,2001-09-10 01:46,2,2.5,1.0,12.5,0.001,worse,3 0.30000000000000004",
+        '"r""1 <é>",2001-09-09 01:46,2,,,,,,1.5 inf',
+    ]
 
 
 def test_history_downloads_of_a_group_sharing_its_runs_texts_are_each_alone(
