@@ -20,9 +20,15 @@ from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.annotations import annotations_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures
-from jubex.resultsdb.samples import Samples, history_of_samples, read_selected
+from jubex.resultsdb.samples import (
+    SampleRows,
+    Samples,
+    history_of_samples,
+    read_selected,
+    sample_rows,
+)
 from jubex.resultsdb.select import Selector, parse, selected
-from jubex.resultsdb.sql import RunRow, direction
+from jubex.resultsdb.sql import RunRow
 
 #: the columns of ``jubex history``'s table after its keys
 HISTORY_TAIL = ("metric", "unit", "run", "created", "n", "mean", "std", "change")
@@ -76,13 +82,15 @@ def history_of(
     ids = site.groups[group]
     found = read_selected(_narrowed(parse(site.selector), group), (), database, set(ids))
     site.notes += found.notes
-    measured = [row for row in found.rows if row[4] is not None]  # a point of no sample: none
-    if not measured:
+    latest = _latest_rows(found.rows)
+    if not latest:  # no point of any run holds a sample
         return [], []
-    table = history_of_samples(found, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha)
-    filesystem = site.runs[measured[-1][0]].filesystem
-    made = _series(benchmark, where, filesystem, found, measured, table)
-    latest = _latest_rows(measured)
+    rows = sample_rows(found)
+    table = history_of_samples(
+        found, rows=rows, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha
+    )
+    filesystem = site.runs[latest[-1][0]].filesystem
+    made = _series(benchmark, where, filesystem, found, rows, table)
     return made, _compared(benchmark, where, latest, table, made, tolerance, alpha, site.notes)
 
 
@@ -137,15 +145,17 @@ def _keys(table: ResultTable) -> list[str]:
     return names[: names.index("metric")]
 
 
-def _latest_rows(measured: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+def _latest_rows(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """The samples of the two latest runs that hold any (the rows are in run order, so
-    they are the last ones: a comparison reads them, not the whole history)."""
+    they are the last ones: a comparison reads them, not the whole history); a point's
+    row of no sample is none of them."""
     runs: set[int] = set()
-    start = len(measured)
-    while start > 0 and (measured[start - 1][0] in runs or len(runs) < 2):
-        runs.add(measured[start - 1][0])
+    start = len(rows)
+    while start > 0 and (rows[start - 1][0] in runs or len(runs) < 2):
         start -= 1
-    return list(measured[start:])
+        if rows[start][4] is not None:
+            runs.add(rows[start][0])
+    return [row for row in rows[start:] if row[4] is not None]
 
 
 def _rows_by_run(
@@ -178,39 +188,33 @@ def _series(
     site: str,
     filesystem: str,
     found: Samples,
-    measured: Sequence[tuple[Any, ...]],
+    rows: SampleRows,
     table: ResultTable,
 ) -> list[Series]:
-    """The series of the samples, each run's repetitions an entry: read from the rows as
-    the query gives them (a run's point at a time), with no object made a sample."""
+    """The series of the samples, each run's repetitions an entry: made from the rows a
+    point the history was made of (each metric's samples a list already), their figures
+    from the history's table."""
     keys = _keys(table)
     created = {run.id: run.created for run in found.runs}
-    parsed: dict[str, dict[str, str]] = {}
     by_key: dict[tuple[str, tuple[str, ...]], Series] = {}
     entries: dict[tuple[str, tuple[str, ...], int], Entry] = {}
-    here: dict[str, Entry] = {}  # the entries of the point being read, by metric
-    last_point: int | None = None
-    point: tuple[str, ...] = ()
-    for run, point_id, step, parameters, metric, _, _, value, unit, better in measured:
-        if point_id != last_point:
-            last_point, here = point_id, {}
-            cells = {**_parsed(parameters, parsed), "jube_step_name": step}
-            point = tuple(str(cells.get(k)) for k in keys)
-        entry = here.get(metric)
-        if entry is None:
-            made = by_key.get((metric, point))
-            if made is None:
-                made = by_key[(metric, point)] = Series(
-                    benchmark, site, filesystem, metric, unit, direction(better),
-                    dict(zip(keys, point, strict=True)),
-                )  # fmt: skip
-            entry = entries.get((metric, point, run))
-            if entry is None:
-                entry = entries[(metric, point, run)] = Entry(run, created[run], [], None, None)
-                made.entries.append(entry)
-            here[metric] = entry
-        if value is not None:
-            entry.values.append(value)
+    for run, held in rows.by_run.items():
+        for row in held.held:
+            point = tuple([str(row.get(k)) for k in keys])
+            for metric, values in row["samples"].items():
+                made = by_key.get((metric, point))
+                if made is None:
+                    made = by_key[(metric, point)] = Series(
+                        benchmark, site, filesystem, metric, rows.units[metric],
+                        rows.directions[metric], dict(zip(keys, point, strict=True)),
+                    )  # fmt: skip
+                entry = entries.get((metric, point, run))
+                if entry is None:
+                    entry = entries[(metric, point, run)] = Entry(run, created[run], [], None, None)
+                    made.entries.append(entry)
+                entry.values += (
+                    values if None not in values else [v for v in values if v is not None]
+                )
     run_of_label = {label: run for run, label in found.labels.items()}
     index = {name: i for i, name in enumerate(table.columns)}
     at_run, at_metric, at_mean, at_std, at_change, at_p, at_mark = (
@@ -218,15 +222,19 @@ def _series(
         for name in ("run", "metric", "mean", "std", "change", "p_adjusted", "change_point")
     )
     width = len(keys)
-    for row in table.rows:
-        point = tuple(map(str, row[:width]))
-        run_id = run_of_label.get(str(row[at_run]))
-        entry = entries.get((str(row[at_metric]), point, run_id))  # type: ignore[arg-type]
+    for cells in table.rows:
+        point = tuple(map(str, cells[:width]))
+        run_id = run_of_label.get(str(cells[at_run]))
+        entry = entries.get((str(cells[at_metric]), point, run_id))  # type: ignore[arg-type]
         if entry is None:
             continue
-        entry.mean, entry.std = _number(row[at_mean]), _number(row[at_std])
-        entry.change, entry.p_adjusted = _number(row[at_change]), _number(row[at_p])
-        mark = row[at_mark]
+        mean, std, change, p = cells[at_mean], cells[at_std], cells[at_change], cells[at_p]
+        if type(mean) is type(std) is type(change) is type(p) is float:  # most: as they are
+            entry.mean, entry.std, entry.change, entry.p_adjusted = mean, std, change, p
+        else:
+            entry.mean, entry.std = _number(mean), _number(std)
+            entry.change, entry.p_adjusted = _number(change), _number(p)
+        mark = cells[at_mark]
         entry.mark = str(mark) if mark else None
     return [s for s in by_key.values() if any(e.mean is not None for e in s.entries)]
 

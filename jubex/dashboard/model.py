@@ -29,7 +29,7 @@ class RunInfo:
         return f"runs/{self.id}.html"
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One run of a series: its repetitions and what ``jubex history`` said of it."""
 
@@ -72,9 +72,14 @@ class Series:
         written: its ``latest`` runs with a mean and its change points, without their
         repetitions (a build of many runs holds one history's samples at a time)."""
         self.count = len(self.entries)
-        measured = [e for e in self.entries if e.mean is not None][-latest:]
-        kept = {id(e) for e in measured} | {id(e) for e in self.entries if e.mark}
-        self.entries = [e for e in self.entries if id(e) in kept]
+        newest: list[int] = []  # the indices of the ``latest`` runs with a mean, newest first
+        for index in range(len(self.entries) - 1, -1, -1):
+            if len(newest) == latest:
+                break
+            if self.entries[index].mean is not None:
+                newest.append(index)
+        kept = set(newest)
+        self.entries = [e for i, e in enumerate(self.entries) if i in kept or e.mark]
         for e in self.entries:
             e.values = []
 

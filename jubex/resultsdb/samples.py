@@ -13,7 +13,9 @@ import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from itertools import chain, groupby
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, cast
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
@@ -348,20 +350,92 @@ def database_history(
 
 
 @dataclass
-class _RunRows:
+class RunSamples:
     """A run's rows as a history of samples makes them."""
 
-    #: a row a point that holds samples of the metrics
+    #: a row a point that holds samples of the metrics, its samples by metric under
+    #: ``"samples"`` (its repetitions' samples in order, as a cell of a row a repetition
+    #: gives them: 1,000 runs of 5 repetitions make 1,000 rows, not 5,000)
     held: list[dict[str, Any]] = field(default_factory=list)
-    #: a row a point that holds none
+    #: a row a point that holds none (as in a run directory's rows: the keys are the
+    #: parameters that vary between all points of a run)
     bare: list[dict[str, Any]] = field(default_factory=list)
     #: the names of the parameters of its points
     names: set[str] = field(default_factory=set)
 
 
+@dataclass
+class SampleRows:
+    """The samples of a selection as rows a point, by run, and each metric's unit and
+    better direction (those of its first sample): made once, read by a history and by the
+    site's series alike."""
+
+    by_run: dict[int, RunSamples]
+    units: dict[str, str]
+    directions: dict[str, bool | None]
+
+
+def sample_rows(found: Samples) -> SampleRows:
+    """The rows of the samples read, a row a point, each parameter typed as a run's store
+    types it; a row's value of a metric is its first repetition's first sample that is a
+    number (as some row of a repetition each would hold it).
+
+    The rows of the query come grouped by point, then by metric: each group's samples are
+    taken in one C call, so a site's 2.5 million samples cost no Python step each."""
+    decode = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
+    runs = {run.id: run for run in found.runs}
+    texts: dict[str, dict[str, str]] = {}  # a point's parameters, read once a text
+    by_run: dict[int, RunSamples] = {}
+    units: dict[str, str] = {}
+    directions: dict[str, bool | None] = {}
+    for _, of_point in groupby(found.rows, _POINT):
+        first = next(of_point)
+        run_id, _, step, text, metric = first[:5]
+        run = runs[run_id]
+        values = texts.get(text)
+        if values is None:
+            values = texts[text] = json.loads(text)
+        made = by_run.get(run_id)
+        if made is None:
+            made = by_run[run_id] = RunSamples()
+        made.names.update(values)
+        row = {**decode(values), "jube_step_name": step, "platform": run.platform, "site": run.site}
+        if metric is None:  # a point that holds none of the metrics: its one row
+            made.bare.append(row)
+            continue
+        made.held.append(row)
+        held: dict[str, list[Any]] = {}
+        row["samples"] = held
+        for metric, of_metric in groupby(chain((first,), of_point), _METRIC):
+            taken = list(of_metric)
+            samples = held[metric] = list(map(_VALUE, taken))
+            value = samples[0]
+            row[metric] = value if value is not None else _first_number(taken)
+            if metric not in units:
+                units[metric] = taken[0][8]
+                directions[metric] = direction(taken[0][9])
+    return SampleRows(by_run, units, directions)
+
+
+_POINT, _METRIC, _VALUE = itemgetter(1), itemgetter(4), itemgetter(7)
+
+
+def _first_number(taken: Sequence[tuple[Any, ...]]) -> float | None:
+    """Of a point's samples of a metric (by repetition and iteration), the first sample of
+    a repetition that is not missing: the value a row of the point shows."""
+    last = None
+    for _, _, _, _, _, repetition, _, value, *_ in taken:
+        if repetition != last:
+            last = repetition
+            if value is not None:
+                return cast(float, value)
+    return None
+
+
 def history_of_samples(
     found: Samples,
     *,
+    rows: SampleRows | None = None,
     keys: Sequence[str] = (),
     metrics: Sequence[str] = (),
     tolerance: float = 0.05,
@@ -370,72 +444,32 @@ def history_of_samples(
     by: Sequence[str] = (),
 ) -> ResultTable:
     """The history of samples already read (the site reads a whole selection at once and
-    sets each benchmark at each site apart)."""
+    sets each benchmark at each site apart), of their rows where made already (``rows``:
+    the site's series are made of them too)."""
     from jubex.results.trends.history import RunRows, chosen_history  # numpy: not for query
 
-    decode = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
+    made = rows or sample_rows(found)
     runs = {run.id: run for run in found.runs}
-    texts: dict[str, dict[str, str]] = {}  # a point's parameters, read once a text
-    # each run's rows, a row a point (its repetitions' samples in order, as a cell of a
-    # row a repetition gives them: 1,000 runs of 5 repetitions make 1,000 rows, not 5,000),
-    # then the rows of its points that hold none of the metrics (as in a run directory's
-    # rows: the keys are the parameters that vary between all points of a run), and the
-    # names of its parameters
-    by_run: dict[int, _RunRows] = {}
-    units: dict[str, str] = {}
-    directions: dict[str, bool | None] = {}
-    last_point: int | None = None
-    last_sample: tuple[int, str] | None = None
-    made = _RunRows()
-    row: dict[str, Any] = {}
-    for run_id, point, step, text, metric, repetition, _, value, unit, better in found.rows:
-        if point != last_point:  # a new point: its parameters typed once
-            last_point, last_sample, run = point, None, runs[run_id]
-            values = texts.get(text)
-            if values is None:
-                values = texts[text] = json.loads(text)
-            made = by_run.setdefault(run_id, _RunRows())
-            made.names.update(values)
-            row = {
-                **decode(values),
-                "jube_step_name": step,
-                "platform": run.platform,
-                "site": run.site,
-            }
-            (made.bare if metric is None else made.held).append(row)
-            if metric is None:
-                continue
-            row["samples"] = {}
-        if (repetition, metric) != last_sample:
-            # a repetition's first sample is its row's value: the first that is a number
-            # stands for them all, as some row of a repetition each would hold it
-            last_sample = (repetition, metric)
-            if row.get(metric) is None:
-                row[metric] = value
-        row["samples"].setdefault(metric, []).append(value)
-        if metric not in units:
-            units[metric] = unit
-            directions[metric] = direction(better)
-    by_run = {run: made for run, made in by_run.items() if made.held}  # the others: no row
+    by_run = {run: held for run, held in made.by_run.items() if held.held}  # the others: none
     labels = found.labels
     entries = [
         RunRows(
             labels[run],
             runs[run].created,
-            [*made.held, *made.bare],
+            [*held.held, *held.bare],
             runs[run].definition_hash,
         )
-        for run, made in by_run.items()
+        for run, held in by_run.items()
     ]
-    parameters = {name for made in by_run.values() for name in made.names}
+    parameters = {name for held in by_run.values() for name in held.names}
     table = chosen_history(
         entries,
         benchmarks=[found.latest_spec.benchmark],
         keys=keys,
         metrics=metrics,
         all_metrics=all_metrics,
-        directions=directions,
-        units=units,
+        directions=made.directions,
+        units=made.units,
         tolerance=tolerance,
         alpha=alpha,
         parameters=parameters,
