@@ -7,6 +7,7 @@ is embedded as JSON that cannot close its ``<script>`` element (``tojson``).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -340,16 +341,18 @@ def history_page(
         for moment, text in site.annotations.get(series.site, [])
     ]
     shown = series.entries[-CHART_RUNS:]
-    chart = {
-        "metric": series.metric,
-        "unit": series.unit,
-        "run": [site.runs[e.run].label for e in shown],
-        "date": [dates.get(e.created) or date(e.created) for e in shown],
-        "values": [_drawn_values(e.values, texts.get(id(e))) for e in shown],
-        "mean": [_drawn(e.mean) for e in shown],
-        "mark": [e.mark or "" for e in shown],
-        "annotations": notes,
-    }
+    chart = _chart(
+        {
+            "metric": series.metric,
+            "unit": series.unit,
+            "run": [site.runs[e.run].label for e in shown],
+            "date": [dates.get(e.created) or date(e.created) for e in shown],
+            "mark": [e.mark or "" for e in shown],
+            "annotations": notes,
+        },
+        [_drawn(e.mean) for e in shown],
+        [_drawn_values(e.values, texts.get(id(e))) for e in shown],
+    )
     notes_shown = [
         f"The {what} holds the newest {limit} of {len(series.entries)} runs; the downloads "
         "hold every run."
@@ -389,19 +392,29 @@ def history_page(
     )
 
 
-def _drawn_values(values: Sequence[float], texts: Sequence[str] | None) -> list[float]:
-    """A run's finite values as the chart draws them, to 6 significant digits: read back
-    from their texts in the table where it has them (``texts``), not formatted again."""
+def _chart(texts: dict[str, object], means: Sequence[str], values: Sequence[str]) -> Markup:
+    """The chart's data as JSON that cannot close its ``<script>`` element (as ``tojson``
+    writes it), its numbers written as the 6-digit texts they were drawn from: each a JSON
+    number, none parsed and written again."""
+    head = json.dumps(texts, sort_keys=True, separators=(",", ":"))
+    for special, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
+        head = head.replace(special, code)
+    return Markup(f'{head[:-1]},"mean":[{",".join(means)}],"values":[{",".join(values)}]}}')
+
+
+def _drawn_values(values: Sequence[float], texts: Sequence[str] | None) -> str:
+    """A run's finite values as the chart draws them, to 6 significant digits, as a JSON
+    list: the texts of the table where it has them (``texts``), not formatted again."""
     if texts is None:
-        return [float(f"{v:.6g}") for v in values if math.isfinite(v)]
-    if all(map(math.isfinite, values)):
-        return list(map(float, texts))
-    return [float(t) for v, t in zip(values, texts, strict=True) if math.isfinite(v)]
+        texts = [f"{v:.6g}" for v in values if math.isfinite(v)]
+    elif not all(map(math.isfinite, values)):
+        texts = [t for v, t in zip(values, texts, strict=True) if math.isfinite(v)]
+    return f"[{','.join(texts)}]"
 
 
-def _drawn(value: float | None) -> float | None:
-    """A value as the chart draws it: to 6 significant digits, a third of the text."""
-    return None if value is None or not math.isfinite(value) else float(f"{value:.6g}")
+def _drawn(value: float | None) -> str:
+    """A value as the chart draws it: to 6 significant digits (``null``: none)."""
+    return "null" if value is None or not math.isfinite(value) else f"{value:.6g}"
 
 
 def compare_pages(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jubex.dashboard import pages
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
@@ -182,3 +185,60 @@ def test_the_history_pages_of_a_group_are_each_series_page_alone(
             [float(f"{v:.6g}") for v in e.values if v != inf] for e in series.entries[1:]
         ]
     assert chart["values"][-1] == [4.42857, 2.5, 4938270.0]
+
+
+hostile = st.text(alphabet="ab<>&'\"/\u2028é", max_size=8)
+drawn = st.floats(allow_nan=True, allow_infinity=True, width=64) | st.integers(-9, 9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    labels=st.lists(hostile, min_size=3, max_size=3),
+    entries=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.lists(drawn, max_size=4),
+            st.none() | st.floats(allow_nan=True, allow_infinity=True),
+            st.sampled_from([None, "worse", "<b>"]),
+        ),
+        max_size=6,
+    ),
+    note=hostile,
+    table_rows=st.integers(0, 6),
+)
+def test_a_chart_holds_each_finite_number_to_6_digits_and_every_text_inert(
+    labels: list[str],
+    entries: list[tuple[int, list[float], float | None, str | None]],
+    note: str,
+    table_rows: int,
+) -> None:
+    """The chart's JSON, read back, is the series' texts and its finite numbers rounded to
+    6 significant digits (whether the table formatted them first or not), and holds no
+    character that could end its script element."""
+    pages.PAGE_ROWS, kept = table_rows, pages.PAGE_ROWS
+    try:
+        site = runs(3)
+        for i, label in enumerate(labels):
+            site.runs[i].label = label
+        site.annotations = {"site00": [(1.0e9, note)]}
+        series = Series("bench", "site00", "lustre", "bw", label, True, {})
+        series.entries = [
+            Entry(run, 1.0e9 + run, values, mean, None, mark=mark)
+            for run, values, mean, mark in entries
+        ]
+        _, html = pages.history_page(site, series, charts=True)
+    finally:
+        pages.PAGE_ROWS = kept
+    text = re.search(r'id="series-data">(.*?)</script>', html, re.S).group(1)  # type: ignore[union-attr]
+    assert not set("<>&'") & set(text)
+    chart = json.loads(text)
+    six = lambda v: float(f"{v:.6g}")  # noqa: E731
+    assert chart["run"] == [site.runs[e.run].label for e in series.entries]
+    assert chart["mark"] == [e.mark or "" for e in series.entries]
+    assert chart["unit"] == label and chart["annotations"][0]["text"] == note
+    assert chart["mean"] == [
+        None if e.mean is None or not math.isfinite(e.mean) else six(e.mean) for e in series.entries
+    ]
+    assert chart["values"] == [
+        [six(v) for v in e.values if math.isfinite(v)] for e in series.entries
+    ]
