@@ -9,7 +9,7 @@ runs compared as ``jubex compare`` compares them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -82,16 +82,17 @@ def history_of(
     ids = site.groups[group]
     found = read_selected(_narrowed(parse(site.selector), group), (), database, set(ids))
     site.notes += found.notes
-    latest = _latest_rows(found.rows)
+    latest = _latest_rows(found)
     if not latest:  # no point of any run holds a sample
         return [], []
     rows = sample_rows(found)
     table = history_of_samples(
         found, rows=rows, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha
     )
-    filesystem = site.runs[latest[-1][0]].filesystem
+    filesystem = site.runs[found.where[latest[-1][0]][0]].filesystem
     made = _series(benchmark, where, filesystem, found, rows, table)
-    return made, _compared(benchmark, where, latest, table, made, tolerance, alpha, site.notes)
+    by_run = _rows_by_run(latest, found.where)
+    return made, _compared(benchmark, where, by_run, table, made, tolerance, alpha, site.notes)
 
 
 def _narrowed(selector: Selector, group: tuple[str, str]) -> Selector:
@@ -145,26 +146,30 @@ def _keys(table: ResultTable) -> list[str]:
     return names[: names.index("metric")]
 
 
-def _latest_rows(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """The samples of the two latest runs that hold any (the rows are in run order, so
-    they are the last ones: a comparison reads them, not the whole history); a point's
-    row of no sample is none of them."""
+def _latest_rows(found: Samples) -> list[tuple[Any, ...]]:
+    """The samples of the two latest runs that hold any (the samples are in run order, so
+    they are the last ones: a comparison reads them, not the whole history)."""
+    where, rows = found.where, found.rows
     runs: set[int] = set()
     start = len(rows)
-    while start > 0 and (rows[start - 1][0] in runs or len(runs) < 2):
+    while start > 0:
+        run = where[rows[start - 1][0]][0]
+        if run not in runs and len(runs) == 2:
+            break
+        runs.add(run)
         start -= 1
-        if rows[start][4] is not None:
-            runs.add(rows[start][0])
-    return [row for row in rows[start:] if row[4] is not None]
+    return rows[start:]
 
 
 def _rows_by_run(
-    measured: Iterable[tuple[Any, ...]],
+    samples: Iterable[tuple[Any, ...]], where: Mapping[int, tuple[Any, ...]]
 ) -> dict[int, dict[tuple[int, int], dict[str, object]]]:
-    """Each run's rows as ``jubex history`` of a selector makes them: a row a repetition."""
+    """Each run's rows as ``jubex history`` of a selector makes them: a row a repetition
+    (``where``: each point's run, step and parameters, by its id)."""
     by_run: dict[int, dict[tuple[int, int], dict[str, object]]] = {}
     parsed: dict[str, dict[str, str]] = {}
-    for run, point, step, parameters, metric, repetition, _, value, *_ in measured:
+    for point, metric, repetition, _, value, *_ in samples:
+        run, _, step, parameters = where[point]
         row = by_run.setdefault(run, {}).get((point, repetition))
         if row is None:
             row = by_run[run][(point, repetition)] = {
@@ -246,15 +251,15 @@ def _number(value: object) -> float | None:
 def _compared(
     benchmark: str,
     site: str,
-    latest: Sequence[tuple[Any, ...]],
+    by_run: dict[int, dict[tuple[int, int], dict[str, object]]],
     table: ResultTable,
     series: Sequence[Series],
     tolerance: float,
     alpha: float,
     notes: list[str],
 ) -> list[Compared]:
-    """The latest run against the one before it, on the metrics the history follows."""
-    by_run = _rows_by_run(latest)
+    """The latest run against the one before it, on the metrics the history follows
+    (``by_run``: the rows of the two latest runs, :func:`_rows_by_run`)."""
     if len(by_run) < 2:
         return []
     baseline, candidate = list(by_run)[-2:]

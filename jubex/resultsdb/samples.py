@@ -13,7 +13,7 @@ import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, groupby
+from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, cast
 
@@ -24,14 +24,16 @@ from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.select import Selector, opened, parse, selected
 from jubex.resultsdb.sql import (
+    PointRow,
     PointSample,
     Query,
     RunRow,
     direction,
     fetch,
     has_parameter,
-    point_samples_query,
+    points_query,
     rows,
+    samples_query,
     specs_query,
 )
 from jubex.space.spec import RunSpec
@@ -68,11 +70,14 @@ class Samples:
     """The samples a selector and metrics name, oldest run first, the newest run's spec, and
     what a reader must know of where they came from.
 
-    They are kept as the query gives them, a row per point and sample (:class:`PointSample`),
-    beside the selected runs: a history reads them so; :attr:`items` and :attr:`points` are
-    made from them when asked for."""
+    They are kept as the queries give them: every point of the selected runs (a
+    :class:`PointRow` each) and their samples, a row each (:class:`PointSample`), in the
+    points' order: a history reads them so; :attr:`items` are made from them when asked
+    for."""
 
     runs: list[RunRow]
+    #: each laid out as :class:`PointRow`
+    points: list[tuple[Any, ...]]
     #: each laid out as :class:`PointSample`
     rows: list[tuple[Any, ...]]
     latest_spec: RunSpec
@@ -83,26 +88,30 @@ class Samples:
         return _labels(self.runs)
 
     @cached_property
+    def where(self) -> dict[int, tuple[Any, ...]]:
+        """Each point's :class:`PointRow`, by its id."""
+        return {point[1]: point for point in self.points}
+
+    @cached_property
     def items(self) -> list[Sample]:
         runs = {run.id: run for run in self.runs}
+        where = self.where
         labels = self.labels
         parsed: dict[str, dict[str, str]] = {}  # a point's parameters, read once
         found = []
-        for run, point, step, parameters, metric, *sample in self.rows:
-            if metric is None:  # a point that holds none of the metrics
-                continue
-            repetition, iteration, value, unit, better = sample
-            where = runs[run]
+        for point, metric, repetition, iteration, value, unit, better in self.rows:
+            run, _, step, parameters = where[point]
+            taken = runs[run]
             found.append(
                 Sample(
                     run,
                     point,
                     labels[run],
-                    where.created,
-                    where.site,
-                    where.platform,
-                    where.definition_hash,
-                    where.user_name,
+                    taken.created,
+                    taken.site,
+                    taken.platform,
+                    taken.definition_hash,
+                    taken.user_name,
                     step,
                     _parsed(parameters, parsed),
                     metric,
@@ -113,18 +122,6 @@ class Samples:
                     direction(better),
                 )
             )
-        return found
-
-    @cached_property
-    def points(self) -> dict[int, list[tuple[int, str, dict[str, str]]]]:
-        """The parameter values of every point of each run, whether it holds the metrics
-        or not."""
-        found: dict[int, list[tuple[int, str, dict[str, str]]]] = {}
-        last = None
-        for run, point, step, parameters, *_ in self.rows:
-            if point != last:
-                found.setdefault(run, []).append((point, step, json.loads(parameters)))
-                last = point
         return found
 
 
@@ -156,14 +153,15 @@ def read_selected(
                     f"the runs of '{selector.text}' changed while they were read: try again"
                 )
         spec = fetch(connection, specs_query([runs[-1].spec_hash]), lambda _, body: body)
-        found = rows(connection, point_samples_query(selector, metrics))
-    if only is not None:
-        found = [row for row in found if row[0] in only]
+        points = rows(connection, points_query(selector))
+        found = rows(connection, samples_query(selector, metrics))
+    one_snapshot = database.path is not None  # a SQLite file: read in one transaction
+    points, found = _of_runs(points, found, {run.id for run in runs}, one_snapshot)
     partial = [run for run in runs if not run.every_sample]
     if partial:  # from their stored runs, which SQLAlchemy's connection opens
         with database.reading() as connection:
             again = _reread(connection, selector, metrics, partial)
-        found = _with_reread(found, runs, {run.id for run in partial}, again)
+        points, found = _with_reread(points, found, runs, {run.id for run in partial}, again)
     notes = []
     if partial:
         labels = _labels(runs)
@@ -172,7 +170,24 @@ def read_selected(
             "published before the database kept every sample (it holds the first iteration "
             "of each execution of them): their samples were read from their stored runs"
         )
-    return Samples(runs, found, _spec_of(runs[-1], spec), notes)
+    return Samples(runs, points, found, _spec_of(runs[-1], spec), notes)
+
+
+def _of_runs(
+    points: list[tuple[Any, ...]],
+    found: list[tuple[Any, ...]],
+    runs: Collection[int],
+    one_snapshot: bool,
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The points of ``runs`` and their samples: all that were read where the queries
+    shared one snapshot and selected no other runs (the rule), else those alone (only
+    some runs of the selection asked for, or a database that gives each query its own
+    snapshot, where a run published between them is in one and not the other)."""
+    if one_snapshot and all(point[0] in runs for point in points):
+        return points, found
+    points = [point for point in points if point[0] in runs]
+    ids = {point[1] for point in points}
+    return points, [row for row in found if row[0] in ids]
 
 
 def _spec_of(run: RunRow, found: list[object]) -> RunSpec:
@@ -204,33 +219,33 @@ def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
 
 
 def _with_reread(
+    points: list[tuple[Any, ...]],
     found: list[tuple[Any, ...]],
     runs: Sequence[RunRow],
     reread: Collection[int],
-    samples: list[PointSample],
-) -> list[tuple[Any, ...]]:
-    """The rows of the database with those of the runs ``reread`` replaced by the
-    ``samples`` read from their stored runs (a point of them that holds none is a row of no
-    sample, as the query gives it), in the query's order."""
-    held = {row.point for row in samples}
-    bare: dict[int, tuple[Any, ...]] = {}
-    for row in found:
-        if row[0] in reread and row[1] not in held:
-            bare.setdefault(row[1], (*row[:4], *(None,) * 6))
-    merged = [row for row in found if row[0] not in reread]
-    merged += [*samples, *bare.values()]
+    again: list[tuple[PointRow, list[PointSample]]],
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The points and samples of the database with those of the runs ``reread`` replaced by
+    the ones read from their stored runs (``again``: each point that holds samples there,
+    with them; the other points of those runs stay as the database has them), in the
+    queries' order."""
+    replaced = {point.point: point for point, _ in again}
+    points = [replaced.get(point[1], point) for point in points]
+    run_of = {point[1]: point[0] for point in points}
+    merged = [row for row in found if run_of.get(row[0]) not in reread]
+    merged += [sample for _, samples in again for sample in samples]
     rank = {run.id: i for i, run in enumerate(runs)}
 
     def order(row: tuple[Any, ...]) -> tuple[int, int, str, int, int]:
-        run, point, _, _, metric, repetition, iteration, *_ = row
-        return (rank[run], point, metric or "", repetition or 0, iteration or 0)
+        point, metric, repetition, iteration, *_ = row
+        return (rank[run_of[point]], point, metric, repetition, iteration)
 
-    return sorted(merged, key=order)
+    return points, sorted(merged, key=order)
 
 
 def _reread(
     connection: Connection, selector: Selector, metrics: Sequence[str], runs: Sequence[RunRow]
-) -> list[PointSample]:
+) -> list[tuple[PointRow, list[PointSample]]]:
     """The samples of runs published with their first iterations only, from their stored
     runs (unpacked into the cache as ``db:`` opens them), by publishing's own reading."""
     from jubex.results.comparison.compare_runs import completed_directions
@@ -246,7 +261,7 @@ def _reread(
         query.text += f" AND {has_parameter(query, 'points.id', name, value)}"
     ids = {(run, key): point for point, run, key in fetch(connection, query, lambda *r: r)}
     wanted = set(metrics)
-    found: list[PointSample] = []
+    found: list[tuple[PointRow, list[PointSample]]] = []
     specs: dict[str, RunSpec] = {}
     for row in runs:
         run = opened(connection, row, specs)
@@ -256,13 +271,9 @@ def _reread(
             point_id = ids.get((row.id, point.key))
             if point_id is None:
                 continue
-            parameters = json.dumps(point.parameters)
-            found += [
+            samples = [
                 PointSample(
-                    row.id,
                     point_id,
-                    point.step,
-                    parameters,
                     sample.metric,
                     sample.repetition,
                     sample.iteration,
@@ -273,6 +284,9 @@ def _reread(
                 for sample in taken(point)
                 if not wanted or sample.metric in wanted
             ]
+            if samples:
+                where = PointRow(row.id, point_id, point.step, json.dumps(point.parameters))
+                found.append((where, samples))
     return found
 
 
@@ -380,17 +394,18 @@ def sample_rows(found: Samples) -> SampleRows:
     types it; a row's value of a metric is its first repetition's first sample that is a
     number (as some row of a repetition each would hold it).
 
-    The rows of the query come grouped by point, then by metric: each group's samples are
-    taken in one C call, so a site's 2.5 million samples cost no Python step each."""
+    The samples come in the points' order, grouped by point, then by metric: each group's
+    samples are taken in one C call, so a site's 2.5 million samples cost no Python step
+    each."""
     decode = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
     runs = {run.id: run for run in found.runs}
     texts: dict[str, dict[str, str]] = {}  # a point's parameters, read once a text
     by_run: dict[int, RunSamples] = {}
     units: dict[str, str] = {}
     directions: dict[str, bool | None] = {}
-    for _, of_point in groupby(found.rows, _POINT):
-        first = next(of_point)
-        run_id, _, step, text, metric = first[:5]
+    samples = groupby(found.rows, _POINT)  # in the points' order, each point's together
+    held_point, of_point = next(samples, (None, iter(())))
+    for run_id, point, step, text in found.points:
         run = runs[run_id]
         values = texts.get(text)
         if values is None:
@@ -400,31 +415,34 @@ def sample_rows(found: Samples) -> SampleRows:
             made = by_run[run_id] = RunSamples()
         made.names.update(values)
         row = {**decode(values), "jube_step_name": step, "platform": run.platform, "site": run.site}
-        if metric is None:  # a point that holds none of the metrics: its one row
+        if point != held_point:  # a point that holds none of the metrics
             made.bare.append(row)
             continue
         made.held.append(row)
         held: dict[str, list[Any]] = {}
         row["samples"] = held
-        for metric, of_metric in groupby(chain((first,), of_point), _METRIC):
+        for metric, of_metric in groupby(of_point, _METRIC):
             taken = list(of_metric)
-            samples = held[metric] = list(map(_VALUE, taken))
-            value = samples[0]
+            values_of = held[metric] = list(map(_VALUE, taken))
+            value = values_of[0]
             row[metric] = value if value is not None else _first_number(taken)
             if metric not in units:
-                units[metric] = taken[0][8]
-                directions[metric] = direction(taken[0][9])
+                units[metric] = taken[0][5]
+                directions[metric] = direction(taken[0][6])
+        held_point, of_point = next(samples, (None, iter(())))
+    if held_point is not None:  # samples of no point read, or out of the points' order
+        raise UsageError("the results database changed while it was read: try again")
     return SampleRows(by_run, units, directions)
 
 
-_POINT, _METRIC, _VALUE = itemgetter(1), itemgetter(4), itemgetter(7)
+_POINT, _METRIC, _VALUE = itemgetter(0), itemgetter(1), itemgetter(4)
 
 
 def _first_number(taken: Sequence[tuple[Any, ...]]) -> float | None:
     """Of a point's samples of a metric (by repetition and iteration), the first sample of
     a repetition that is not missing: the value a row of the point shows."""
     last = None
-    for _, _, _, _, _, repetition, _, value, *_ in taken:
+    for _, _, repetition, _, value, *_ in taken:
         if repetition != last:
             last = repetition
             if value is not None:

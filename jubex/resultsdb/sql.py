@@ -67,19 +67,25 @@ class RunRow(NamedTuple):
     every_sample: bool
 
 
-class PointSample(NamedTuple):
-    """A point of a selected run with one of its samples, as :func:`point_samples_query`
-    gives it: the sample's fields are None where the point holds none of the metrics."""
+class PointRow(NamedTuple):
+    """A point of a selected run, as :func:`points_query` gives it."""
 
     run: int
     point: int
     step: str
     parameters: str
-    metric: str | None
-    repetition: int | None
-    iteration: int | None
+
+
+class PointSample(NamedTuple):
+    """A sample of a point of a selected run, as :func:`samples_query` gives it (where and
+    when it was taken are its point's, read once a point)."""
+
+    point: int
+    metric: str
+    repetition: int
+    iteration: int
     value: float | None
-    unit: str | None
+    unit: str
     #: as the database keeps it (0 or 1, or None): :func:`direction` makes it a bool
     higher_is_better: int | None
 
@@ -170,39 +176,53 @@ def has_parameter(query: Query, point: str, name: str, value: str) -> str:
     )
 
 
-def point_samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
-    """Every point of the selected runs (as the selector's parameters narrow them), each
-    with its samples of ``metrics`` (or of every metric), a row each, or one row of no
-    sample where it holds none: oldest run first, then by point, metric, repetition and
-    iteration (the samples' own key, so that SQLite reads them in order and sorts none).
-    One query, so the selection is made once; the runs' own fields are read once
-    a run (:func:`runs_query`), not once a sample."""
+def points_query(selector: Selector) -> Query:
+    """Every point of the selected runs (as the selector's parameters narrow them): oldest
+    run first, then by point. The runs' own fields are read once a run
+    (:func:`runs_query`), not once a point."""
     query = Query()
-    runs = runs_query(selector, query, ("id", "created"), point_joined=True).text
-    taken = f" AND samples.metric IN ({query.bind_all(metrics)})" if metrics else ""
-    text = (
-        f"SELECT {', '.join(_POINT_SAMPLE_COLUMNS)} FROM ({runs}) AS r"
-        " JOIN points ON points.run = r.id"
-        f" LEFT JOIN samples ON samples.point = points.id{taken}"
+    query.text = _points_of(
+        selector, query, "points.run, points.id, points.step, points.parameters"
     )
-    where = [has_parameter(query, "points.id", n, v) for n, v in selector.parameters.items()]
-    if where:
-        text += " WHERE " + " AND ".join(where)
-    query.text = (
-        text + " ORDER BY r.created, r.id, points.id, samples.metric, samples.repetition,"
+    query.text += " ORDER BY r.created, r.id, points.id"
+    return query
+
+
+def samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
+    """The samples of ``metrics`` (or of every metric) of the points :func:`points_query`
+    gives, in its order, each point's by metric, repetition and iteration: the samples'
+    own key, so that SQLite reads them in order and sorts none."""
+    query = Query()
+    columns = ", ".join(f"samples.{name}" for name in PointSample._fields[1:])
+    joined = ["samples.point = points.id"]
+    if metrics:
+        joined.append(f"samples.metric IN ({query.bind_all(metrics)})")
+    # CROSS JOIN: SQLite joins the samples last, by their key, whatever the metrics asked
+    # for (a join it may reorder, it drives from the samples of those metrics, every run's)
+    query.text = _points_of(selector, query, f"points.id, {columns}", " CROSS JOIN samples", joined)
+    query.text += (
+        " ORDER BY r.created, r.id, points.id, samples.metric, samples.repetition,"
         " samples.iteration"
     )
     return query
 
 
-#: where each column of :class:`PointSample` comes from
-_POINT_SAMPLE_COLUMNS = (
-    "points.run",
-    "points.id",
-    "points.step",
-    "points.parameters",
-    *(f"samples.{name}" for name in PointSample._fields[4:]),
-)
+def _points_of(
+    selector: Selector,
+    query: Query,
+    columns: str,
+    joined: str = "",
+    conditions: Sequence[str] = (),
+) -> str:
+    """``SELECT columns`` of the points of the selected runs that have the selector's
+    parameters (``joined``: and of what joins them, on ``conditions``)."""
+    runs = runs_query(selector, query, ("id", "created"), point_joined=True).text
+    text = f"SELECT {columns} FROM ({runs}) AS r JOIN points ON points.run = r.id{joined}"
+    where = [
+        *conditions,
+        *(has_parameter(query, "points.id", n, v) for n, v in selector.parameters.items()),
+    ]
+    return text + " WHERE " + " AND ".join(where) if where else text
 
 
 def specs_query(hashes: Iterable[str]) -> Query:

@@ -80,3 +80,35 @@ def test_a_file_is_named_as_sqlalchemy_names_it(tmp_path, name):
     path = tmp_path / name
     expected = URL.create("sqlite", database=str(path)).render_as_string(hide_password=True)
     assert Database(str(path)).name == masked_url(expected)
+
+
+@pytest.mark.parametrize("metrics", [[], ["bw"], ["bw", "iops"]])
+@pytest.mark.parametrize(
+    ("selector", "sorted_in_order"),
+    [
+        ("db:", True),
+        ("db:benchmark=dbstudy,site=local", True),  # a group of a site: a history's runs
+        ("db:site=local", True),
+        ("db:benchmark=dbstudy,point=a", False),
+        ("db:last=1", False),
+    ],
+)
+def test_the_samples_are_found_by_their_key_run_by_run(
+    filled: str, selector: str, sorted_in_order: bool, metrics: list[str]
+) -> None:
+    """SQLite's plan for a selection's samples starts from its runs and finds each point's
+    samples by their key: never a scan of every run's samples of the metrics asked for.
+    Where the runs come from an index in time order (all of them, a benchmark at a site,
+    a site), the samples come in the order asked for, with no sort of every sample."""
+    import sqlite3
+
+    from jubex.resultsdb.select import parse
+    from jubex.resultsdb.sql import samples_query
+
+    query = samples_query(parse(selector), metrics)
+    with sqlite3.connect(filled) as db:
+        plan = [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {query.text}", query.params)]
+    assert not any(step.startswith("SCAN samples") for step in plan), plan
+    assert any(step.startswith("SEARCH samples USING PRIMARY KEY (point=?") for step in plan), plan
+    if sorted_in_order:
+        assert not any("TEMP B-TREE" in step for step in plan), plan

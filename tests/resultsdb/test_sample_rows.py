@@ -19,9 +19,12 @@ from jubex.space.spec import RunSpec
 from jubex.store.store import Decoder
 
 
-def reference(found: Samples) -> tuple[dict[int, Any], dict[str, str], dict[str, Any]]:
-    """Each sample in turn: a new point a row, a repetition's first sample its value where
-    the row has none yet, every sample in its metric's list."""
+def reference(
+    found: Samples, wide: list[tuple[Any, ...]]
+) -> tuple[dict[int, Any], dict[str, str], dict[str, Any]]:
+    """Each sample in turn, with its point's run, step and parameters (``wide``: a row of
+    no sample for a point that holds none): a new point a row, a repetition's first
+    sample its value where the row has none yet, every sample in its metric's list."""
     decode = Decoder(found.latest_spec.benchmark.parameter_types())
     runs = {run.id: run for run in found.runs}
     by_run: dict[int, dict[str, Any]] = {}
@@ -29,7 +32,7 @@ def reference(found: Samples) -> tuple[dict[int, Any], dict[str, str], dict[str,
     directions: dict[str, bool | None] = {}
     last_point = last_sample = None
     row: dict[str, Any] = {}
-    for run_id, point, step, text, metric, repetition, _, value, unit, better in found.rows:
+    for run_id, point, step, text, metric, repetition, _, value, unit, better in wide:
         if point != last_point:
             last_point, last_sample, run = point, None, runs[run_id]
             values = json.loads(text)
@@ -90,32 +93,24 @@ point_samples = st.lists(
 def test_the_rows_are_those_of_each_sample_in_turn(
     runs: list[list[tuple[str, list[tuple[Any, ...]]]]],
 ) -> None:
+    points: list[tuple[Any, ...]] = []
     rows: list[tuple[Any, ...]] = []
+    wide: list[tuple[Any, ...]] = []  # as one query of the points and their samples
     point = 0
-    for run, points in enumerate(runs, 1):
-        for parameters, samples in points:
+    for run, of_run in enumerate(runs, 1):
+        for parameters, samples in of_run:
             point += 1
+            points.append((run, point, "s", parameters))
             if not samples:
-                rows.append((run, point, "s", parameters, *(None,) * 6))
-            for metric, repetition, iteration, value, unit, better in sorted(samples):
-                rows.append(
-                    (
-                        run,
-                        point,
-                        "s",
-                        parameters,
-                        metric,
-                        repetition,
-                        iteration,
-                        value,
-                        unit,
-                        better,
-                    )
-                )
+                wide.append((run, point, "s", parameters, *(None,) * 6))
+            # in the query's order: by metric, repetition, iteration
+            for sample in sorted(samples):
+                rows.append((point, *sample))
+                wide.append((run, point, "s", parameters, *sample))
     spec = RunSpec(Benchmark(name="b"), Platform(name="p"))
-    found = Samples([run_row(run) for run in range(1, len(runs) + 1)], rows, spec)
+    found = Samples([run_row(run) for run in range(1, len(runs) + 1)], points, rows, spec)
     made = sample_rows(found)
-    by_run, units, directions = reference(found)
+    by_run, units, directions = reference(found, wide)
     assert made.units == units and made.directions == directions
     assert set(made.by_run) == set(by_run)
     for run, expected in by_run.items():
