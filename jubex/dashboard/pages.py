@@ -300,29 +300,33 @@ def compare_index(site: Dashboard) -> list[Page]:
 HISTORY_COLUMNS = ("run", "date", "n", "mean", "std", "change %", "p adj", "change point", "values")
 
 
+class Dates(dict[float, str]):
+    """Moments and their texts, each formatted the first time it is asked for."""
+
+    def __missing__(self, moment: float) -> str:
+        shown = self[moment] = date(moment)
+        return shown
+
+
 def history_pages(site: Dashboard, series: Sequence[Series], charts: bool) -> Iterator[Page]:
-    dates: dict[float, str] = {}  # the runs of a group are in each of its series
+    dates = Dates()  # the runs of a group are in each of its series
     for s in series:
         yield history_page(site, s, charts, dates)
 
 
-def history_page(
-    site: Dashboard, series: Series, charts: bool, dates: dict[float, str] | None = None
-) -> Page:
+def history_page(site: Dashboard, series: Series, charts: bool, dates: Dates | None = None) -> Page:
     """A series' page: its table (the newest PAGE_ROWS runs) and its chart (the newest
     CHART_RUNS); ``dates``: each moment's text, kept from page to page."""
     columns = list(HISTORY_COLUMNS)
     rows: list[list[object]] = []
     hrefs: list[Links] = []
-    dates = {} if dates is None else dates  # the table's and the chart's, each formatted once
+    dates = Dates() if dates is None else dates  # the table's and the chart's, formatted once
     texts: dict[int, list[str]] = {}  # the values' texts of the table's entries, for the chart
     for e in list(reversed(series.entries))[:PAGE_ROWS]:
         run = site.runs[e.run]
         texts[id(e)] = shown_values = [f"{v:.6g}" for v in e.values]
         values = " ".join(shown_values)
-        shown_date = dates.get(e.created)
-        if shown_date is None:
-            shown_date = dates[e.created] = date(e.created)
+        shown_date = dates[e.created]
         numbers: list[object] = [e.mean, e.std, e.change, e.p_adjusted]
         mean, std, change, p = e.mean, e.std, e.change, e.p_adjusted
         # a finite sum: all four are finite, as most are (finite() spared four calls)
@@ -346,7 +350,7 @@ def history_page(
             "metric": series.metric,
             "unit": series.unit,
             "run": [site.runs[e.run].label for e in shown],
-            "date": [dates.get(e.created) or date(e.created) for e in shown],
+            "date": [dates[e.created] for e in shown],
             "mark": [e.mark or "" for e in shown],
             "annotations": notes,
         },
