@@ -107,7 +107,7 @@ def history(
     ordered = sorted(runs, key=lambda run: run.created)
     others = [name for name in parameters if name not in keys]
     cells = cells_of(ordered, keys, others)
-    numbers = [numbers_at(cells.rows, metric) for metric in metrics]
+    numbers = numbers_at(cells.rows, metrics)
     return _stepped(ordered, cells, metrics, numbers, keys, directions, units, tolerance, alpha)
 
 

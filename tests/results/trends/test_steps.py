@@ -7,7 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.results.trends.steps import _one_by_one, moments_of
+from jubex.results.samples.rows import samples_of
+from jubex.results.trends.steps import _one_by_one, moments_of, samples_at
 
 FLOATS = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
@@ -31,3 +32,49 @@ def test_the_moments_of_all_steps_are_those_of_each(samples: list[list[float]]) 
     # the variance: the oracle has none where its arithmetic overflowed
     held = ~np.isnan(oracle.var)
     assert _bits(found.var[held]) == _bits(oracle.var[held])
+
+
+def _samples_one_by_one(cells: list[list[dict[str, object]]], metric: str) -> list[object]:
+    """Each cell's samples of ``metric`` as :func:`samples_of` reads each of its rows."""
+    found: list[object] = []
+    for rows in cells:
+        if len(rows) == 1:
+            samples = rows[0].get("samples")
+            values = samples.get(metric) if isinstance(samples, dict) else None
+            found.append(values if values else (rows[0].get(metric),))
+        else:
+            found.append([v for row in rows for v in samples_of(row, metric)])
+    return found
+
+
+_ROWS = st.fixed_dictionaries(
+    {"bw": st.none() | st.floats(0, 9)},
+    optional={
+        "samples": st.none()
+        | st.just("text")
+        | st.dictionaries(
+            st.sampled_from(["bw", "iops"]),
+            st.none() | st.lists(st.none() | st.floats(0, 9), max_size=3),
+        )
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.lists(_ROWS, min_size=1, max_size=3), max_size=6),
+    st.booleans(),
+    st.lists(st.sampled_from(["bw", "iops"]), min_size=1, max_size=3),
+)
+def test_each_cells_samples_are_those_of_its_rows(
+    cells: list[list[dict[str, object]]], plain: bool, metrics: list[str]
+) -> None:
+    """The samples of cells of one row each, every row's samples a list of each metric
+    (the rule, taken by C calls), and of any other cells, as each row gives them."""
+    if plain:  # the rule, or nearly: a metric's samples may still be missing or empty
+        cells = [
+            [{"bw": 1.0, "samples": {"bw": [float(i), 2.0], "iops": [3.0] if i % 3 else []}}]
+            for i in range(len(cells))
+        ]
+    expected = [_samples_one_by_one(cells, metric) for metric in metrics]
+    assert samples_at(cells, metrics) == expected  # type: ignore[arg-type]
