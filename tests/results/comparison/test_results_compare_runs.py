@@ -2,13 +2,21 @@
 chosen when none are given, and the better direction a unit implies."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jubex
 from jubex.cli.main import main
 from jubex.definition.model import Column, Table
 from jubex.errors import UsageError
 from jubex.results.comparison.compare import CONSTANT, compare
-from jubex.results.comparison.compare_runs import applicable, compare_runs, default_metrics
+from jubex.results.comparison.compare_runs import (
+    _numeric,
+    applicable,
+    compare_runs,
+    default_metrics,
+)
+from jubex.results.samples.rows import META
 from jubex.results.tables.keys import default_keys
 from jubex.store.rundir import Run, open_run
 
@@ -142,3 +150,37 @@ def test_metrics_measured_at_a_point_by_neither_side_are_dropped(make_row) -> No
 def test_compare_runs_is_what_the_library_calls(synthetic: dict[str, Run]) -> None:
     direct = compare_runs(synthetic["000000"], synthetic["000001"], correction="bh")
     assert direct.correction == "bh" and direct.counts() == {"worse": 2, "same": 2}
+
+
+def _numeric_row_by_row(rows: list[list[dict[str, object]]]) -> list[str]:
+    """Each row's names in turn, the first time they hold a number (meta keys left out)."""
+    found: dict[str, None] = {}
+    for side in rows:
+        for row in side:
+            for name, value in row.items():
+                if (
+                    name not in META
+                    and isinstance(value, int | float)
+                    and not isinstance(value, bool)
+                ):
+                    found.setdefault(name)
+    return list(found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.dictionaries(
+                st.sampled_from(["bw", "iops", "size", "jube_step_name", "ok", "samples"]),
+                st.none() | st.booleans() | st.integers(-2, 2) | st.floats() | st.text(max_size=2),
+            ),
+            max_size=4,
+        ),
+        max_size=4,
+    )
+)
+def test_the_measured_names_are_those_of_each_row_in_turn(
+    rows: list[list[dict[str, object]]],
+) -> None:
+    assert _numeric(rows) == _numeric_row_by_row(rows)
