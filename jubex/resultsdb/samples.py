@@ -1,8 +1,10 @@
 """A metric's samples over time, read from the database without opening any run.
 
 ``jubex query`` prints them; ``jubex history`` of ``db:`` selectors sets them run against
-run. One query joins the selected runs, their points (the selector's parameter values
-narrow them to the points that have them) and the samples of the metrics asked for.
+run. One query reads the points of the selected runs (the selector's parameter values
+narrow them to the points that have them), another their samples of the metrics asked
+for, in the same order: a point's run, step and parameters are read once, not once a
+sample.
 """
 
 from __future__ import annotations
