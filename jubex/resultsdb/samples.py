@@ -229,11 +229,12 @@ def _with_reread(
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The points and samples of the database with those of the runs ``reread`` replaced by
     the ones read from their stored runs (``again``: each point that holds samples there,
-    with them; the other points of those runs stay as the database has them), in the
-    queries' order."""
+    with them; the other points of those runs stay as the database has them; a point the
+    points' query did not give is not taken), in the queries' order."""
+    run_of = {point[1]: point[0] for point in points}
+    again = [(point, samples) for point, samples in again if point.point in run_of]
     replaced = {point.point: point for point, _ in again}
     points = [replaced.get(point[1], point) for point in points]
-    run_of = {point[1]: point[0] for point in points}
     merged = [row for row in found if run_of.get(row[0]) not in reread]
     merged += [sample for _, samples in again for sample in samples]
     rank = {run.id: i for i, run in enumerate(runs)}
