@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,6 +243,25 @@ def postgres() -> str:
     if result.returncode != 0:
         missing(f"ci/start-local-postgres.sh failed:\n{result.stderr[-3000:]}")
     return result.stdout.strip().rpartition("=")[2]
+
+
+@pytest.fixture
+def new_postgres(postgres: str) -> Iterator[str]:
+    """A new database on the test server (dropped afterwards): its URL."""
+    import sqlalchemy as sa
+
+    server = postgres
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server.replace("postgresql://", "postgresql+psycopg://", 1))
+    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+    url = sa.engine.make_url(server).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.dispose()
 
 
 @pytest.fixture(scope="session")

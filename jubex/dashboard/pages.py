@@ -7,7 +7,6 @@ is embedded as JSON that cannot close its ``<script>`` element (``tojson``).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import time
@@ -16,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from jubex.dashboard.assets import CHART_SCRIPTS
@@ -400,9 +400,7 @@ def _chart(texts: dict[str, object], means: Sequence[str], values: Sequence[str]
     """The chart's data as JSON that cannot close its ``<script>`` element (as ``tojson``
     writes it), its numbers written as the 6-digit texts they were drawn from: each a JSON
     number, none parsed and written again."""
-    head = json.dumps(texts, sort_keys=True, separators=(",", ":"))
-    for special, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027")):
-        head = head.replace(special, code)
+    head = htmlsafe_json_dumps(texts, sort_keys=True, separators=(",", ":"))
     return Markup(f'{head[:-1]},"mean":[{",".join(means)}],"values":[{",".join(values)}]}}')
 
 

@@ -410,9 +410,7 @@ def sample_rows(found: Samples) -> SampleRows:
     held_point, of_point = next(samples, (None, iter(())))
     for run_id, point, step, text in found.points:
         run = runs[run_id]
-        values = texts.get(text)
-        if values is None:
-            values = texts[text] = json.loads(text)
+        values = _parsed(text, texts)
         made = by_run.get(run_id)
         if made is None:
             made = by_run[run_id] = RunSamples()

@@ -309,14 +309,10 @@ def test_groups_made_in_parallel_make_the_site_made_in_one_process(
 
 
 def test_the_site_of_a_postgresql_database_is_the_site_of_the_same_runs_in_sqlite(
-    postgres: str, tmp_path: Path
+    new_postgres: str, tmp_path: Path
 ) -> None:
     """The same runs published into PostgreSQL (where each query may see its own snapshot)
     and into a SQLite file give the same site, file for file and byte for byte."""
-    import uuid
-
-    import sqlalchemy as sa
-
     from jubex.resultsdb.publish import publish
     from jubex.store.rundir import open_run
     from tests.dashboard.conftest import DEFINITION
@@ -324,24 +320,14 @@ def test_the_site_of_a_postgresql_database_is_the_site_of_the_same_runs_in_sqlit
     (tmp_path / "sitestudy.yaml").write_text(DEFINITION)
     out = tmp_path / "runs"
     main(["run", str(tmp_path / "sitestudy.yaml"), "--outpath", str(out), "-q", "--no-result"])
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(postgres.replace("postgresql://", "postgresql+psycopg://", 1))
-    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
-    served = sa.engine.make_url(postgres).set(database=name).render_as_string(hide_password=False)
-    try:
-        made = {}
-        for url in (str(tmp_path / "results.sqlite"), served):
-            db = Database(url)
-            publish(db, open_run(out / "000000"))
-            fill(db, template_of(db), runs=40, series=2, metrics=2, reps=3, step_at=25)
-            assert main(["annotate", "site00", "2026-01-20", NOTE, "--database", url]) == 0
-            root = tmp_path / f"site-{len(made)}"
-            assert main(["site", "db:", "-o", str(root), "--database", url]) == 0
-            made[url] = tree(root)
-        sqlite, postgresql = made.values()
-        assert len(sqlite) > 40 and postgresql == sqlite
-    finally:
-        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.dispose()
+    made = {}
+    for url in (str(tmp_path / "results.sqlite"), new_postgres):
+        db = Database(url)
+        publish(db, open_run(out / "000000"))
+        fill(db, template_of(db), runs=40, series=2, metrics=2, reps=3, step_at=25)
+        assert main(["annotate", "site00", "2026-01-20", NOTE, "--database", url]) == 0
+        root = tmp_path / f"site-{len(made)}"
+        assert main(["site", "db:", "-o", str(root), "--database", url]) == 0
+        made[url] = tree(root)
+    sqlite, postgresql = made.values()
+    assert len(sqlite) > 40 and postgresql == sqlite

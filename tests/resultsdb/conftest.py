@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from jubex.cli.main import main
 from jubex.store.rundir import STORE, open_run
@@ -43,23 +42,6 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield str(tmp_path / "results.sqlite")
         return
     yield request.getfixturevalue("new_postgres")
-
-
-@pytest.fixture
-def new_postgres(postgres: str) -> Iterator[str]:
-    """A new database on the test server (dropped afterwards): its URL."""
-    server = postgres
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(server.replace("postgresql://", "postgresql+psycopg://", 1))
-    with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
-    url = sa.engine.make_url(server).set(database=name).render_as_string(hide_password=False)
-    try:
-        yield url
-    finally:
-        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            connection.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.dispose()
 
 
 @pytest.fixture(scope="session")
