@@ -219,14 +219,15 @@ def _group_pages(
     runs_of_group: Sequence[int],
     charts: bool,
 ) -> None:
-    """The pages of one benchmark at one site: its histories (and their downloads), its
-    runs' pages, its comparison."""
-    for page in pages.history_pages(site, series, charts):
+    """The pages of one benchmark at one site: its runs' pages, its histories' downloads,
+    its histories, its comparison; each file before the pages that link to it (a new file
+    is written in place: :mod:`~jubex.dashboard.write`)."""
+    for page in run_pages(site, series, runs_of_group):
         writer.put(*page)
     runs: dict[int, RunStarts] = {}
     for s in series:
         _history_downloads(writer, site, s, runs)
-    for page in run_pages(site, series, runs_of_group):
+    for page in pages.history_pages(site, series, charts):
         writer.put(*page)
     for page in pages.compare_pages(site, series, compared):
         writer.put(*page)

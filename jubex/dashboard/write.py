@@ -5,6 +5,13 @@ compares each file's new content with it, writes the ones that differ, and remov
 files an earlier build made that this one no longer makes. So after a few new runs only
 their pages, the series they extend and the listings are written again, and a web server
 or a sync to GitLab Pages moves only those.
+
+A file that replaces another is written beside it and renamed into place, so that a web
+server serving the site never sends half of one. A file that is new is written where it
+belongs at once: nothing links to it before the pages that do are written after it (a
+group writes its runs' pages and downloads before its histories, the listings come last).
+The rename of every file was an eighth of the system time of a build of 10,000 runs on a
+local disk, and is one more metadata operation on a parallel file system.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ class SiteWriter:
     written: int = 0
     unchanged: int = 0
     removed: int = 0
+    #: the directories this writer made or found, each made once
+    _directories: set[Path] = field(default_factory=set)
 
     @classmethod
     def open(cls, root: Path) -> SiteWriter:
@@ -62,11 +71,15 @@ class SiteWriter:
         if self.known.get(path) == digest and target.exists():
             self.unchanged += 1
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._directories:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._directories.add(target.parent)
+        self.written += 1
+        if path not in self.known and _created(target, data):
+            return
         temporary = target.with_name(f".{target.name}.tmp")
         temporary.write_bytes(data)
         os.replace(temporary, target)
-        self.written += 1
 
     def keep(self, paths: Sequence[str]) -> bool:
         """Keep the files an earlier build wrote, unread, as they are: False (and nothing
@@ -92,3 +105,15 @@ class SiteWriter:
             (self.root / path).unlink(missing_ok=True)
             self.removed += 1
         (self.root / MANIFEST).write_text(json.dumps(self.made, sort_keys=True), encoding="utf-8")
+
+
+def _created(target: Path, data: bytes) -> bool:
+    """``data`` written as the new file ``target``; False (nothing written) where a file
+    of that name is there already."""
+    try:
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return False
+    with open(descriptor, "wb") as out:
+        out.write(data)
+    return True
