@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from jubex.collector import paused
@@ -18,6 +19,7 @@ from jubex.dashboard import groups, pages
 from jubex.dashboard.assets import chart_scripts, own
 from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
+from jubex.dashboard.floats import finite_texts
 from jubex.dashboard.model import Compared, Dashboard, Series
 from jubex.dashboard.parallel import cores, in_order
 from jubex.dashboard.run_page import run_pages
@@ -249,14 +251,18 @@ def _history_downloads(
     shown, for the whole history and at full precision (each repetition's value, where the
     page writes 6 digits). A site of 100,000 runs has 5 million of these rows, so each
     run's start of a row is encoded once for all the series of its group (``runs``, kept
-    from series to series), each mark once, each row one f-string."""
+    from series to series), each mark once, each row one f-string, the numbers of all
+    rows at once (:func:`~jubex.dashboard.floats.finite_texts`)."""
     names = [json.dumps(c) for c in pages.HISTORY_COLUMNS]
     keys = [f",{name}:" for name in names[3:]]
     marks: dict[str | None, tuple[str, str]] = {}  # a mark as JSON and as a CSV cell
     starts = {} if runs is None else runs
     csv_rows = [_csv_line(pages.HISTORY_COLUMNS)]
     json_rows: list[str] = []
-    for e in reversed(series.entries):
+    newest = series.entries[::-1]
+    figures_of = finite_texts(list(map(_FIGURES, newest)))
+    values_of = finite_texts(list(map(_VALUES, newest)))
+    for e, figures, texts in zip(newest, figures_of, values_of, strict=True):
         start = starts.get(e.run)
         if start is None:
             start = starts[e.run] = _run_starts(site.runs[e.run].label, e.created, names)
@@ -265,28 +271,22 @@ def _history_downloads(
             shown_mark = e.mark or ""
             mark = marks[e.mark] = (json.dumps(shown_mark), _csv_cell(shown_mark))
         values, count = e.values, len(e.values)
-        mean, std, change, p = e.mean, e.std, e.change, e.p_adjusted
-        texts = " ".join(map(repr, values))
-        # the rule: four floats and values all finite (a sum of them is), written as they are
-        if (
-            type(mean) is float
-            and type(std) is float
-            and type(change) is float
-            and type(p) is float
-            and math.isfinite(mean + std + change + p + sum(values))
-        ):
-            m, sd, c, q = repr(mean), repr(std), repr(change), repr(p)
-            csv_rows.append(f"{start[1]}{count},{m},{sd},{c},{q},{mark[1]},{texts}\n")
+        if figures is not None and texts is not None:  # finite numbers: written as they are
+            m, sd, c, q = figures.split(",")
+            csv_rows.append(
+                f"{start[1]}{count},{m},{sd},{c},{q},{mark[1]},{texts.replace(',', ' ')}\n"
+            )
             json_rows.append(
                 f"{start[0]}{count}{keys[0]}{m}{keys[1]}{sd}{keys[2]}{c}{keys[3]}{q}"
-                f"{keys[4]}{mark[0]}{keys[5]}[{texts.replace(' ', ',')}]}}"
+                f"{keys[4]}{mark[0]}{keys[5]}[{texts}]}}"
             )
             continue
-        numbers = (mean, std, change, p)
+        listed = " ".join(map(repr, values))
+        numbers = (e.mean, e.std, e.change, e.p_adjusted)
         cells = ["" if v is None else repr(v) for v in numbers]
         shown = [_json(v) for v in numbers]
         csv_rows.append(
-            f"{start[1]}{count},{cells[0]},{cells[1]},{cells[2]},{cells[3]},{mark[1]},{texts}\n"
+            f"{start[1]}{count},{cells[0]},{cells[1]},{cells[2]},{cells[3]},{mark[1]},{listed}\n"
         )
         json_rows.append(
             f"{start[0]}{count}{keys[0]}{shown[0]}{keys[1]}{shown[1]}{keys[2]}{shown[2]}"
@@ -295,6 +295,10 @@ def _history_downloads(
     stem = f"data/history/{Path(series.page).stem}"
     writer.put(f"{stem}.csv", "".join(csv_rows))
     writer.put(f"{stem}.json", f"[{','.join(json_rows)}]")
+
+
+_FIGURES = attrgetter("mean", "std", "change", "p_adjusted")
+_VALUES = attrgetter("values")
 
 
 def _run_starts(label: str, created: float, names: Sequence[str]) -> RunStarts:

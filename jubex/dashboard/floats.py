@@ -1,0 +1,66 @@
+"""Rows of finite numbers written as ``repr`` writes them, many rows at once.
+
+A history's downloads hold every repetition of every run at full precision: 4.5 million
+numbers for a group of 10,000 runs × 50 metrics. ``repr`` of a float (the shortest text
+that reads back as the same float, found by David Gay's algorithm over big integers)
+costs 0.4 µs, half of what writing the downloads cost. orjson, where it is installed
+(``jubex[dashboard]``), writes the same shortest digits twenty times faster, and its
+text of a finite float is ``repr``'s except below 1e-4 in magnitude (orjson writes
+``0.00001`` and ``1e-7`` where ``repr`` writes ``1e-05`` and ``1e-07``). A row whose
+text holds a negative exponent or a small number written out is written by ``repr``
+itself: the texts are ``repr``'s with or without orjson, and a test compares them on
+arbitrary floats.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from types import ModuleType
+
+orjson: ModuleType | None
+try:
+    import orjson
+except ImportError:  # the same texts, made by repr alone
+    orjson = None
+
+#: the characters of orjson's text of rows of finite numbers
+_NUMBERS = str.maketrans("", "", "0123456789.,e+-[]")
+
+
+def finite_texts(rows: Sequence[Sequence[object]]) -> list[str | None]:
+    """Each row's numbers as ``",".join(map(repr, row))`` writes them, where they are all
+    finite floats or integers; None for a row that holds anything else (None, NaN, an
+    infinity, a text), which its writer writes its own way."""
+    if orjson is None or not rows:
+        return [_finite_text(row) for row in rows]
+    try:
+        text = orjson.dumps(rows).decode()
+    except TypeError:  # an integer beyond 64 bits, or something orjson does not write
+        return [_finite_text(row) for row in rows]
+    found = text[2:-2].split("],[")
+    left = text.translate(_NUMBERS)
+    # anything but numbers, None, NaN and infinities (all three written null): by repr
+    if len(found) != len(rows) or left.replace("null", ""):
+        return [_finite_text(row) for row in rows]
+    if left or "e-" in text or "0.0000" in text:  # a few rows: found by a look at each
+        return [_checked(row, got) for row, got in zip(rows, found, strict=True)]
+    return list(found)
+
+
+def _checked(row: Sequence[object], text: str) -> str | None:
+    """orjson's ``text`` of a row, where it is repr's."""
+    if "null" in text:
+        return None
+    if "e-" in text or "0.0000" in text:
+        return _finite_text(row)
+    return text
+
+
+def _finite_text(row: Sequence[object]) -> str | None:
+    """:func:`finite_texts` of one row, by ``repr``."""
+    if not set(map(type, row)) <= {float, int}:
+        return None
+    if not all(math.isfinite(v) for v in row if type(v) is float):
+        return None
+    return ",".join(map(repr, row))
