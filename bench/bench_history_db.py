@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_resultsdb import real_run
+from bench_resultsdb import real_run, step_of
 from resultsdb_fill import fill_sqlite, site_of, template_of
 from timing import ENV, JUBEX, timed_cpu
 
@@ -39,7 +39,7 @@ def filled(path: Path, work: Path, args: argparse.Namespace) -> str:
     database = Database(url)
     began = time.perf_counter()
     fill_sqlite(database, template_of(database), runs=args.runs, series=100, metrics=args.metrics,
-                reps=args.reps, step_at=args.runs // 100 * 6 // 10)  # fmt: skip
+                reps=args.reps, step_at=step_of(args.runs))  # fmt: skip
     with database.writing() as connection:
         connection.exec_driver_sql("ANALYZE")
     print(f"filled {args.runs} runs in {time.perf_counter() - began:.0f} s", flush=True)

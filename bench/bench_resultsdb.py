@@ -1,12 +1,12 @@
 """The results database at a centre's scale, on SQLite and PostgreSQL.
 
 1. **Scale**: RUNS synthetic runs (bench/resultsdb_fill.py: 100 sites, METRICS metrics,
-   REPS repetitions, one point each; a step planted in ``m00`` at the 600th run of each
-   site) beside one real published run. Timed, each in a fresh ``jubex`` process, median
-   of REPEAT: ``jubex history`` of one metric at one point of one site (its 1,000 runs,
-   change points included), ``jubex result`` of a result set of the 100 latest runs of a
-   site (cache of unpacked runs emptied first: cold; then warm), ``jubex query`` of one
-   metric at one site.
+   REPS repetitions, one point each; a step planted in ``m00`` 60 % into each site's runs:
+   its 600th of 1,000) beside one real published run. Timed, each in a fresh ``jubex``
+   process, median of REPEAT: ``jubex history`` of one metric at one point of one site
+   (its RUNS / 100 runs, change points included), ``jubex result`` of a result set of
+   the 100 latest runs of a site (cache of unpacked runs emptied first: cold; then warm),
+   ``jubex query`` of one metric at one site.
 2. **Many writers**: WRITERS ``jubex publish`` processes at once, publishing WRITE_RUNS
    copies of a real run (each a run of its own) into an empty database: the wall time,
    the runs in the database afterwards and the writers that failed.
@@ -119,7 +119,7 @@ def scale(url: str, run: Path, args: argparse.Namespace, env: dict[str, str]) ->
         series=100,
         metrics=args.metrics,
         reps=args.reps,
-        step_at=600,
+        step_at=step_of(args.runs),
     )
     filled = time.perf_counter() - began
     if database.sqlite:
@@ -154,20 +154,28 @@ def scale(url: str, run: Path, args: argparse.Namespace, env: dict[str, str]) ->
         jubex("query", "m00", f"db:benchmark=bench,site={site}", *common, "-f", "csv", env=env)
         for _ in range(args.repeat)
     ]
-    inside = in_process(url, site, args.repeat, cache)
+    inside = in_process(url, site, args.repeat, cache, f"{step_of(args.runs):06d}")
     return {
         **inside,
         "fill": f"{filled:.0f} s",
-        "history of one metric and point (1,000 runs)": f"{statistics.median(history):.2f} s",
+        f"history of one metric and point ({args.runs // 100:,} runs)": (
+            f"{statistics.median(history):.2f} s"
+        ),
         "result of 100 runs, cold cache": f"{statistics.median(cold):.2f} s",
         "result of 100 runs, warm cache": f"{statistics.median(warm):.2f} s",
-        "query of one metric (1,000 runs)": f"{statistics.median(query):.2f} s",
+        f"query of one metric ({args.runs // 100:,} runs)": f"{statistics.median(query):.2f} s",
     }
 
 
-def in_process(url: str, site: str, repeat: int, cache: Path) -> dict[str, str]:
+def step_of(runs: int) -> int:
+    """Where the step is planted in each site's runs: 60 % into them."""
+    return runs // 100 * 6 // 10
+
+
+def in_process(url: str, site: str, repeat: int, cache: Path, step: str) -> dict[str, str]:
     """The same questions asked of the library in this process (no start-up of Python and
-    jubex): what a service or a notebook asking them pays."""
+    jubex): what a service or a notebook asking them pays (``step``: the run the change
+    point must be found at)."""
     import jubex
     from jubex.resultsdb.samples import database_history
     from jubex.resultsdb.select import open_selected
@@ -182,7 +190,7 @@ def in_process(url: str, site: str, repeat: int, cache: Path) -> dict[str, str]:
             f"db:benchmark=bench,site={site},transfer=1MiB", metrics=["m00"], database=database
         )
         history.append(time.perf_counter() - began)
-        assert [r["run"] for r in table.records() if r["change_point"]] == ["000600"]
+        assert [r["run"] for r in table.records() if r["change_point"]] == [step]
         shutil.rmtree(cache, ignore_errors=True)
         for times in (cold, warm):
             began = time.perf_counter()
@@ -190,7 +198,7 @@ def in_process(url: str, site: str, repeat: int, cache: Path) -> dict[str, str]:
             jubex.result(runs, analyse=False)
             times.append(time.perf_counter() - began)
     return {
-        "in process: history (1,000 runs, change point found)": (
+        "in process: history (a site's runs, change point found)": (
             f"{statistics.median(history):.2f} s"
         ),
         "in process: result of 100 runs, cold cache": f"{statistics.median(cold):.2f} s",
