@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from jubex.engine.runner import TRANSIENT_RETRIES
 from jubex.platform.load import load_platform
 from jubex.schedulers.base import JobSpec, JobStatus, SchedulerError
-from jubex.schedulers.command import RETRY_DELAYS
 from jubex.schedulers.slurm import SlurmScheduler
 
 
@@ -59,7 +59,7 @@ def job_spec(directory: Path, name: str) -> JobSpec:
 
 def poll(backend: SlurmScheduler, ids: list[str]) -> dict[str, JobStatus]:
     """One poll, retried on transient errors with the engine's back-off."""
-    for delay in (*RETRY_DELAYS, None):
+    for delay in (*TRANSIENT_RETRIES, None):
         try:
             return backend.poll(ids)
         except SchedulerError as error:
@@ -100,11 +100,12 @@ def one_run(jobs: int, mode: str, directory: Path) -> tuple[dict[str, float], li
 
 
 def poll_cost(ids: list[str], directory: Path, runs: int) -> dict[int, dict[str, float]]:
-    """Commands and seconds of one poll cycle for 10, 100 and all ids (all still known)."""
+    """Commands and seconds of one poll cycle for 10, 100 and all ids (all still known;
+    only as many as there are)."""
     squeue, counter = counting_squeue(directory)
     backend = SlurmScheduler(squeue=squeue)
     cost: dict[int, dict[str, float]] = {}
-    for count in sorted({10, 100, len(ids)}):
+    for count in sorted({*(c for c in (10, 100) if c < len(ids)), len(ids)}):
         times = []
         counter.write_text("")
         for _ in range(runs):

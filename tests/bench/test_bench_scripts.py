@@ -1,7 +1,7 @@
 """Every benchmark script of bench/ runs at a small size, so that none of them rots: a
 script whose builder, command line or check no longer fits jubex fails here, not on the
-day its figures are wanted again. bench/run's own cases are smoke-tested in
-test_bench_run.py.
+day its figures are wanted again (the Slurm ones on the real Slurm of tests/conftest.py).
+bench/run's own cases are smoke-tested in test_bench_run.py.
 
 No timing is asserted here: each script is run for its exit status and one line of its
 report.
@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import SlurmCluster
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
@@ -67,10 +69,17 @@ SMOKE: dict[str, tuple[list[str], str]] = {
     "fuzz_inputs.py": (["--count", "5", "--jobs", "1"], "| bundle |"),
 }
 
+#: the scripts that submit to the real Slurm (tests/conftest.py's cluster)
+ON_SLURM: dict[str, tuple[list[str], str]] = {
+    "bench_slurm.py": (["--jobs", "5", "--runs", "1"], "| ids polled |"),
+    "bench_engine_slurm.py": (
+        ["--n", "5", "--runs", "1", "--hold", "2", "--modes", "jobs"],
+        "| 5 | one job each |",
+    ),
+}
+
 #: the scripts not run here, and why
 NOT_HERE = {
-    "bench_engine_slurm.py": "submits to a Slurm for minutes (its jobs held, then released)",
-    "bench_slurm.py": "submits to a Slurm for minutes",
     "bench_jube_sweep.py": "needs JUBE 2.7.1 in an environment of its own (docs/performance.md)",
     "bench_peers.py": "needs JUBE 2.7.1 and ReFrame in environments of their own",
     "jube_differential.py": "needs JUBE 2.7.1 in an environment of its own",
@@ -85,14 +94,25 @@ NOT_HERE = {
 
 def test_every_script_is_run_or_said_why_not() -> None:
     scripts = {path.name for path in BENCH.glob("*.py")}
-    assert scripts == set(SMOKE) | set(NOT_HERE)
-    assert not set(SMOKE) & set(NOT_HERE)
+    assert scripts == set(SMOKE) | set(ON_SLURM) | set(NOT_HERE)
+    assert len(SMOKE) + len(ON_SLURM) + len(NOT_HERE) == len(scripts)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(SMOKE))
 def test_the_script_runs_at_a_small_size(script: str, tmp_path: Path) -> None:
-    args, said = SMOKE[script]
+    _runs(script, *SMOKE[script], tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.slurm
+@pytest.mark.parametrize("script", sorted(ON_SLURM))
+def test_the_script_runs_on_slurm(script: str, slurm: SlurmCluster, tmp_path: Path) -> None:
+    _runs(script, *ON_SLURM[script], tmp_path)
+
+
+def _runs(script: str, args: list[str], said: str, tmp_path: Path) -> None:
+    """The script exits 0 and its report holds ``said``."""
     env = {**os.environ, "TMPDIR": str(tmp_path), "BENCH_TMP": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, str(BENCH / script), *args],
