@@ -43,7 +43,7 @@ from jubex.results.trends.columns import (
     kept_columns,
     parameter_rows,
 )
-from jubex.results.trends.steps import holm, moments_of, numbers_at, welch_p
+from jubex.results.trends.steps import Numbers, holm, moments_of, numbers_at, welch_p
 from jubex.store.rundir import Run
 
 __all__ = ["WHERE", "RunRows", "chosen_history", "history", "history_of_runs", "setting_of"]
@@ -74,11 +74,35 @@ class _Dated(Protocol):
 @dataclass(slots=True)
 class _Steps:
     """The steps of a history (a run at a point, of one metric) as columns, in the order
-    the table's sort starts from: by metric, by point (as first seen), by run."""
+    the table's sort starts from: by metric, by point (as first seen), by run; where each
+    metric's numbers came as one array (:data:`~jubex.results.trends.steps.Numbers`),
+    each step's count and the numbers in the steps' order as arrays too (``arrays``)."""
 
     cell: list[np.ndarray] = field(default_factory=list)
     metric: list[str] = field(default_factory=list)
     samples: list[Sequence[float]] = field(default_factory=list)
+    arrays: list[tuple[np.ndarray, np.ndarray]] | None = field(default_factory=list)
+
+    def counts_and_numbers(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Each step's count and all numbers one after another (None, None: not kept)."""
+        if not self.arrays:
+            return None, None
+        counts, numbers = zip(*self.arrays, strict=True)
+        return np.concatenate(counts), np.concatenate(numbers)
+
+    def keep(
+        self, samples: Sequence[Sequence[float]], flat: np.ndarray | None, order: np.ndarray
+    ) -> None:
+        """The arrays of one metric's steps, taken in ``order`` from its samples and their
+        numbers one after another (``flat``; None: no arrays for any metric)."""
+        if flat is None or self.arrays is None:
+            self.arrays = None
+            return
+        sizes = np.fromiter(map(len, samples), dtype=np.int64, count=len(samples))
+        taken = sizes[order]
+        begin = (np.cumsum(sizes) - sizes)[order]
+        at = np.repeat(begin - (np.cumsum(taken) - taken), taken) + np.arange(int(taken.sum()))
+        self.arrays.append((taken, flat[at]))
 
 
 def history(
@@ -115,7 +139,7 @@ def _stepped(
     ordered: Sequence[_Dated],
     cells: Cells,
     metrics: Sequence[str],
-    numbers: Sequence[tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]],
+    numbers: Sequence[Numbers],
     keys: Sequence[str],
     directions: Mapping[str, bool | None],
     units: Mapping[str, str],
@@ -127,7 +151,7 @@ def _stepped(
     notes: list[str] = []
     steps = _Steps()
     at = np.array(cells.at, dtype=np.int64)
-    for metric, (kept, samples, errors) in zip(metrics, numbers, strict=True):
+    for metric, (kept, samples, errors, flat) in zip(metrics, numbers, strict=True):
         left_out: list[list[str]] = [[] for _ in ordered] if errors else []
         for index, error in errors:
             point, run = cells.point[index], ordered[cells.run[index]]
@@ -146,6 +170,7 @@ def _stepped(
         steps.cell.append(kept_cells[order])
         steps.metric += [metric] * len(kept)
         steps.samples += [samples[i] for i in order.tolist()]
+        steps.keep(samples, flat, order)
     return _table(ordered, cells, steps, keys, directions, units, tolerance, alpha, notes)
 
 
@@ -162,7 +187,7 @@ def _table(
 ) -> ResultTable:
     """The history's table, built a column at a time."""
     cell = np.concatenate(steps.cell) if steps.cell else np.zeros(0, dtype=np.int64)
-    moments = moments_of(steps.samples)
+    moments = moments_of(steps.samples, *steps.counts_and_numbers())
     metric_id = np.repeat(np.arange(len(steps.cell)), [len(c) for c in steps.cell])
     at = np.array(cells.at, dtype=np.int64)[cell]
     setting = np.array(cells.setting, dtype=np.int64)[cell]
@@ -466,7 +491,5 @@ def _history_of_columns(
     if made is None:
         return None
     cells, samples = made
-    numbers: list[tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]] = [
-        (list(range(len(samples[m]))), samples[m], []) for m in metrics
-    ]
+    numbers: list[Numbers] = [(list(range(len(samples[m]))), samples[m], [], None) for m in metrics]
     return _stepped(ordered, cells, metrics, numbers, keys, directions, units, tolerance, alpha)

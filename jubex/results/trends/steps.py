@@ -88,28 +88,32 @@ def _samples_of_cells(cells: Sequence[Sequence[Row]], metric: str) -> list[Seque
     return found
 
 
-def numbers_at(
-    cells: Sequence[Sequence[Row]], metrics: Sequence[str]
-) -> list[tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]]:
+#: of a metric: the cells that hold numbers of it, those numbers, the cells whose values
+#: are no finite numbers with the error, and the numbers one after another where they
+#: were checked as one array (None: not)
+Numbers = tuple[list[int], list[Sequence[float]], list[tuple[int, str]], "np.ndarray | None"]
+
+
+def numbers_at(cells: Sequence[Sequence[Row]], metrics: Sequence[str]) -> list[Numbers]:
     """Of each metric, the cells that hold numbers of it and those numbers, as
     :func:`numbers_of` reads them (missing values left out), and the cells whose values
-    are no finite numbers with the error :func:`numbers_of` gives."""
+    are no finite numbers with the error :func:`numbers_of` gives (:data:`Numbers`)."""
     return [
         _numbers(cells, metric, found)
         for metric, found in zip(metrics, samples_at(cells, metrics), strict=True)
     ]
 
 
-def _numbers(
-    cells: Sequence[Sequence[Row]], metric: str, found: list[Sequence[object]]
-) -> tuple[list[int], list[Sequence[float]], list[tuple[int, str]]]:
+def _numbers(cells: Sequence[Sequence[Row]], metric: str, found: list[Sequence[object]]) -> Numbers:
     """:func:`numbers_at` of one metric, its samples ``found``. Finite floats everywhere
-    (the rule) are checked in two C calls; any other value sends its cell through
+    (the rule) are checked in two C calls, and the array of the second is kept: a
+    history's moments are worked out from it, not from another pass over millions of
+    floats spread over the heap. Any other value sends its cell through
     :func:`numbers_of`."""
     if set(map(type, chain.from_iterable(found))) <= {float}:
         flat = np.fromiter(chain.from_iterable(found), dtype=float)
         if np.isfinite(flat).all():
-            return list(range(len(found))), found, []  # type: ignore[return-value]
+            return list(range(len(found))), found, [], flat  # type: ignore[return-value]
     kept: list[int] = []
     numbers: list[Sequence[float]] = []
     errors: list[tuple[int, str]] = []
@@ -126,15 +130,22 @@ def _numbers(
         if present:
             kept.append(index)
             numbers.append(present)
-    return kept, numbers, errors
+    return kept, numbers, errors, None
 
 
-def moments_of(samples: Sequence[Sequence[float]]) -> Moments:
+def moments_of(
+    samples: Sequence[Sequence[float]],
+    count: np.ndarray | None = None,
+    flat: np.ndarray | None = None,
+) -> Moments:
     """The moments of each sample (none empty), as ``math.fsum(values) / n`` and
     ``math.fsum((v - mean) ** 2 for v in values) / (n - 1)`` give them; where those
-    overflow, the mean and deviation :func:`summarize` scales down, and no variance."""
-    count = np.fromiter(map(len, samples), dtype=np.int64, count=len(samples))
-    flat = np.fromiter(chain.from_iterable(samples), dtype=float, count=int(count.sum()))
+    overflow, the mean and deviation :func:`summarize` scales down, and no variance.
+    ``count`` and ``flat``: each sample's size and all samples one after another, where
+    the caller has them already."""
+    if count is None or flat is None:
+        count = np.fromiter(map(len, samples), dtype=np.int64, count=len(samples))
+        flat = np.fromiter(chain.from_iterable(samples), dtype=float, count=int(count.sum()))
     start = np.cumsum(count) - count
     try:
         mean = _fsums(flat, start, count) / count

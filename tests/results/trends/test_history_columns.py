@@ -191,9 +191,10 @@ def test_cells_of_columns_are_the_cells_of_rows(
     expected, _, samples = _cells_both_ways(
         [(rows, columns, "d" * 64) for rows, columns in runs], keys
     )
-    ((kept, numbers, errors),) = numbers_at(expected.rows, ["m"])
+    ((kept, numbers, errors, flat),) = numbers_at(expected.rows, ["m"])
     assert (kept, errors) == (list(range(len(expected.rows))), [])
     assert [list(found) for found in samples["m"]] == [list(found) for found in numbers]
+    assert flat is None or flat.tolist() == [v for found in numbers for v in found]
 
 
 _EQUAL = {1: [1, 1.0, True], 2: [2, 2.0], "a": ["a"], 1.5: [1.5]}

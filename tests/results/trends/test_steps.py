@@ -3,11 +3,14 @@ arithmetic (``math.fsum`` and Python's ``** 2``), bit for bit."""
 
 from __future__ import annotations
 
+from random import Random
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jubex.results.samples.rows import samples_of
+from jubex.results.trends.history import _Steps
 from jubex.results.trends.steps import _one_by_one, moments_of, samples_at
 
 FLOATS = st.one_of(
@@ -32,6 +35,43 @@ def test_the_moments_of_all_steps_are_those_of_each(samples: list[list[float]]) 
     # the variance: the oracle has none where its arithmetic overflowed
     held = ~np.isnan(oracle.var)
     assert _bits(found.var[held]) == _bits(oracle.var[held])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.lists(FLOATS, max_size=4), max_size=8), min_size=1, max_size=3),
+    st.randoms(use_true_random=False),
+)
+def test_the_steps_arrays_are_their_samples_in_the_steps_order(
+    metrics: list[list[list[float]]], random: Random
+) -> None:
+    """Each metric's numbers, kept as one array, taken in the steps' order: each step's
+    count and numbers are its samples', and so are the moments, bit for bit."""
+    steps = _Steps()
+    taken: list[list[float]] = []
+    for samples in metrics:
+        order = np.array(random.sample(range(len(samples)), len(samples)), dtype=np.int64)
+        flat = np.array([v for found in samples for v in found], dtype=float)
+        steps.keep(samples, flat, order)
+        taken += [samples[i] for i in order.tolist()]
+    count, numbers = steps.counts_and_numbers()
+    assert count is not None and numbers is not None
+    assert count.tolist() == [len(found) for found in taken]
+    assert _bits(numbers) == [v.hex() for found in taken for v in found]
+    held = [found for found in taken if found]
+    if held:
+        kept = count > 0
+        found, oracle = moments_of(held, count[kept], numbers), moments_of(held)
+        assert _bits(found.mean) == _bits(oracle.mean)
+        assert _bits(found.std) == _bits(oracle.std)
+
+
+def test_a_metric_without_an_array_keeps_none() -> None:
+    steps = _Steps()
+    steps.keep([[1.0]], np.array([1.0]), np.array([0]))
+    steps.keep([[2.0]], None, np.array([0]))
+    steps.keep([[3.0]], np.array([3.0]), np.array([0]))
+    assert steps.counts_and_numbers() == (None, None)
 
 
 def _samples_one_by_one(cells: list[list[dict[str, object]]], metric: str) -> list[object]:
