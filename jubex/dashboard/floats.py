@@ -24,8 +24,8 @@ try:
 except ImportError:  # the same texts, made by repr alone
     orjson = None
 
-#: the characters of orjson's text of rows of finite numbers
-_NUMBERS = str.maketrans("", "", "0123456789.,e+-[]")
+#: the characters of orjson's text of a row of finite numbers
+_NUMBERS = str.maketrans("", "", "0123456789.,e+-")
 
 
 def finite_texts(rows: Sequence[Sequence[object]]) -> list[str | None]:
@@ -38,9 +38,11 @@ def finite_texts(rows: Sequence[Sequence[object]]) -> list[str | None]:
         text = orjson.dumps(rows).decode()
     except TypeError:  # an integer beyond 64 bits, or something orjson does not write
         return [_finite_text(row) for row in rows]
-    found = text[2:-2].split("],[")
-    left = text.translate(_NUMBERS)
-    # anything but numbers, None, NaN and infinities (all three written null): by repr
+    inner = text[2:-2]
+    found = inner.split("],[")
+    # what is left once the rows' numbers and separators are taken out: nothing, or the
+    # null of None, NaN and infinities; anything else (a list in a row, a text): by repr
+    left = inner.replace("],[", "").translate(_NUMBERS)
     if len(found) != len(rows) or left.replace("null", ""):
         return [_finite_text(row) for row in rows]
     if left or "e-" in text or "0.0000" in text:  # a few rows: found by a look at each

@@ -62,3 +62,6 @@ def test_the_edges_of_orjson_s_notation(value: float) -> None:
 def test_a_row_of_anything_else_is_none() -> None:
     rows = [[1.0, None], [math.nan], [math.inf, 2.0], [-math.inf], [1.5, 2], [True], ["1.0"], []]
     assert floats.finite_texts(rows) == [None, None, None, None, "1.5,2", None, None, ""]
+    # a list in a row is no number, whoever writes it
+    assert floats.finite_texts([[[1.0]], [2.0]]) == [None, "2.0"]
+    assert floats.finite_texts([[1.0, [2.0, 3.0]], [4.0]]) == [None, "4.0"]
