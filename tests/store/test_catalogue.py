@@ -322,6 +322,45 @@ def test_runs_are_learnt_only_inside_catalogued_and_saved_when_it_ends(
     assert entries(run_dir.parent) == [run_dir.name]
 
 
+def _locked(catalogue_file: Path) -> bool:
+    """Whether another program is kept from writing the catalogue now."""
+    other = sqlite3.connect(catalogue_file, isolation_level=None, timeout=0)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        other.execute("ROLLBACK")
+        return False
+    except sqlite3.OperationalError as exc:
+        assert "locked" in str(exc)
+        return True
+    finally:
+        other.close()
+
+
+def test_a_command_reads_the_catalogue_in_one_transaction_which_its_save_ends(
+    run_dir: Path,
+) -> None:
+    """One snapshot for all its answers (and one lock, not two a run), held from the first
+    answer to the save at the command's end, which must then be free to write."""
+    catalogued(run_dir)
+    run, _ = read(run_dir)
+    assert run.store.connection() is None  # answered from the catalogue
+    assert _locked(run_dir.parent / NAME)
+    save_catalogues()
+    assert not _locked(run_dir.parent / NAME)
+
+
+def test_a_library_caller_holds_no_lock_on_the_catalogue(
+    run_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a command (a notebook open for hours), each answer is a transaction of its
+    own: the commands' saves are never stopped by it."""
+    catalogued(run_dir)
+    monkeypatch.setattr(catalogue, "_learning", [])
+    run, _ = read(run_dir)
+    assert run.store.connection() is None
+    assert not _locked(run_dir.parent / NAME)
+
+
 def test_a_catalogue_that_cannot_be_written_is_no_error(run_dir: Path) -> None:
     """Its name taken by a directory (root writes into any outpath, so the test makes the
     file itself impossible): nothing saved, nothing raised, the runs read from the stores."""
