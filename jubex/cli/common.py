@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from jubex.collector import paused
@@ -242,12 +244,43 @@ def selected_runs(args: argparse.Namespace) -> list[Run]:
 
 
 def say_read(runs: list[Run]) -> None:
-    """Which directory and runs a command reads, on stderr: ``reading runs/ 000000, 000002``."""
+    """Which directory and runs a command reads, on stderr: ``reading runs/ 000000, 000002``
+    (``runs/ 000000-000999``: a stretch of three or more runs numbered one after another)."""
     by_outpath: dict[Path, list[str]] = {}
     for run in runs:
         by_outpath.setdefault(run.dir.parent, []).append(run.id)
-    where = "; ".join(f"{shown(base)}/ {', '.join(ids)}" for base, ids in by_outpath.items())
+    where = "; ".join(f"{shown(base)}/ {stretches(ids)}" for base, ids in by_outpath.items())
     print(f"reading {where}", file=sys.stderr)
+
+
+def stretches(ids: Sequence[str]) -> str:
+    """Run ids in their order, each stretch of three or more numbered one after another
+    (same width) as its first and last: ``-i all`` of 1,000 runs is one line of 13
+    characters, not of 8,000."""
+    found: list[list[str]] = []
+    for run_id in ids:
+        last = found[-1] if found else None
+        if last and _next(last[-1], run_id):
+            last.append(run_id)
+        else:
+            found.append([run_id])
+    parts = [
+        f"{got[0]}-{got[-1]} ({len(got)} runs)" if len(got) > 2 else ", ".join(got) for got in found
+    ]
+    return ", ".join(parts)
+
+
+def _next(before: str, run_id: str) -> bool:
+    """Whether ``run_id`` is the number after ``before``, written as wide."""
+    return (
+        len(before) == len(run_id)
+        and _DIGITS.fullmatch(before) is not None
+        and _DIGITS.fullmatch(run_id) is not None
+        and int(run_id) == int(before) + 1
+    )
+
+
+_DIGITS = re.compile("[0-9]+")
 
 
 def is_selector(spec: str | None) -> bool:

@@ -10,6 +10,10 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jubex.cli.common import stretches
 
 Jubex = Callable[..., CompletedProcess[str]]
 
@@ -95,3 +99,35 @@ def test_an_unknown_table_lists_the_real_ones(home: Path, jubex: Jubex) -> None:
     plain = ok(jubex(home / "plain", "result", "-T", "nosuch"), 2)
     assert "(it has: values (the default table of every value))" in plain.stderr
     ok(jubex(home / "plain", "result", "-T", "values"))
+
+
+@pytest.mark.parametrize(
+    ("ids", "said"),
+    [
+        ([f"{i:06d}" for i in range(1000)], "000000-000999 (1000 runs)"),
+        (["000000", "000001"], "000000, 000001"),
+        (["000000", "000001", "000002", "000005"], "000000-000002 (3 runs), 000005"),
+        (["000009", "000010", "000011"], "000009-000011 (3 runs)"),
+        (["9", "10", "11"], "9, 10, 11"),  # not written as wide: not one stretch
+        (["000002", "000001", "000000"], "000002, 000001, 000000"),  # in the order named
+        (["\u00b2", "\u00b3", "\u2074"], "\u00b2, \u00b3, \u2074"),  # digits int() refuses
+    ],
+)
+def test_runs_numbered_one_after_another_are_said_as_a_stretch(ids: list[str], said: str) -> None:
+    assert stretches(ids) == said
+
+
+@given(st.sets(st.integers(0, 60), max_size=40), st.integers(1, 7))
+def test_a_stretch_says_every_run_and_no_other(numbers: set[int], width: int) -> None:
+    ids = [f"{n:0{width}d}" for n in sorted(numbers)]
+    named: list[str] = []
+    for part in stretches(ids).split(", ") if ids else []:
+        first, _, rest = part.partition("-")
+        if not rest:
+            named.append(first)
+            continue
+        last, count = rest.split(" (")
+        span = range(int(first), int(last) + 1)
+        assert count == f"{len(span)} runs)" and len(span) > 2
+        named += [f"{n:0{len(first)}d}" for n in span]
+    assert named == ids
