@@ -55,11 +55,8 @@ TRANSIENT_RETRIES = (1.0, 2.0, 4.0, 8.0, 16.0)
 EXIT_FILE_GRACE = {True: 0.5, False: 10.0}
 #: how many workpackages the local platform records as queued with one transaction
 AHEAD = 16
-#: exit statuses of commands ended by SIGTERM or SIGKILL (as a scheduler ends a job)
 P = ParamSpec("P")
 T = TypeVar("T")
-
-SIGNALLED = frozenset({128 + signal.SIGTERM, 128 + signal.SIGKILL})
 
 Change = tuple[int, str, str | None, int | None, str]
 
@@ -79,8 +76,8 @@ class Policy:
 @dataclass
 class _Active:
     since_finished: dict[int, float] = field(default_factory=dict)
-    #: when a batch job's signalled exit status was first read while its job still ran
-    since_signalled: dict[int, float] = field(default_factory=dict)
+    #: when a batch job's failed exit status was first read while its job still ran
+    since_failed: dict[int, float] = field(default_factory=dict)
 
 
 class Engine:
@@ -347,21 +344,23 @@ class Engine:
     def _exits(self, active: Iterable[Workpackage]) -> list[Change]:
         """The exit-status files written so far: the first source of truth."""
         changes = []
-        signalled = []
+        failed = []
         for wp in active:
             code = read_exit(admin_dir(self.wps.wp_dir(wp)))
             if code is not None:
                 changes.append(self._final(wp, code))
-                if code in SIGNALLED and wp.job_id and not self.scheduler.local:
-                    signalled.append(wp)
-        return self._timed_out(changes, signalled) if signalled else changes
+                if code != 0 and wp.job_id and not self.scheduler.local:
+                    failed.append(wp)
+        return self._timed_out(changes, failed) if failed else changes
 
-    def _timed_out(self, changes: list[Change], signalled: list[Workpackage]) -> list[Change]:
+    def _timed_out(self, changes: list[Change], failed: list[Workpackage]) -> list[Change]:
         """A batch job killed at its time limit may still write the status its commands got
-        from the signal; the scheduler (one call) says whether the limit killed it. The
-        status is written before the scheduler has ended the job: while the job still runs
-        (for at most the exit-file grace), its change waits for the scheduler's verdict."""
-        jobs = [(wp.id, wp.job_id) for wp in signalled if wp.job_id]
+        from the signal (143), or one they made of it (``sleep 600 || exit 1``; an MPI
+        launcher whose ranks were killed); the scheduler (one call) says whether the limit
+        killed it. The status is written before the scheduler has ended the job: while the
+        job still runs (for at most the exit-file grace), its change waits for the
+        scheduler's verdict."""
+        jobs = [(wp.id, wp.job_id) for wp in failed if wp.job_id]
         states = self._call(self.scheduler.poll, [job_id for _, job_id in jobs])
         now = time.monotonic()
         grace = EXIT_FILE_GRACE[self.scheduler.local]
@@ -370,10 +369,10 @@ class Engine:
         for wp_id, job_id in jobs:
             state = status.state if (status := states.get(job_id)) is not None else None
             running = state is not None and not state.finished
-            if running and now - self.active.since_signalled.setdefault(wp_id, now) < grace:
+            if running and now - self.active.since_failed.setdefault(wp_id, now) < grace:
                 waiting.add(wp_id)
                 continue
-            self.active.since_signalled.pop(wp_id, None)
+            self.active.since_failed.pop(wp_id, None)
             if state is JobState.TIMEOUT:
                 timed_out[wp_id] = job_id
         changes = [c for c in changes if c[0] not in waiting]

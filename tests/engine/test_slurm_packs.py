@@ -101,8 +101,15 @@ def test_kill_minus_nine_while_packs_run_then_continue_runs_each_member_once(
 def test_a_pack_killed_by_its_time_limit_queues_its_unstarted_members_again(
     tmp_path: Path,
 ) -> None:
-    """The first member hangs; the limit ends the pack; the other two run in a new pack."""
-    hang = 'if [ "$n" = 0 ]; then sleep 600 || exit 1; fi; '  # killed, it records nothing
+    """The first member hangs; the limit ends the pack; the other two run in a new pack.
+
+    The scheduler signals the job's processes one by one: a member's command may turn the
+    TERM into a status of its own (``sleep 600 || exit 1``, an MPI launcher whose ranks
+    were killed) and its wrapper write that status before its own TERM comes. The member
+    here writes it so itself, every time: its reason is still the time limit."""
+    exit_file = tmp_path / "runs/000000/000000_work/exit"
+    # ended by the limit before it records its execution
+    hang = f'if [ "$n" = 0 ]; then trap "echo 1 > {exit_file}; exit 1" TERM; sleep 600 & wait; fi; '
     name = packed(tmp_path, 3, 3, wait=hang)
     env = wrappers(tmp_path, {"sbatch": ""})
     proc = start(tmp_path, *run_args(name), env=env)
