@@ -349,6 +349,26 @@ def test_a_command_reads_the_catalogue_in_one_transaction_which_its_save_ends(
     assert not _locked(run_dir.parent / NAME)
 
 
+def test_a_save_while_another_command_reads_is_refused_and_a_later_one_catalogues(
+    run_dir: Path,
+) -> None:
+    """A save never waits for a command still reading: the run it read is catalogued by a
+    later command, and until then read from its store."""
+    catalogued(run_dir)
+    second = run_dir.parent / "000001"
+    shutil.copytree(run_dir, second)
+    reading = catalogue.Catalogue(run_dir.parent)
+    assert reading.known(run_dir) is not None  # another command, in the midst of its reading
+    read(second)
+    assert save_catalogues() == 0
+    assert entries(run_dir.parent) == [run_dir.name]
+    reading.save()  # that command ends
+    run, _ = read(second)
+    assert run.store.connection() is not None  # not catalogued yet: read from its store
+    assert save_catalogues() == 1
+    assert entries(run_dir.parent) == [run_dir.name, second.name]
+
+
 def test_a_library_caller_holds_no_lock_on_the_catalogue(
     run_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
