@@ -16,14 +16,14 @@ from typing import Any
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
 from jubex.results.comparison.compare import compare
-from jubex.results.tables.table import ResultTable
+from jubex.results.trends.figures import Figures, taken
 from jubex.resultsdb.annotations import annotations_of
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.failures import failures
 from jubex.resultsdb.samples import (
     SampleRows,
     Samples,
-    history_of_samples,
+    figures_of_samples,
     read_selected,
     sample_rows,
 )
@@ -86,13 +86,14 @@ def history_of(
     if not latest:  # no point of any run holds a sample
         return [], []
     rows = sample_rows(found)
-    table = history_of_samples(
+    figures = figures_of_samples(
         found, rows=rows, all_metrics=all_metrics, tolerance=tolerance, alpha=alpha
     )
     filesystem = site.runs[found.where[latest[-1][0]][0]].filesystem
-    made = _series(benchmark, where, filesystem, found, rows, table)
+    made = _series(benchmark, where, filesystem, found, rows, figures)
     by_run = _rows_by_run(latest, found.where)
-    return made, _compared(benchmark, where, by_run, table, made, tolerance, alpha, site.notes)
+    keys = figures.keys
+    return made, _compared(benchmark, where, by_run, keys, made, tolerance, alpha, site.notes)
 
 
 def _narrowed(selector: Selector, group: tuple[str, str]) -> Selector:
@@ -139,11 +140,6 @@ def filesystem_of(provenance: dict[str, object]) -> str:
             where = facts.get("mount") or facts.get("path") or ""
             return f"{facts['type']} {where}".strip()
     return "unknown"
-
-
-def _keys(table: ResultTable) -> list[str]:
-    names = table.columns
-    return names[: names.index("metric")]
 
 
 def _latest_rows(found: Samples) -> list[tuple[Any, ...]]:
@@ -194,15 +190,15 @@ def _series(
     filesystem: str,
     found: Samples,
     rows: SampleRows,
-    table: ResultTable,
+    figures: Figures,
 ) -> list[Series]:
     """The series of the samples, each run's repetitions an entry: made from the rows a
     point the history was made of (each metric's samples a list already), their figures
-    from the history's table."""
-    keys = _keys(table)
+    from the history's, each step's entry found by its cell's run and point."""
+    keys = figures.keys
     created = {run.id: run.created for run in found.runs}
     by_key: dict[tuple[str, tuple[str, ...]], Series] = {}
-    entries: dict[tuple[str, tuple[str, ...], int], Entry] = {}
+    entries: dict[tuple[str, tuple[str, ...], int | None], Entry] = {}
     for run, held in rows.by_run.items():
         for row in held.held:
             point = tuple([str(row.get(k)) for k in keys])
@@ -221,38 +217,25 @@ def _series(
                     values if None not in values else [v for v in values if v is not None]
                 )
     run_of_label = {label: run for run, label in found.labels.items()}
-    index = {name: i for i, name in enumerate(table.columns)}
-    at_run, at_metric, at_mean, at_std, at_change, at_p, at_mark = (
-        index[name]
-        for name in ("run", "metric", "mean", "std", "change", "p_adjusted", "change_point")
-    )
-    width = len(keys)
-    for cells in table.rows:
-        point = tuple(map(str, cells[:width]))
-        run_id = run_of_label.get(str(cells[at_run]))
-        entry = entries.get((str(cells[at_metric]), point, run_id))  # type: ignore[arg-type]
-        if entry is None:
-            continue
-        mean, std, change, p = cells[at_mean], cells[at_std], cells[at_change], cells[at_p]
-        if type(mean) is type(std) is type(change) is type(p) is float:  # most: as they are
+    cells = figures.cells
+    run_of_cell = taken([run_of_label.get(r.label) for r in figures.runs], cells.run)
+    point_of_cell = [tuple(map(str, point)) for point in cells.point]
+    for metric, cell, mean, std, change, p, mark in zip(
+        figures.metric, figures.cell, figures.mean, figures.std, figures.change,
+        figures.p_adjusted, figures.mark, strict=True,
+    ):  # fmt: skip
+        entry = entries.get((metric, point_of_cell[cell], run_of_cell[cell]))
+        if entry is not None:
             entry.mean, entry.std, entry.change, entry.p_adjusted = mean, std, change, p
-        else:
-            entry.mean, entry.std = _number(mean), _number(std)
-            entry.change, entry.p_adjusted = _number(change), _number(p)
-        mark = cells[at_mark]
-        entry.mark = str(mark) if mark else None
+            entry.mark = mark or None
     return [s for s in by_key.values() if any(e.mean is not None for e in s.entries)]
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) else None
 
 
 def _compared(
     benchmark: str,
     site: str,
     by_run: dict[int, dict[tuple[int, int], dict[str, object]]],
-    table: ResultTable,
+    keys: Sequence[str],
     series: Sequence[Series],
     tolerance: float,
     alpha: float,
@@ -270,7 +253,7 @@ def _compared(
         result = compare(
             list(by_run[baseline].values()),
             list(by_run[candidate].values()),
-            keys=_keys(table),
+            keys=keys,
             metrics=metrics,
             directions=directions,
             tolerance=tolerance,

@@ -44,6 +44,8 @@ from jubex.store.store import Decoder
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
 
+    from jubex.results.trends.figures import Figures
+
 
 @dataclass(frozen=True, slots=True)
 class Sample:
@@ -355,7 +357,7 @@ def database_history(
     database: Database | None = None,
 ) -> ResultTable:
     """``jubex history db:...``: the history of the selected runs from their samples."""
-    return history_of_samples(
+    return figures_of_samples(
         read_samples(text, metrics, database),
         keys=keys,
         metrics=metrics,
@@ -363,7 +365,7 @@ def database_history(
         alpha=alpha,
         all_metrics=all_metrics,
         by=by,
-    )
+    ).table()
 
 
 @dataclass
@@ -451,7 +453,7 @@ def _first_number(taken: Sequence[tuple[Any, ...]]) -> float | None:
     return None
 
 
-def history_of_samples(
+def figures_of_samples(
     found: Samples,
     *,
     rows: SampleRows | None = None,
@@ -461,11 +463,11 @@ def history_of_samples(
     alpha: float = 0.05,
     all_metrics: bool = False,
     by: Sequence[str] = (),
-) -> ResultTable:
-    """The history of samples already read (the site reads a whole selection at once and
-    sets each benchmark at each site apart), of their rows where made already (``rows``:
-    the site's series are made of them too)."""
-    from jubex.results.trends.history import RunRows, chosen_history  # numpy: not for query
+) -> Figures:
+    """The history's figures of samples already read (the site reads each benchmark at
+    each site apart and makes its series of them, not of the table's rows), of their rows
+    where made already (``rows``: the site's series are made of them too)."""
+    from jubex.results.trends.history import RunRows, chosen_figures  # numpy: not for query
 
     made = rows or sample_rows(found)
     runs = {run.id: run for run in found.runs}
@@ -481,7 +483,7 @@ def history_of_samples(
         for run, held in by_run.items()
     ]
     parameters = {name for held in by_run.values() for name in held.names}
-    table = chosen_history(
+    figures = chosen_figures(
         entries,
         benchmarks=[found.latest_spec.benchmark],
         keys=keys,
@@ -494,5 +496,5 @@ def history_of_samples(
         parameters=parameters,
         by=by,
     )
-    table.notes[:0] = found.notes
-    return table
+    figures.notes[:0] = found.notes
+    return figures

@@ -16,12 +16,11 @@ file system shows.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter
-from typing import Protocol, TypeVar, cast
+from typing import cast
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from jubex.engine import provenance
 from jubex.errors import UsageError, did_you_mean
 from jubex.language.values import Bool, Size
 from jubex.results.comparison.compare_runs import completed_directions, default_metrics
-from jubex.results.tables.columns import Header, Row
+from jubex.results.tables.columns import Row
 from jubex.results.tables.keys import default_keys
 from jubex.results.tables.table import ResultTable
 from jubex.results.tables.tabulate import directions_of, rows_of, units_of
@@ -43,12 +42,19 @@ from jubex.results.trends.columns import (
     kept_columns,
     parameter_rows,
 )
+from jubex.results.trends.figures import Dated, Figures, taken
 from jubex.results.trends.steps import Numbers, holm, moments_of, numbers_at, welch_p
 from jubex.store.rundir import Run
 
-__all__ = ["WHERE", "RunRows", "chosen_history", "history", "history_of_runs", "setting_of"]
-
-_T = TypeVar("_T")
+__all__ = [
+    "WHERE",
+    "Figures",
+    "RunRows",
+    "chosen_figures",
+    "history_figures",
+    "history_of_runs",
+    "setting_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +66,6 @@ class RunRows:
     created: float
     rows: Sequence[Row]
     definition: str = ""
-
-
-class _Dated(Protocol):
-    """What the table needs of a run of a history (:class:`RunRows`, :class:`RunColumns`)."""
-
-    @property
-    def label(self) -> str: ...
-    @property
-    def created(self) -> float: ...
 
 
 @dataclass(slots=True)
@@ -99,13 +96,13 @@ class _Steps:
             self.arrays = None
             return
         sizes = np.fromiter(map(len, samples), dtype=np.int64, count=len(samples))
-        taken = sizes[order]
+        picked = sizes[order]
         begin = (np.cumsum(sizes) - sizes)[order]
-        at = np.repeat(begin - (np.cumsum(taken) - taken), taken) + np.arange(int(taken.sum()))
-        self.arrays.append((taken, flat[at]))
+        at = np.repeat(begin - (np.cumsum(picked) - picked), picked) + np.arange(int(picked.sum()))
+        self.arrays.append((picked, flat[at]))
 
 
-def history(
+def history_figures(
     runs: Sequence[RunRows],
     *,
     keys: Sequence[str],
@@ -116,10 +113,11 @@ def history(
     alpha: float = 0.05,
     parameters: Collection[str] = (),
     by: Sequence[str] = (),
-) -> ResultTable:
-    """One row per point, metric and run (oldest first), change points marked; a run is
+) -> Figures:
+    """One step a point, metric and run (oldest first), change points marked; a run is
     set against the run before it in its series only (``parameters``: the names of the
-    rows that are parameters; ``by``: more keys, settings made axes)."""
+    rows that are parameters; ``by``: more keys, settings made axes). The table of
+    ``jubex history`` is its :meth:`~Figures.table`."""
     keys = [*keys, *(name for name in by if name not in keys)]
     for what, names in (("key", keys), ("metric", metrics)):
         for name in names:
@@ -136,7 +134,7 @@ def history(
 
 
 def _stepped(
-    ordered: Sequence[_Dated],
+    ordered: Sequence[Dated],
     cells: Cells,
     metrics: Sequence[str],
     numbers: Sequence[Numbers],
@@ -145,8 +143,8 @@ def _stepped(
     units: Mapping[str, str],
     tolerance: float,
     alpha: float,
-) -> ResultTable:
-    """The history's table of its cells and each metric's numbers (as
+) -> Figures:
+    """The history's figures of its cells and each metric's numbers (as
     :func:`~jubex.results.trends.steps.numbers_at` gives them), the runs oldest first."""
     notes: list[str] = []
     steps = _Steps()
@@ -171,11 +169,11 @@ def _stepped(
         steps.metric += [metric] * len(kept)
         steps.samples += [samples[i] for i in order.tolist()]
         steps.keep(samples, flat, order)
-    return _table(ordered, cells, steps, keys, directions, units, tolerance, alpha, notes)
+    return _figures(ordered, cells, steps, keys, directions, units, tolerance, alpha, notes)
 
 
-def _table(
-    runs: Sequence[_Dated],
+def _figures(
+    runs: Sequence[Dated],
     cells: Cells,
     steps: _Steps,
     keys: Sequence[str],
@@ -184,8 +182,8 @@ def _table(
     tolerance: float,
     alpha: float,
     notes: list[str],
-) -> ResultTable:
-    """The history's table, built a column at a time."""
+) -> Figures:
+    """The history's figures, worked out a column at a time."""
     cell = np.concatenate(steps.cell) if steps.cell else np.zeros(0, dtype=np.int64)
     moments = moments_of(steps.samples, *steps.counts_and_numbers())
     metric_id = np.repeat(np.arange(len(steps.cell)), [len(c) for c in steps.cell])
@@ -212,29 +210,7 @@ def _table(
     sort = _sorted(runs, cells, steps, cell)
     order = sort.tolist()
     run = np.array(cells.run, dtype=np.int64)[cell]
-    when = {  # a run's time, written once for all its rows
-        created: time.strftime("%Y-%m-%d %H:%M", time.localtime(created))
-        for created in {r.created for r in runs}
-    }
     labels = [r.label for r in runs]
-    written = [when[r.created] for r in runs]
-    runs_in_order = run[sort].tolist()
-    metrics = _taken(steps.metric, order)
-    columns: list[Sequence[object]] = [
-        *zip(*_taken(cells.point, cell[sort].tolist()), strict=True),
-        metrics,
-        [units.get(metric, "") for metric in metrics],
-        _taken(labels, runs_in_order),
-        _taken(written, runs_in_order),
-        moments.n[sort].tolist(),
-        moments.mean[sort].tolist(),
-        _cells(moments.std[sort]),
-        _cells(change[sort]),
-        _cells(adjusted[sort]),
-        _taken(mark, order),
-        _taken(changed, order),
-    ]
-    rows: list[list[object]] = list(map(list, zip(*columns, strict=True)))
     # the steps whose setting changed are those after a break
     breaks = sorted(
         {f"run {labels[int(run[i])]}: {changed[i]}" for i in after[broken].tolist() if changed[i]}
@@ -251,26 +227,25 @@ def _table(
         f"{int((~np.isnan(p)).sum())} test(s) at alpha {alpha:g}) and by more than "
         f"{tolerance:.1%}"
     )
-    return ResultTable("history", _headers(keys), rows, notes)
+    return Figures(
+        list(keys),
+        runs,
+        cells,
+        cell[sort].tolist(),
+        taken(steps.metric, order),
+        moments.n[sort].tolist(),
+        moments.mean[sort].tolist(),
+        _cells(moments.std[sort]),
+        _cells(change[sort]),
+        _cells(adjusted[sort]),
+        taken(mark, order),
+        taken(changed, order),
+        units,
+        notes,
+    )
 
 
-def _headers(keys: Sequence[str]) -> list[Header]:
-    return [Header(key, key) for key in keys] + [
-        Header("metric", "metric"),
-        Header("unit", "unit"),
-        Header("run", "run"),
-        Header("created", "created"),
-        Header("n", "n"),
-        Header("mean", "mean"),
-        Header("std", "std"),
-        Header("change", "change", unit="%", format="+.1f"),
-        Header("p_adjusted", "p adj", format=".3g"),
-        Header("change_point", "change point"),
-        Header("setting_changed", "setting changed"),
-    ]
-
-
-def _sorted(runs: Sequence[_Dated], cells: Cells, steps: _Steps, cell: np.ndarray) -> np.ndarray:
+def _sorted(runs: Sequence[Dated], cells: Cells, steps: _Steps, cell: np.ndarray) -> np.ndarray:
     """The table's order of the steps: by metric, point (as text) and time, ties in the
     order of the steps (a stable sort)."""
     names = sorted(set(steps.metric))
@@ -347,16 +322,11 @@ def _marks(
     return mark
 
 
-def _taken(values: Sequence[_T], indices: list[int]) -> list[_T]:
-    """``values`` at ``indices``, in one C call (a history's 40,000 steps)."""
-    return list(map(values.__getitem__, indices))
-
-
-def _cells(values: np.ndarray) -> list[object]:
+def _cells(values: np.ndarray) -> list[float | None]:
     """Floats as a table's cells: NaN (nothing to show) is None."""
     found = values.astype(object)
     found[np.isnan(values)] = None
-    return list(found.tolist())
+    return cast("list[float | None]", found.tolist())
 
 
 def history_of_runs(
@@ -389,7 +359,7 @@ def history_of_runs(
         RunRows(str(run.id), float(run.meta.get("created") or 0), side, _definition(run))
         for run, side in zip(runs, rows, strict=True)
     ]
-    return chosen_history(
+    return chosen_figures(
         entries,
         benchmarks=[run.benchmark for run in runs],
         keys=keys,
@@ -401,10 +371,10 @@ def history_of_runs(
         alpha=alpha,
         parameters={name for run in runs for name in run.benchmark.parameter_types()},
         by=by,
-    )
+    ).table()
 
 
-def chosen_history(
+def chosen_figures(
     entries: Sequence[RunRows],
     *,
     benchmarks: Sequence[Benchmark],
@@ -417,17 +387,17 @@ def chosen_history(
     alpha: float,
     parameters: Collection[str],
     by: Sequence[str],
-) -> ResultTable:
-    """:func:`history` with the keys and metrics not given chosen as ``jubex compare``
-    chooses them (the newest benchmark's tables), for runs read from their directories and
-    from the results database alike."""
+) -> Figures:
+    """:func:`history_figures` with the keys and metrics not given chosen as ``jubex
+    compare`` chooses them (the newest benchmark's tables), for runs read from their
+    directories and from the results database alike."""
     rows = [entry.rows for entry in entries]
     tables = list(benchmarks[-1].tables.values())
     metrics = list(metrics) or default_metrics(
         rows, set(parameters), directions, tables, all_metrics
     )
     keys = list(keys) or default_keys(rows, parameters, benchmarks)
-    return history(
+    return history_figures(
         entries,
         keys=keys,
         metrics=metrics,
@@ -492,4 +462,5 @@ def _history_of_columns(
         return None
     cells, samples = made
     numbers: list[Numbers] = [(list(range(len(samples[m]))), samples[m], [], None) for m in metrics]
-    return _stepped(ordered, cells, metrics, numbers, keys, directions, units, tolerance, alpha)
+    figures = _stepped(ordered, cells, metrics, numbers, keys, directions, units, tolerance, alpha)
+    return figures.table()

@@ -10,6 +10,7 @@ import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -23,7 +24,7 @@ from jubex.results.statistics.significance import adjust, moments
 from jubex.results.statistics.stats import Summary, summarize
 from jubex.results.tables.columns import Header, Row
 from jubex.results.tables.table import ResultTable
-from jubex.results.trends.history import WHERE, RunRows, history
+from jubex.results.trends.history import WHERE, RunRows, history_figures
 
 # ---- the reference: the step-by-step history (one object per step) ----
 
@@ -327,9 +328,13 @@ def histories(draw: st.DrawFn) -> list[RunRows]:
     ]
 
 
+def _history(runs: list[RunRows], **options: Any) -> ResultTable:
+    return history_figures(runs, **options).table()
+
+
 def _both(runs: list[RunRows], **options: object) -> tuple[str, str]:
     found = []
-    for compute in (history, reference):
+    for compute in (_history, reference):
         try:
             table = compute(runs, **options)  # type: ignore[operator]
         except Exception as error:  # the same error is the same behaviour
@@ -390,7 +395,7 @@ def test_values_whose_deviations_overflow_give_no_test_and_no_traceback():
         RunRows(str(i), float(i), [{"p": "a", "bw": 0.0, "samples": {"bw": v}}])
         for i, v in enumerate([[1e200, -1e200, 3e200], [1.0, 2.0, 3.0], [2e200, -2e200]])
     ]
-    table = history(runs, keys=["p"], metrics=["bw"], directions={}, units={})
+    table = history_figures(runs, keys=["p"], metrics=["bw"], directions={}, units={}).table()
     assert table.column("p_adjusted") == [None, None, None]
     assert table.column("std")[0] == summarize([1e200, -1e200, 3e200]).std
     assert "over 0 test(s)" in table.notes[-1]

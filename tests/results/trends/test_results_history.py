@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jubex.results.trends.history import RunRows, history, setting_of
+from jubex.results.trends.history import RunRows, history_figures, setting_of
 
 #: five repetitions with a relative spread of about 1.2 %
 OFFSETS = (-1.5, -0.5, 0.0, 0.5, 1.5)
@@ -20,9 +20,9 @@ def run(label, created, level, spread=0.01):
 
 
 def follow(runs, **options):
-    table = history(
+    table = history_figures(
         runs, keys=["p"], metrics=["bw"], directions={"bw": True}, units={"bw": "MiB/s"}, **options
-    )
+    ).table()
     return table, [(r["run"], r["change_point"]) for r in table.records()]
 
 
@@ -83,10 +83,10 @@ def test_the_change_points_are_found_without_importing_scipy():
     distribution of the change points is jubex's own."""
     probe = (
         "import sys\n"
-        "from jubex.results.trends.history import RunRows, history\n"
+        "from jubex.results.trends.history import RunRows, history_figures\n"
         "runs = [RunRows(str(i), i, [{'p': 'a', 'bw': v, 'samples': {'bw': v}}])\n"
         "        for i, v in enumerate([[1.0, 2.0, 3.0], [1.5, 2.5, 3.5], [9.0, 9.5, 10.0]])]\n"
-        "t = history(runs, keys=['p'], metrics=['bw'], directions={}, units={})\n"
+        "t = history_figures(runs, keys=['p'], metrics=['bw'], directions={}, units={}).table()\n"
         "p = t.column('p_adjusted')\n"
         "assert p[0] is None and 0 < p[2] < p[1] <= 1, p\n"
         "print(sorted(m for m in sys.modules if m.startswith('scipy')))\n"

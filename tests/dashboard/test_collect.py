@@ -1,0 +1,47 @@
+"""The site's series say of every run what ``jubex history`` of the same runs says."""
+
+from __future__ import annotations
+
+import math
+
+from jubex.dashboard.collect import collect, history_of
+from jubex.resultsdb.connect import Database
+from jubex.resultsdb.samples import database_history
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def test_each_entry_holds_the_figures_of_its_row_in_the_history(database: str) -> None:
+    db = Database(database)
+    site = collect("db:", db)
+    checked = marked = 0
+    for benchmark, where in site.groups:
+        series, _ = history_of(site, (benchmark, where), db, tolerance=0.05, alpha=0.05)
+        table = database_history(f"db:benchmark={benchmark},site={where}", database=db)
+        names = table.columns
+        keys = names[: names.index("metric")]
+        expected = {}
+        for row in table.rows:
+            cells = dict(zip(names, row, strict=True))
+            point = tuple(str(cells[k]) for k in keys)
+            figures = [cells[n] for n in ("mean", "std", "change", "p_adjusted", "change_point")]
+            expected[(str(cells["metric"]), point, str(cells["run"]))] = figures
+        shown = {}
+        for s in series:
+            point = tuple(s.point[k] for k in keys)
+            for e in s.entries:
+                if e.mean is not None:
+                    label = site.runs[e.run].label
+                    figures = [e.mean, e.std, e.change, e.p_adjusted, e.mark]
+                    shown[(s.metric, point, label)] = figures
+        assert shown.keys() == expected.keys()
+        for key, figures in shown.items():
+            assert all(map(_same, figures, expected[key])), key
+        checked += len(shown)
+        marked += sum(bool(f[-1]) for f in shown.values())
+    assert checked > 3000  # the 1,000 runs of 3 metrics and the real run
+    assert marked >= 1  # the planted step
