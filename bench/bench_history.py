@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 
-from jubex.results.trends.history import RunRows, history
+from jubex.results.trends.history import RunRows, history_figures
 
 
 def runs(count: int, metrics: int, reps: int) -> list[RunRows]:
@@ -47,10 +47,10 @@ def main() -> None:
     seconds = []
     for _ in range(args.repeat):
         start = time.process_time()
-        table = history(
+        table = history_figures(
             made, keys=["transfer"], metrics=names, directions=dict.fromkeys(names, True),
             units=dict.fromkeys(names, "MiB/s"), parameters=["transfer"],
-        )  # fmt: skip
+        ).table()  # fmt: skip
         seconds.append(time.process_time() - start)
     marked = [
         (r["metric"], r["run"], r["change_point"]) for r in table.records() if r["change_point"]
