@@ -1,9 +1,11 @@
 """Python's cyclic garbage collector paused where jubex makes many objects without cycles.
 
-Start-up imports tens of thousands of objects that live as long as the process, and a
-command reading runs makes rows that are dicts of plain values: the full collections
-either sets off walk everything made so far and find nothing (a tenth of a small
-command's start-up, 10-20 % of reading 10,000 rows).
+Start-up imports tens of thousands of objects that live as long as the process, a
+command reading runs makes rows that are dicts of plain values, and a JUBE file of many
+benchmarks is a tree of tens of thousands of nodes read as long as the command runs: the
+full collections either sets off walk everything made so far and find nothing (a tenth
+of a small command's start-up, 10-20 % of reading 10,000 rows, a third of validating a
+JUBE file of 10,000 benchmarks).
 
 The collector counts what is made while it is off, and the first collection after it is
 on again walks all of it that is still alive (the modules of a command, the runs it
