@@ -41,7 +41,7 @@ def handle(args: argparse.Namespace) -> int:
     if path.is_dir():
         raise UsageError(f"-o {path}: is a directory; name the HTML file, e.g. -o study.html")
     # the rows and tables of 10,000 workpackages are plain values made once and kept:
-    # the collector's full collections walked them again and again (a fifth of the report)
+    # the collector's full collections walked them again and again (an eighth of it)
     with collector_paused(kept=True):
         written = write_report(
             runs, path, include_failed=args.include_failed, by=kept_apart_by(args)
