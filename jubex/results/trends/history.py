@@ -209,11 +209,13 @@ def _figures(
     mark = _marks(steps.metric, change, adjusted, directions, tolerance, alpha)
     sort = _sorted(runs, cells, steps, cell)
     order = sort.tolist()
-    run = np.array(cells.run, dtype=np.int64)[cell]
-    labels = [r.label for r in runs]
     # the steps whose setting changed are those after a break
     breaks = sorted(
-        {f"run {labels[int(run[i])]}: {changed[i]}" for i in after[broken].tolist() if changed[i]}
+        {
+            f"run {runs[cells.run[int(cell[i])]].label}: {changed[i]}"
+            for i in after[broken].tolist()
+            if changed[i]
+        }
     )
     if breaks:
         notes.append(
