@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any
 
+from jubex.dashboard.jsontext import loads
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
 from jubex.errors import UsageError
 from jubex.results.comparison.compare import compare
@@ -39,7 +41,7 @@ def collect(text: str, database: Database) -> Dashboard:
     annotations and the runs' failures: all but the histories, which :func:`history_of`
     reads a group at a time (so that the memory a build needs is one group's samples)."""
     selector = parse(text)
-    with database.reading() as connection:
+    with database.querying() as connection:
         rows = selected(connection, replace(selector, last=None), database)
     by_group: dict[tuple[str, str], list[RunRow]] = {}
     for row in rows:
@@ -102,31 +104,33 @@ def _narrowed(selector: Selector, group: tuple[str, str]) -> Selector:
     return replace(selector, fields={**selector.fields, "benchmark": group[0], "site": group[1]})
 
 
-def _run_info(row: object) -> RunInfo:
-    provenance = _json(getattr(row, "provenance", "{}"))
-    fields = {
-        name: str(getattr(row, name))
-        for name in (
-            "run_id", "run_key", "benchmark", "site", "platform", "scheduler", "user_name",
-            "host", "directory", "jubex_version", "definition", "definition_hash", "tags",
-            "overrides", "comment", "imported_from",
-        )
-    }  # fmt: skip
+#: the fields of a run its page lists
+_FIELDS = (
+    "run_id", "run_key", "benchmark", "site", "platform", "scheduler", "user_name", "host",
+    "directory", "jubex_version", "definition", "definition_hash", "tags", "overrides",
+    "comment", "imported_from",
+)  # fmt: skip
+_PICKED = itemgetter(*(RunRow._fields.index(name) for name in _FIELDS))
+
+
+def _run_info(row: RunRow) -> RunInfo:
+    """A selected run as the pages show it (its fields are texts: :func:`selected` checks)."""
+    provenance = _json(row.provenance)
     return RunInfo(
-        getattr(row, "id"),  # noqa: B009  (a Row's field, read as the others are)
-        fields["run_id"],
-        fields["benchmark"],
-        fields["site"],
+        row.id,
+        row.run_id,
+        row.benchmark,
+        row.site,
         filesystem_of(provenance),
-        float(getattr(row, "created")),  # noqa: B009
-        fields,
+        float(row.created),
+        dict(zip(_FIELDS, _PICKED(row), strict=True)),
         provenance,
     )
 
 
 def _json(text: str) -> dict[str, object]:
     try:
-        found = json.loads(text)
+        found = loads(text)
     except ValueError:
         return {}
     return found if isinstance(found, dict) else {}

@@ -16,13 +16,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from types import ModuleType
 
-orjson: ModuleType | None
-try:
-    import orjson
-except ImportError:  # the same texts, made by repr alone
-    orjson = None
+from jubex.dashboard.jsontext import orjson  # None where it is not installed: repr alone
 
 #: the characters of orjson's text of a row of finite numbers
 _NUMBERS = str.maketrans("", "", "0123456789.,e+-")

@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import jubex
+from jubex.dashboard.jsontext import dumps
 from jubex.dashboard.model import Compared, Dashboard, Entry, Series
 from jubex.version import __version__
 
@@ -67,7 +68,7 @@ def digest_of(site: Dashboard, group: Group, options: Sequence[object]) -> str:
             for r in (site.runs[run] for run in runs)
         ],
     ]
-    text = json.dumps(shown, sort_keys=True, default=str)
+    text = dumps(shown, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

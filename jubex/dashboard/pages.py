@@ -2,7 +2,8 @@
 
 Every page is rendered by Jinja2 with autoescaping on, so a text from a run (a parameter
 value, a failure's cause, a comment) is shown and never run; the data a page's script reads
-is embedded as JSON that cannot close its ``<script>`` element (``tojson``).
+is embedded as JSON that cannot close its ``<script>`` element (as ``tojson`` embeds it:
+:func:`~jubex.dashboard.jsontext.script_json`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
-from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup, escape
 
 from jubex.dashboard.assets import CHART_SCRIPTS
+from jubex.dashboard.jsontext import script_json
 from jubex.dashboard.model import Compared, Dashboard, Series
 from jubex.results.statistics.stats import summarize
 from jubex.version import __version__
@@ -49,6 +50,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["number"] = number
     env.globals["body_rows"] = body_rows
+    env.globals["listing_data"] = listing_data
     return env
 
 
@@ -79,6 +81,20 @@ def body_rows(rows: Sequence[Sequence[object]], hrefs: Sequence[Links], root: st
             )
         lines.append(f"<tr>{''.join(cells)}</tr>\n")
     return Markup("".join(lines))
+
+
+def listing_data(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    hrefs: Sequence[Links],
+    filters: Mapping[str, int],
+    root: str,
+) -> Markup:
+    """What a listing's script reads, as JSON that cannot close its ``<script>`` element
+    (each row's links by their columns' numbers as texts, as JSON names them)."""
+    links = [{str(column): page for column, page in row.items()} for row in hrefs]
+    data = {"columns": columns, "rows": rows, "hrefs": links, "filters": filters, "root": root}
+    return Markup(script_json(data))
 
 
 def escaped(text: str) -> str:
@@ -400,7 +416,7 @@ def _chart(texts: dict[str, object], means: Sequence[str], values: Sequence[str]
     """The chart's data as JSON that cannot close its ``<script>`` element (as ``tojson``
     writes it), its numbers written as the 6-digit texts they were drawn from: each a JSON
     number, none parsed and written again."""
-    head = htmlsafe_json_dumps(texts, sort_keys=True, separators=(",", ":"))
+    head = script_json(texts)
     return Markup(f'{head[:-1]},"mean":[{",".join(means)}],"values":[{",".join(values)}]}}')
 
 
