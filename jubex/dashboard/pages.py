@@ -337,11 +337,10 @@ def history_page(site: Dashboard, series: Series, charts: bool, dates: Dates | N
     rows: list[list[object]] = []
     hrefs: list[Links] = []
     dates = Dates() if dates is None else dates  # the table's and the chart's, formatted once
-    texts: dict[int, list[str]] = {}  # the values' texts of the table's entries, for the chart
+    texts: dict[int, str] = {}  # the values' texts of the table's entries, for the chart
     for e in list(reversed(series.entries))[:PAGE_ROWS]:
         run = site.runs[e.run]
-        texts[id(e)] = shown_values = [f"{v:.6g}" for v in e.values]
-        values = " ".join(shown_values)
+        texts[id(e)] = values = _SPACED[len(e.values)] % tuple(e.values)
         shown_date = dates[e.created]
         numbers: list[object] = [e.mean, e.std, e.change, e.p_adjusted]
         mean, std, change, p = e.mean, e.std, e.change, e.p_adjusted
@@ -420,14 +419,32 @@ def _chart(texts: dict[str, object], means: Sequence[str], values: Sequence[str]
     return Markup(f'{head[:-1]},"mean":[{",".join(means)}],"values":[{",".join(values)}]}}')
 
 
-def _drawn_values(values: Sequence[float], texts: Sequence[str] | None) -> str:
+class _Formats(dict[int, str]):
+    """The format of a run's values to 6 significant digits, one a count of values, made the
+    first time it is asked for (one ``%`` of a run's values formats them all in one call)."""
+
+    def __init__(self, head: str, between: str, tail: str) -> None:
+        super().__init__()
+        self.head, self.between, self.tail = head, between, tail
+
+    def __missing__(self, count: int) -> str:
+        made = self[count] = f"{self.head}{self.between.join(['%.6g'] * count)}{self.tail}"
+        return made
+
+
+#: a run's values as the table shows them, and as a JSON list
+_SPACED, _LISTED = _Formats("", " ", ""), _Formats("[", ",", "]")
+
+
+def _drawn_values(values: Sequence[float], texts: str | None) -> str:
     """A run's finite values as the chart draws them, to 6 significant digits, as a JSON
     list: the texts of the table where it has them (``texts``), not formatted again."""
+    if not math.isfinite(sum(values)):  # a NaN or an infinity, or so large a sum: left out
+        finite = [v for v in values if math.isfinite(v)]
+        return _LISTED[len(finite)] % tuple(finite)
     if texts is None:
-        texts = [f"{v:.6g}" for v in values if math.isfinite(v)]
-    elif not all(map(math.isfinite, values)):
-        texts = [t for v, t in zip(values, texts, strict=True) if math.isfinite(v)]
-    return f"[{','.join(texts)}]"
+        return _LISTED[len(values)] % tuple(values)
+    return f"[{texts.replace(' ', ',')}]"
 
 
 def _drawn(value: float | None) -> str:

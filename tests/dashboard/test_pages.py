@@ -214,7 +214,7 @@ def test_a_chart_holds_each_finite_number_to_6_digits_and_every_text_inert(
 ) -> None:
     """The chart's JSON, read back, is the series' texts and its finite numbers rounded to
     6 significant digits (whether the table formatted them first or not), and holds no
-    character that could end its script element."""
+    character that could end its script element; the table shows every value to 6 digits."""
     pages.PAGE_ROWS, kept = table_rows, pages.PAGE_ROWS
     try:
         site = runs(3)
@@ -241,4 +241,8 @@ def test_a_chart_holds_each_finite_number_to_6_digits_and_every_text_inert(
     ]
     assert chart["values"] == [
         [six(v) for v in e.values if math.isfinite(v)] for e in series.entries
+    ]
+    listing = json.loads(re.search(r'id="listing-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert [row[-1] for row in listing["rows"]] == [
+        " ".join(f"{v:.6g}" for v in e.values) for e in series.entries[::-1][:table_rows]
     ]
