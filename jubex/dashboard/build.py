@@ -21,7 +21,7 @@ from jubex.dashboard.collect import collect, history_of
 from jubex.dashboard.feed import feed
 from jubex.dashboard.floats import finite_texts
 from jubex.dashboard.model import Compared, Dashboard, Series
-from jubex.dashboard.parallel import cores, in_order, keep
+from jubex.dashboard.parallel import cores, in_order
 from jubex.dashboard.run_page import run_pages
 from jubex.dashboard.write import SiteWriter
 from jubex.resultsdb.connect import Database
@@ -205,13 +205,11 @@ def _made(group: groups.Group) -> _Made:
     writer = SiteWriter(job.root, job.known)
     _group_pages(writer, site, series, compared, site.groups[group], job.charts)
     writer.known = {}  # the manifest, which the build has: not sent back
-    kept = keep([s.entries for s in series])  # what slimming drops, where the process ends
     for s in series:
         s.slim(pages.TREND_RUNS + 1)
     notes = site.notes[noted:]
     del site.notes[noted:]
-    if not kept:
-        gc.collect()  # the cycles of this group's pages, if any
+    gc.collect()  # the cycles of this group's pages, if any
     return _Made(writer, series, compared, notes)
 
 

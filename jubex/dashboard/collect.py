@@ -16,7 +16,6 @@ from typing import Any
 
 from jubex.dashboard.jsontext import loads
 from jubex.dashboard.model import Compared, Dashboard, Entry, RunInfo, Series
-from jubex.dashboard.parallel import keep
 from jubex.errors import UsageError
 from jubex.results.comparison.compare import compare
 from jubex.results.trends.figures import Figures, taken
@@ -96,7 +95,6 @@ def history_of(
     made = _series(benchmark, where, filesystem, found, rows, figures)
     by_run = _rows_by_run(latest, found.where)
     keys = figures.keys
-    keep(found, rows, figures)  # unfreed where the process ends after the group
     return made, _compared(benchmark, where, by_run, keys, made, tolerance, alpha, site.notes)
 
 

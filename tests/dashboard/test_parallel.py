@@ -6,15 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from jubex.cli.main import main
-from jubex.dashboard.parallel import ProcessTraceback, in_order, keep
-from jubex.errors import JubexError, UsageError
+from jubex.dashboard.parallel import in_order
 
 
 def square_in(item: int) -> tuple[int, int]:
@@ -29,58 +27,6 @@ def test_results_come_in_the_items_order_from_other_processes() -> None:
     made = list(in_order(square_in, list(range(40)), 2))
     assert [value for value, _ in made] == [i * i for i in range(40)]
     assert os.getpid() not in {pid for _, pid in made}
-
-
-def test_each_item_has_a_process_of_its_own_which_keeps_what_it_is_asked_to() -> None:
-    made = list(in_order(kept_in, list(range(6)), 3))
-    assert [kept for kept, _ in made] == [True] * 6
-    assert len({pid for _, pid in made}) == 6
-    assert os.getpid() not in {pid for _, pid in made}
-
-
-def kept_in(item: int) -> tuple[bool, int]:
-    return keep([item] * 1000), os.getpid()
-
-
-def test_one_job_keeps_nothing() -> None:
-    """The build's own process goes on after a group: it frees each group's objects."""
-    assert [kept for kept, _ in in_order(kept_in, [1, 2], 1)] == [False, False]
-
-
-def large(item: int) -> bytes:
-    """More than a pipe holds, from processes that end in the reverse order."""
-    time.sleep(0.05 * (4 - item))
-    return bytes([item]) * 3_000_000
-
-
-def test_results_larger_than_a_pipe_come_back_whole_in_order() -> None:
-    made = list(in_order(large, [0, 1, 2, 3], 2))
-    assert [(len(m), m[:1]) for m in made] == [(3_000_000, bytes([i])) for i in range(4)]
-
-
-def refused_at(item: int) -> int:
-    if item == 2:
-        raise UsageError(f"item {item} refused")
-    return item
-
-
-def test_an_error_is_raised_here_in_its_item_s_turn_with_where_it_happened() -> None:
-    made: list[int] = []
-    with pytest.raises(UsageError, match="item 2 refused") as raised:
-        for value in in_order(refused_at, [0, 1, 2, 3], 2):
-            made.append(value)
-    assert made == [0, 1]
-    cause = raised.value.__cause__
-    assert isinstance(cause, ProcessTraceback) and "refused_at" in str(cause)
-
-
-def unpicklable(item: int) -> object:
-    return lambda: item
-
-
-def test_a_result_that_cannot_be_sent_is_an_error_not_a_wait() -> None:
-    with pytest.raises(JubexError, match="a process building the site failed"):
-        list(in_order(unpicklable, [0, 1], 2))
 
 
 def killed_at(item: int) -> int:
