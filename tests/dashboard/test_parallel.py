@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from jubex.cli.main import main
 from jubex.dashboard.parallel import in_order
+from jubex.errors import UsageError
 
 
 def square_in(item: int) -> tuple[int, int]:
@@ -27,6 +29,34 @@ def test_results_come_in_the_items_order_from_other_processes() -> None:
     made = list(in_order(square_in, list(range(40)), 2))
     assert [value for value, _ in made] == [i * i for i in range(40)]
     assert os.getpid() not in {pid for _, pid in made}
+
+
+def large(item: int) -> bytes:
+    """More than a pipe holds, from workers that end in the reverse order."""
+    time.sleep(0.05 * (4 - item))
+    return bytes([item]) * 3_000_000
+
+
+def test_results_larger_than_a_pipe_come_back_whole_in_order() -> None:
+    made = list(in_order(large, [0, 1, 2, 3], 2))
+    assert [(len(m), m[:1]) for m in made] == [(3_000_000, bytes([i])) for i in range(4)]
+
+
+def refused_at(item: int) -> int:
+    if item == 2:
+        raise UsageError(f"item {item} refused")
+    return item
+
+
+def test_an_error_is_raised_here_in_its_item_s_turn_with_where_it_happened() -> None:
+    """A group's error (the runs changed while they were read) is the build's own, after
+    the groups before it; where it happened in the worker is its cause."""
+    made: list[int] = []
+    with pytest.raises(UsageError, match="item 2 refused") as raised:
+        for value in in_order(refused_at, [0, 1, 2, 3], 2):
+            made.append(value)
+    assert made == [0, 1]
+    assert "refused_at" in str(raised.value.__cause__)
 
 
 def killed_at(item: int) -> int:
