@@ -198,41 +198,65 @@ def _series(
 ) -> list[Series]:
     """The series of the samples, each run's repetitions an entry: made from the rows a
     point the history was made of (each metric's samples a list already), their figures
-    from the history's, each step's entry found by its cell's run and point."""
+    from the history's, each step's entry found by its metric and its cell (the history's
+    run at a point), a list's index where a step has a cell."""
     keys = figures.keys
     created = {run.id: run.created for run in found.runs}
-    by_key: dict[tuple[str, tuple[str, ...]], Series] = {}
-    entries: dict[tuple[str, tuple[str, ...], int | None], Entry] = {}
+    cells = figures.cells
+    run_of_label = {label: run for run, label in found.labels.items()}
+    run_of_cell = taken([run_of_label.get(r.label) for r in figures.runs], cells.run)
+    cell_of: dict[tuple[int | None, tuple[str, ...]], int] = {}  # the first of each
+    slot_of = [  # each cell's slot: the first cell of its run and point as texts
+        cell_of.setdefault((run, tuple(map(str, point))), cell)
+        for cell, (run, point) in enumerate(zip(run_of_cell, cells.point, strict=True))
+    ]
+    of_metric: dict[str, list[Entry | None]] = {}  # each metric's entries by cell
+    elsewhere: dict[tuple[str, tuple[str, ...], int], Entry] = {}  # of a row without a cell
+    by_point: dict[tuple[str, ...], dict[str, Series]] = {}
+    made_all: list[Series] = []  # in the order they were first met
     for run, held in rows.by_run.items():
         for row in held.held:
             point = tuple([str(row.get(k)) for k in keys])
+            cell = cell_of.get((run, point))
+            series_of = by_point.get(point)
+            if series_of is None:
+                series_of = by_point[point] = {}
             for metric, values in row["samples"].items():
-                made = by_key.get((metric, point))
+                made = series_of.get(metric)
                 if made is None:
-                    made = by_key[(metric, point)] = Series(
+                    made = series_of[metric] = Series(
                         benchmark, site, filesystem, metric, rows.units[metric],
                         rows.directions[metric], dict(zip(keys, point, strict=True)),
                     )  # fmt: skip
-                entry = entries.get((metric, point, run))
-                if entry is None:
-                    entry = entries[(metric, point, run)] = Entry(run, created[run], [], None, None)
-                    made.entries.append(entry)
+                    made_all.append(made)
+                if cell is None:
+                    entry = elsewhere.get((metric, point, run))
+                    if entry is None:
+                        entry = elsewhere[(metric, point, run)] = Entry(
+                            run, created[run], [], None, None
+                        )
+                        made.entries.append(entry)
+                else:
+                    slots = of_metric.get(metric)
+                    if slots is None:
+                        slots = of_metric[metric] = [None] * len(slot_of)
+                    entry = slots[cell]
+                    if entry is None:
+                        entry = slots[cell] = Entry(run, created[run], [], None, None)
+                        made.entries.append(entry)
                 entry.values += (
                     values if None not in values else [v for v in values if v is not None]
                 )
-    run_of_label = {label: run for run, label in found.labels.items()}
-    cells = figures.cells
-    run_of_cell = taken([run_of_label.get(r.label) for r in figures.runs], cells.run)
-    point_of_cell = [tuple(map(str, point)) for point in cells.point]
     for metric, cell, mean, std, change, p, mark in zip(
         figures.metric, figures.cell, figures.mean, figures.std, figures.change,
         figures.p_adjusted, figures.mark, strict=True,
     ):  # fmt: skip
-        entry = entries.get((metric, point_of_cell[cell], run_of_cell[cell]))
+        slots = of_metric.get(metric)
+        entry = None if slots is None else slots[slot_of[cell]]
         if entry is not None:
             entry.mean, entry.std, entry.change, entry.p_adjusted = mean, std, change, p
             entry.mark = mark or None
-    return [s for s in by_key.values() if any(e.mean is not None for e in s.entries)]
+    return [s for s in made_all if any(e.mean is not None for e in s.entries)]
 
 
 def _compared(
