@@ -199,7 +199,9 @@ def _series(
     """The series of the samples, each run's repetitions an entry: made from the rows a
     point the history was made of (each metric's samples a list already), their figures
     from the history's, each step's entry found by its metric and its cell (the history's
-    run at a point), a list's index where a step has a cell."""
+    run at a point), a list's index where a step has a cell. An entry takes its row's list
+    of a metric's values, which nothing else holds once the history is made: a new list
+    only where a run has two rows at one point."""
     keys = figures.keys
     created = {run.id: run.created for run in found.runs}
     cells = figures.cells
@@ -229,24 +231,26 @@ def _series(
                         rows.directions[metric], dict(zip(keys, point, strict=True)),
                     )  # fmt: skip
                     made_all.append(made)
+                if None in values:
+                    values = [v for v in values if v is not None]
                 if cell is None:
                     entry = elsewhere.get((metric, point, run))
                     if entry is None:
                         entry = elsewhere[(metric, point, run)] = Entry(
-                            run, created[run], [], None, None
-                        )
+                            run, created[run], values, None, None
+                        )  # the row's own list
                         made.entries.append(entry)
+                        continue
                 else:
                     slots = of_metric.get(metric)
                     if slots is None:
                         slots = of_metric[metric] = [None] * len(slot_of)
                     entry = slots[cell]
                     if entry is None:
-                        entry = slots[cell] = Entry(run, created[run], [], None, None)
+                        entry = slots[cell] = Entry(run, created[run], values, None, None)
                         made.entries.append(entry)
-                entry.values += (
-                    values if None not in values else [v for v in values if v is not None]
-                )
+                        continue
+                entry.values = entry.values + values  # a run's second row at its point
     for metric, cell, mean, std, change, p, mark in zip(
         figures.metric, figures.cell, figures.mean, figures.std, figures.change,
         figures.p_adjusted, figures.mark, strict=True,
