@@ -6,7 +6,7 @@ import math
 
 from jubex.dashboard.collect import collect, history_of
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.samples import database_history
+from jubex.resultsdb.samples import Sample, database_history, read_samples
 
 
 def _same(a: object, b: object) -> bool:
@@ -45,3 +45,28 @@ def test_each_entry_holds_the_figures_of_its_row_in_the_history(database: str) -
         marked += sum(bool(f[-1]) for f in shown.values())
     assert checked > 3000  # the 1,000 runs of 3 metrics and the real run
     assert marked >= 1  # the planted step
+
+
+def test_each_entry_holds_its_run_s_samples_of_its_metric_at_its_point(database: str) -> None:
+    """The values an entry shows (and its downloads hold) are every sample of its run at
+    its point, missing ones left out, as ``jubex query`` reads them."""
+    db = Database(database)
+    site = collect("db:", db)
+    checked = 0
+    for benchmark, where in site.groups:
+        series, _ = history_of(site, (benchmark, where), db, tolerance=0.05, alpha=0.05)
+        found = read_samples(f"db:benchmark={benchmark},site={where}", database=db)
+        by_run: dict[tuple[int, str], list[Sample]] = {}
+        for sample in found.items:
+            by_run.setdefault((sample.run, sample.metric), []).append(sample)
+        for s in series:
+            for e in s.entries:
+                expected = [
+                    sample.value
+                    for sample in by_run[(e.run, s.metric)]
+                    if sample.value is not None
+                    and all(str(sample.parameters.get(k)) == v for k, v in s.point.items())
+                ]
+                assert e.values == expected, (s.metric, s.point, e.run)
+                checked += 1
+    assert checked > 3000
