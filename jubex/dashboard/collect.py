@@ -199,58 +199,52 @@ def _series(
     """The series of the samples, each run's repetitions an entry: made from the rows a
     point the history was made of (each metric's samples a list already), their figures
     from the history's, each step's entry found by its metric and its cell (the history's
-    run at a point), a list's index where a step has a cell. An entry takes its row's list
-    of a metric's values, which nothing else holds once the history is made: a new list
-    only where a run has two rows at one point."""
+    run at a point) as a list's index; a row of no cell has a slot of its own. An entry
+    takes its row's list of a metric's values, which nothing else holds once the history
+    is made: a new list only where a run has two rows at one point."""
     keys = figures.keys
     created = {run.id: run.created for run in found.runs}
     cells = figures.cells
     run_of_label = {label: run for run, label in found.labels.items()}
     run_of_cell = taken([run_of_label.get(r.label) for r in figures.runs], cells.run)
-    cell_of: dict[tuple[int | None, tuple[str, ...]], int] = {}  # the first of each
+    slot_of_pair: dict[tuple[int | None, tuple[str, ...]], int] = {}  # a run at a point
     slot_of = [  # each cell's slot: the first cell of its run and point as texts
-        cell_of.setdefault((run, tuple(map(str, point))), cell)
+        slot_of_pair.setdefault((run, tuple(map(str, point))), cell)
         for cell, (run, point) in enumerate(zip(run_of_cell, cells.point, strict=True))
     ]
-    of_metric: dict[str, list[Entry | None]] = {}  # each metric's entries by cell
-    elsewhere: dict[tuple[str, tuple[str, ...], int], Entry] = {}  # of a row without a cell
-    by_point: dict[tuple[str, ...], dict[str, Series]] = {}
-    made_all: list[Series] = []  # in the order they were first met
+    # each row with its run, point and slot (a row of no cell: a slot after the cells')
+    placed: list[tuple[int, dict[str, Any], tuple[str, ...], int]] = []
     for run, held in rows.by_run.items():
         for row in held.held:
             point = tuple([str(row.get(k)) for k in keys])
-            cell = cell_of.get((run, point))
-            series_of = by_point.get(point)
-            if series_of is None:
-                series_of = by_point[point] = {}
-            for metric, values in row["samples"].items():
-                made = series_of.get(metric)
-                if made is None:
-                    made = series_of[metric] = Series(
-                        benchmark, site, filesystem, metric, rows.units[metric],
-                        rows.directions[metric], dict(zip(keys, point, strict=True)),
-                    )  # fmt: skip
-                    made_all.append(made)
-                if None in values:
-                    values = [v for v in values if v is not None]
-                if cell is None:
-                    entry = elsewhere.get((metric, point, run))
-                    if entry is None:
-                        entry = elsewhere[(metric, point, run)] = Entry(
-                            run, created[run], values, None, None
-                        )  # the row's own list
-                        made.entries.append(entry)
-                        continue
-                else:
-                    slots = of_metric.get(metric)
-                    if slots is None:
-                        slots = of_metric[metric] = [None] * len(slot_of)
-                    entry = slots[cell]
-                    if entry is None:
-                        entry = slots[cell] = Entry(run, created[run], values, None, None)
-                        made.entries.append(entry)
-                        continue
-                entry.values = entry.values + values  # a run's second row at its point
+            slot = slot_of_pair.setdefault((run, point), len(slot_of) + len(placed))
+            placed.append((run, row, point, slot))
+    of_metric: dict[str, list[Entry | None]] = {}  # each metric's entries by slot
+    by_point: dict[tuple[str, ...], dict[str, Series]] = {}
+    made_all: list[Series] = []  # in the order they were first met
+    for run, row, point, slot in placed:
+        series_of = by_point.get(point)
+        if series_of is None:
+            series_of = by_point[point] = {}
+        for metric, values in row["samples"].items():
+            made = series_of.get(metric)
+            if made is None:
+                made = series_of[metric] = Series(
+                    benchmark, site, filesystem, metric, rows.units[metric],
+                    rows.directions[metric], dict(zip(keys, point, strict=True)),
+                )  # fmt: skip
+                made_all.append(made)
+            if None in values:
+                values = [v for v in values if v is not None]
+            slots = of_metric.get(metric)
+            if slots is None:
+                slots = of_metric[metric] = [None] * (len(slot_of) + len(placed))
+            entry = slots[slot]
+            if entry is None:
+                slots[slot] = entry = Entry(run, created[run], values, None, None)  # row's list
+                made.entries.append(entry)
+            else:  # a run's second row at its point: a new list, the rows' own unchanged
+                entry.values = entry.values + values
     for metric, cell, mean, std, change, p, mark in zip(
         figures.metric, figures.cell, figures.mean, figures.std, figures.change,
         figures.p_adjusted, figures.mark, strict=True,

@@ -12,8 +12,7 @@ writes in its own way (integers beyond 64 bits, subclasses, keys that are not te
 does not write at all. Reading, orjson refuses what only the standard library reads (NaN,
 lone surrogates, numbers beyond a double) and reads integers beyond 64 bits as floats: a text
 with a number of 19 digits or more is read by the standard library. Otherwise orjson reads
-as ``json`` does. Tests compare both ways on
-arbitrary values.
+as ``json`` does. Tests compare both ways on arbitrary values.
 """
 
 from __future__ import annotations
