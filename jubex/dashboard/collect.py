@@ -245,15 +245,20 @@ def _series(
                 made.entries.append(entry)
             else:  # a run's second row at its point: a new list, the rows' own unchanged
                 entry.values = entry.values + values
-    for metric, cell, mean, std, change, p, mark in zip(
+    for metric, cell, mean, std, change, p, mark, numbers, low, high in zip(
         figures.metric, figures.cell, figures.mean, figures.std, figures.change,
-        figures.p_adjusted, figures.mark, strict=True,
+        figures.p_adjusted, figures.mark, figures.samples, figures.low, figures.high,
+        strict=True,
     ):  # fmt: skip
         slots = of_metric.get(metric)
         entry = None if slots is None else slots[slot_of[cell]]
         if entry is not None:
             entry.mean, entry.std, entry.change, entry.p_adjusted = mean, std, change, p
             entry.mark = mark or None
+            # its extremes, where worked out of its very values: not of a zero, whose
+            # sign min() and max() take from the first and the last of equal values
+            if numbers is entry.values and low and high:
+                entry.low, entry.high = low, high
     return [s for s in made_all if any(e.mean is not None for e in s.entries)]
 
 

@@ -40,18 +40,14 @@ def finite_texts(rows: Sequence[Sequence[object]]) -> list[str | None]:
     left = inner.replace("],[", "").translate(_NUMBERS)
     if len(found) != len(rows) or left.replace("null", ""):
         return [_finite_text(row) for row in rows]
-    if left or "e-" in text or "0.0000" in text:  # a few rows: found by a look at each
-        return [_checked(row, got) for row, got in zip(rows, found, strict=True)]
-    return list(found)
-
-
-def _checked(row: Sequence[object], text: str) -> str | None:
-    """orjson's ``text`` of a row, where it is repr's."""
-    if "null" in text:
-        return None
-    if "e-" in text or "0.0000" in text:
-        return _finite_text(row)
-    return text
+    texts: list[str | None] = list(found)
+    if left:  # a None, NaN or infinity in some row (orjson's null): those rows are None
+        for index in [i for i, got in enumerate(found) if "null" in got]:
+            texts[index] = None
+    if "e-" in text or "0.0000" in text:  # a few rows: found by a look at each, then repr's
+        for index in [i for i, got in enumerate(found) if "e-" in got or "0.0000" in got]:
+            texts[index] = _finite_text(rows[index])
+    return texts
 
 
 def _finite_text(row: Sequence[object]) -> str | None:

@@ -31,7 +31,8 @@ class RunInfo:
 
 @dataclass(slots=True)
 class Entry:
-    """One run of a series: its repetitions and what ``jubex history`` said of it."""
+    """One run of a series: its repetitions and what ``jubex history`` said of it (with
+    their least and greatest where it worked them out: None, not known)."""
 
     run: int
     created: float
@@ -41,6 +42,8 @@ class Entry:
     change: float | None = None
     p_adjusted: float | None = None
     mark: str | None = None
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass

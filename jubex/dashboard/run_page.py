@@ -110,7 +110,7 @@ def run_pages(site: Dashboard, series: Sequence[Series], runs: Sequence[int]) ->
 def _result_row(shown: Shown, entry: Entry) -> str:
     """A run's results row of a series, as HTML: made from the entry's numbers without a
     dictionary or a template's loop (a site of 100,000 runs has 5 million of these rows)."""
-    low, high = _extremes(entry.values)
+    low, high = _extremes(entry.values) if entry.low is None else (entry.low, entry.high)
     mean, std, change = entry.mean, entry.std, entry.change
     if type(mean) is type(std) is type(low) is type(high) is float:  # the rule: no call
         numbers = f"<td>{mean:.4g}</td><td>{std:.4g}</td><td>{low:.4g}</td><td>{high:.4g}</td>"

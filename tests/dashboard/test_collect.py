@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from jubex.dashboard.collect import collect, history_of
+from jubex.dashboard.run_page import _extremes
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.samples import Sample, database_history, read_samples
 
@@ -49,10 +50,11 @@ def test_each_entry_holds_the_figures_of_its_row_in_the_history(database: str) -
 
 def test_each_entry_holds_its_run_s_samples_of_its_metric_at_its_point(database: str) -> None:
     """The values an entry shows (and its downloads hold) are every sample of its run at
-    its point, missing ones left out, as ``jubex query`` reads them."""
+    its point, missing ones left out, as ``jubex query`` reads them; their least and
+    greatest, where the history worked them out, are those its run's page shows."""
     db = Database(database)
     site = collect("db:", db)
-    checked = 0
+    checked = extremes = 0
     for benchmark, where in site.groups:
         series, _ = history_of(site, (benchmark, where), db, tolerance=0.05, alpha=0.05)
         found = read_samples(f"db:benchmark={benchmark},site={where}", database=db)
@@ -69,4 +71,8 @@ def test_each_entry_holds_its_run_s_samples_of_its_metric_at_its_point(database:
                 ]
                 assert e.values == expected, (s.metric, s.point, e.run)
                 checked += 1
+                if e.low is not None:  # the history's, the same texts as the values' own
+                    assert (repr(e.low), repr(e.high)) == tuple(map(repr, _extremes(e.values)))
+                    extremes += 1
     assert checked > 3000
+    assert extremes > 3000  # the rule: the history worked them out

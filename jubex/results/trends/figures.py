@@ -36,7 +36,8 @@ class Figures:
     """Of each step (a run at a point, of one metric), in the table's order: its cell (of
     ``cells``, which names its run among ``runs`` and its point), its metric, count, mean,
     deviation, change against the step before it in its series, the adjusted p of that
-    change, its mark and the setting that changed before it (None: nothing to show)."""
+    change, its mark and the setting that changed before it (None: nothing to show); and,
+    for the site, the numbers it was worked out from with their least and greatest."""
 
     keys: list[str]
     #: the runs, oldest first
@@ -53,6 +54,9 @@ class Figures:
     changed: list[str | None]
     units: Mapping[str, str]
     notes: list[str]
+    samples: list[Sequence[float]]
+    low: list[float]
+    high: list[float]
 
     def table(self) -> ResultTable:
         """The history's table: a row a step."""

@@ -244,6 +244,9 @@ def _figures(
         taken(changed, order),
         units,
         notes,
+        taken(steps.samples, order),
+        moments.low[sort].tolist(),
+        moments.high[sort].tolist(),
     )
 
 

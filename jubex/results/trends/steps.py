@@ -33,13 +33,18 @@ from jubex.results.tables.columns import Row
 @dataclass(frozen=True, slots=True)
 class Moments:
     """Of each step: its count, mean, standard deviation and variance (NaN for fewer than
-    two values) and whether all its values are the same."""
+    two values), its least and greatest value, and whether all its values are the same."""
 
     n: np.ndarray
     mean: np.ndarray
     std: np.ndarray
     var: np.ndarray
-    constant: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def constant(self) -> np.ndarray:
+        return self.low == self.high
 
 
 def samples_at(
@@ -154,10 +159,10 @@ def moments_of(
         return _one_by_one(samples)
     var = np.full(len(samples), np.nan)
     np.divide(spread, count - 1, out=var, where=count > 1)
-    constant = np.zeros(len(samples), dtype=bool)
+    low = high = np.zeros(0)
     if len(samples):
-        constant = np.minimum.reduceat(flat, start) == np.maximum.reduceat(flat, start)
-    return Moments(count, mean, np.sqrt(var), var, constant)
+        low, high = np.minimum.reduceat(flat, start), np.maximum.reduceat(flat, start)
+    return Moments(count, mean, np.sqrt(var), var, low, high)
 
 
 def _fsums(values: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -171,10 +176,11 @@ def _fsums(values: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarr
 
 
 def _one_by_one(samples: Sequence[Sequence[float]]) -> Moments:
-    n, mean, std, var, constant = [], [], [], [], []
+    n, mean, std, var, low, high = [], [], [], [], [], []
     for values in samples:
         n.append(len(values))
-        constant.append(min(values) == max(values))
+        low.append(min(values))
+        high.append(max(values))
         try:
             m = math.fsum(values) / len(values)
             v = math.fsum((x - m) ** 2 for x in values) / (len(values) - 1)
@@ -194,7 +200,8 @@ def _one_by_one(samples: Sequence[Sequence[float]]) -> Moments:
         np.array(mean, dtype=float),
         np.array(std, dtype=float),
         np.array(var, dtype=float),
-        np.array(constant, dtype=bool),
+        np.array(low, dtype=float),
+        np.array(high, dtype=float),
     )
 
 

@@ -30,6 +30,9 @@ def test_the_moments_of_all_steps_are_those_of_each(samples: list[list[float]]) 
     found, oracle = moments_of(samples), _one_by_one(samples)
     assert found.n.tolist() == oracle.n.tolist()
     assert found.constant.tolist() == oracle.constant.tolist()
+    # the least and the greatest: equal (of a zero, either sign)
+    assert found.low.tolist() == oracle.low.tolist() == [min(v) for v in samples]
+    assert found.high.tolist() == oracle.high.tolist() == [max(v) for v in samples]
     for got, expected in ((found.mean, oracle.mean), (found.std, oracle.std)):
         assert _bits(got) == _bits(expected)
     # the variance: the oracle has none where its arithmetic overflowed
