@@ -114,9 +114,12 @@ def _log_beta_half(a: np.ndarray) -> np.ndarray:
     large numbers is taken from Stirling's series term by term instead."""
     found = np.empty_like(a)
     small = a < _STIRLING
-    found[small] = [
-        math.lgamma(x) + math.lgamma(0.5) - math.lgamma(x + 0.5) for x in a[small].tolist()
-    ]
+    x = a[small]
+    # Python's own log-gamma (numpy has none) in two C loops; the sum and the difference
+    # are the IEEE operations of Python's arithmetic, in its order
+    first = np.fromiter(map(math.lgamma, x.tolist()), float, len(x))
+    second = np.fromiter(map(math.lgamma, (x + 0.5).tolist()), float, len(x))
+    found[small] = first + math.lgamma(0.5) - second
     big = a[~small]
     found[~small] = (
         -0.5 * np.log(big)

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.special import stdtr
 
-from jubex.results.statistics.student_t import LARGE_DF, cdf
+from jubex.results.statistics.student_t import LARGE_DF, _log_beta_half, cdf
 
 #: degrees of freedom as Welch's test makes them (a fraction, from below 1 to thousands)
 #: and beyond, up to where scipy takes over and past it
@@ -66,3 +66,13 @@ def test_the_extremes_are_scipys() -> None:
 
 def test_no_degrees_of_freedom_is_no_number() -> None:
     assert np.isnan(cdf(np.array([0.0, -1.0, math.nan]), np.array([1.0, 1.0, 1.0]))).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.05, 19.99), min_size=1, max_size=50))
+def test_the_small_log_betas_are_pythons_arithmetic_bit_for_bit(halves: list[float]) -> None:
+    """``ln B(a, 1/2)`` below Stirling's range, all at once: each is the number Python's
+    own ``lgamma(a) + lgamma(1/2) - lgamma(a + 1/2)`` gives."""
+    found = _log_beta_half(np.array(halves)).tolist()
+    expected = [math.lgamma(a) + math.lgamma(0.5) - math.lgamma(a + 0.5) for a in halves]
+    assert [v.hex() for v in found] == [v.hex() for v in expected]
