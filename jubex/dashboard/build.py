@@ -101,22 +101,23 @@ def _build(
         writer.put(f"assets/{name}", script)
     earlier = groups.read(root) if writer.known else {}
     kept: dict[groups.Group, groups.Kept] = {}
-    digests = {
-        group: groups.digest_of(site, group, (charts, tolerance, alpha, all_metrics))
-        for group in site.groups
-    }
-    for group, digest in digests.items():
+    options = (charts, tolerance, alpha, all_metrics)
+    for group in site.groups:  # a group an earlier build made of the same is kept
         last = earlier.get(group)
-        if last is not None and last.digest == digest and writer.keep(last.files):
+        if (
+            last is not None
+            and last.digest == groups.digest_of(site, group, options)
+            and writer.keep(last.files)
+        ):
             kept[group] = last
     global _JOB
-    _JOB = _Job(site, root, writer.known, database, charts, tolerance, alpha, all_metrics)
+    _JOB = _Job(site, root, writer.known, database, options)
     todo = [group for group in site.groups if group not in kept]
     try:
         for group, made in zip(todo, in_order(_made, todo, jobs or cores(), _forked), strict=True):
             writer.merge(made.writer)
             kept[group] = groups.Kept(
-                digests[group], made.writer.log, made.series, made.compared, made.notes
+                made.digest, made.writer.log, made.series, made.compared, made.notes
             )
     finally:
         _JOB = None
@@ -161,10 +162,8 @@ class _Job:
     root: Path
     known: dict[str, str]
     database: Database
-    charts: bool
-    tolerance: float
-    alpha: float
-    all_metrics: bool
+    #: charts, tolerance, alpha, all_metrics
+    options: tuple[bool, float, float, bool]
 
 
 _JOB: _Job | None = None
@@ -172,9 +171,10 @@ _JOB: _Job | None = None
 
 @dataclass(frozen=True)
 class _Made:
-    """What making a group left: the files it wrote (its writer, without their content)
-    and what the listings and the feed show of it."""
+    """What making a group left: the digest of what it was made from, the files it wrote
+    (its writer, without their content) and what the listings and the feed show of it."""
 
+    digest: str
     writer: SiteWriter
     series: list[Series]
     compared: list[Compared]
@@ -197,20 +197,21 @@ def _made(group: groups.Group) -> _Made:
     the build's own): its series slimmed to what the listings show."""
     job = _job()
     site = job.site
+    charts, tolerance, alpha, all_metrics = job.options
+    digest = groups.digest_of(site, group, job.options)
     noted = len(site.notes)
     series, compared = history_of(
-        site, group, job.database, tolerance=job.tolerance, alpha=job.alpha,
-        all_metrics=job.all_metrics,
-    )  # fmt: skip
+        site, group, job.database, tolerance=tolerance, alpha=alpha, all_metrics=all_metrics
+    )
     writer = SiteWriter(job.root, job.known)
-    _group_pages(writer, site, series, compared, site.groups[group], job.charts)
+    _group_pages(writer, site, series, compared, site.groups[group], charts)
     writer.known = {}  # the manifest, which the build has: not sent back
     for s in series:
         s.slim(pages.TREND_RUNS + 1)
     notes = site.notes[noted:]
     del site.notes[noted:]
     gc.collect()  # the cycles of this group's pages, if any
-    return _Made(writer, series, compared, notes)
+    return _Made(digest, writer, series, compared, notes)
 
 
 def _group_pages(

@@ -84,7 +84,7 @@ class Series:
         kept = set(newest)
         self.entries = [e for i, e in enumerate(self.entries) if i in kept or e.mark]
         for e in self.entries:
-            e.values = []
+            e.values, e.low, e.high = [], None, None
 
     def open_regression(self) -> Entry | None:
         """The last change point when it went the bad way: nothing better came after it."""
