@@ -35,16 +35,21 @@ from jubex.dashboard.parallel import cores
 from jubex.resultsdb.connect import Database
 
 
-def build(url: str, site: Path, work: Path) -> tuple[float, float, str]:
-    """One ``jubex site`` build: wall and CPU seconds (of the child), and what it said."""
+def build(url: str, site: Path, work: Path) -> str:
+    """One ``jubex site`` build: its wall, user and system seconds (of the child: the
+    system's share, the page faults of its memory and the files it makes, is the part
+    that varies most from build to build on a shared host), and what it said."""
     cmd = [*JUBEX, "site", "db:", "-o", str(site), "--database", url]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     said = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=ENV, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, said.stdout.strip()
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    return (
+        f"{wall:.1f} s wall, {user:.1f} s user + {system:.1f} s system; "
+        f"load {os.getloadavg()[0]:.1f}; {said.stdout.strip()}"
+    )
 
 
 def sizes(site: Path) -> tuple[int, tuple[int, str], tuple[int, str]]:
@@ -88,15 +93,12 @@ def main() -> None:
           f"{args.series} sites; {cores()} core(s) (a build's processes); "
           f"load {os.getloadavg()[0]:.1f}")  # fmt: skip
     for what in ("first build", "rebuild, nothing new"):
-        wall, cpu, said = build(url, site, work)
-        print(f"{what}: {wall:.1f} s wall, {cpu:.1f} s CPU; load {os.getloadavg()[0]:.1f}; {said}")
+        print(f"{what}: {build(url, site, work)}")
     fill(
         database, template_of(database), runs=args.runs + args.add, series=args.series,
         metrics=args.metrics, reps=args.reps, step_at=600,
     )  # fmt: skip
-    wall, cpu, said = build(url, site, work)
-    print(f"rebuild after {args.add} new runs: {wall:.1f} s wall, {cpu:.1f} s CPU; "
-          f"load {os.getloadavg()[0]:.1f}; {said}")  # fmt: skip
+    print(f"rebuild after {args.add} new runs: {build(url, site, work)}")
     count, page, largest = sizes(site)
     print(f"{count} files; largest page {page[0] / 1e6:.2f} MB ({page[1]}); largest file "
           f"{largest[0] / 1e6:.2f} MB ({largest[1]})")  # fmt: skip
