@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from jubex.dashboard.jsontext import orjson  # None where it is not installed: repr alone
 
-#: the characters of orjson's text of a row of finite numbers
-_NUMBERS = str.maketrans("", "", "0123456789.,e+-")
+#: the characters of orjson's text of rows of finite numbers without an exponent
+_NUMBERS = b"0123456789.,+-[]"
 
 
 def finite_texts(rows: Sequence[Sequence[object]]) -> list[str | None]:
@@ -30,22 +30,25 @@ def finite_texts(rows: Sequence[Sequence[object]]) -> list[str | None]:
     if orjson is None or not rows:
         return [_finite_text(row) for row in rows]
     try:
-        text = orjson.dumps(rows).decode()
+        data = orjson.dumps(rows)
     except TypeError:  # an integer beyond 64 bits, or something orjson does not write
         return [_finite_text(row) for row in rows]
-    inner = text[2:-2]
-    found = inner.split("],[")
-    # what is left once the rows' numbers and separators are taken out: nothing, or the
-    # null of None, NaN and infinities; anything else (a list in a row, a text): by repr
-    left = inner.replace("],[", "").translate(_NUMBERS)
-    if len(found) != len(rows) or left.replace("null", ""):
+    # what is left once the numbers, separators and brackets are taken out (each a pass of
+    # C over the bytes): nothing, an exponent's e, or the null of None, NaN and
+    # infinities; anything else (a text, true) and a list in a row (a bracket too many)
+    # send every row to repr
+    left = data.translate(None, _NUMBERS)
+    if data.count(b"[") != len(rows) + 1 or left.replace(b"null", b"").replace(b"e", b""):
         return [_finite_text(row) for row in rows]
+    found = data.decode()[2:-2].split("],[")
     texts: list[str | None] = list(found)
-    if left:  # a None, NaN or infinity in some row (orjson's null): those rows are None
+    if b"n" in left:  # a None, NaN or infinity in some row (orjson's null): those rows are None
         for index in [i for i, got in enumerate(found) if "null" in got]:
             texts[index] = None
-    if "e-" in text or "0.0000" in text:  # a few rows: found by a look at each, then repr's
-        for index in [i for i, got in enumerate(found) if "e-" in got or "0.0000" in got]:
+    # a number below 1e-4 (orjson writes 0.00001 and 1e-7, repr 1e-05 and 1e-07), or any
+    # exponent: those rows, found by a look at each, by repr
+    if b"e" in left or data.find(b".0000") >= 0:
+        for index in [i for i, got in enumerate(found) if "e" in got or ".0000" in got]:
             texts[index] = _finite_text(rows[index])
     return texts
 
