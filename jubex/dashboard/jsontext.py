@@ -52,11 +52,26 @@ def dumps(value: object, default: Callable[[Any], Any] | None = None) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=default)
 
 
+def indented(value: object) -> str:
+    """``json.dumps(value, indent=2, sort_keys=True)``: a run's provenance as its page shows
+    it (a site of 100,000 runs writes 100,000 of them; the standard library's encoder
+    indents in Python, some 18 µs for a provenance of 500 bytes, orjson 0.6 µs)."""
+    if orjson is not None:
+        try:
+            data = orjson.dumps(value, option=_OPTIONS | orjson.OPT_INDENT_2)
+        except TypeError:  # a type, a key or an integer only the standard library writes
+            data = b""
+        if data and _same(data, value):
+            return data.decode()
+    return json.dumps(value, indent=2, sort_keys=True)
+
+
 def _same(data: bytes, value: object) -> bool:
     """Whether orjson's text of ``value`` is the standard library's."""
     if not data.isascii() or b"\x7f" in data or b"0.0000" in data:
         return False
-    if b"e" in data and b"e-" in data:  # one look for a letter, which most texts lack
+    # a negative exponent (not a text's "site-a"): looked for only where there is an e-
+    if b"e" in data and b"e-" in data and _EXPONENT(data):
         return False
     return b"null" not in data or not _non_finite(value)
 
@@ -74,7 +89,8 @@ def _non_finite(value: object) -> bool:
 
 def loads(text: str) -> Any:
     """``json.loads(text)``."""
-    if orjson is not None and not _LONG_NUMBER(text):  # orjson reads beyond 64 bits as floats
+    # orjson reads integers beyond 64 bits as floats: a text with 19 digits in a row by json
+    if orjson is not None and _LONG not in text.translate(_DIGITS):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:  # NaN, a lone surrogate: read by the standard library
@@ -82,7 +98,11 @@ def loads(text: str) -> Any:
     return json.loads(text)
 
 
-_LONG_NUMBER = re.compile("[0-9]{19}").search
+#: each ASCII character: a digit as 0, any other as a space (a number of 19 digits or more
+#: is a run of as many zeros; one C pass, a fifth of a regular expression's search)
+_DIGITS = str.maketrans({chr(c): "0" if chr(c).isdigit() else " " for c in range(128)})
+_LONG = "0" * 19
+_EXPONENT = re.compile(b"[0-9]e-").search
 
 
 def script_json(value: object) -> str:

@@ -9,7 +9,6 @@ byte (a run with failures, whose table is a loop of the template, is rendered by
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -18,6 +17,7 @@ from functools import lru_cache
 
 from markupsafe import Markup
 
+from jubex.dashboard.jsontext import indented
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
 from jubex.dashboard.pages import Page, date, escaped, number, render
 
@@ -150,7 +150,7 @@ def _title(run: RunInfo) -> str:
 
 
 def _provenance(run: RunInfo) -> str:
-    return json.dumps(run.provenance, indent=1, sort_keys=True)
+    return indented(run.provenance)
 
 
 def run_view(

@@ -55,6 +55,16 @@ def test_without_orjson_the_same_text(value: object) -> None:
         assert jsontext.dumps(value) == standard(value)
 
 
+@settings(max_examples=500, deadline=None)
+@given(values)
+def test_the_indented_text_is_the_standard_library_s(value: object) -> None:
+    expected = json.dumps(value, indent=2, sort_keys=True)
+    assert jsontext.indented(value) == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jsontext, "orjson", None)
+        assert jsontext.indented(value) == expected
+
+
 @settings(max_examples=300, deadline=None)
 @given(values)
 def test_the_script_text_is_jinja_s(value: object) -> None:
