@@ -31,10 +31,13 @@ BATCH = 500
 
 @dataclass(frozen=True)
 class Template:
-    """What a real published run holds besides its numbers: its spec and its store."""
+    """What a real published run holds besides its numbers: its spec, its store and its
+    provenance (each synthetic run's, so that its page and digest cost what a real run's
+    do)."""
 
     spec: str
     store: bytes
+    provenance: str
 
 
 def template_of(database: Database, newest: bool = False) -> Template:
@@ -50,7 +53,7 @@ def template_of(database: Database, newest: bool = False) -> Template:
         store = connection.execute(
             sa.select(schema.stores.c.body).where(schema.stores.c.run == run.id)
         ).scalar_one()
-    return Template(spec, store)
+    return Template(spec, store, run.provenance)
 
 
 def site_of(series: int) -> str:
@@ -168,7 +171,7 @@ class _Rows:
                 "{}",
                 "",
                 "",
-                "{}",
+                template.provenance,
                 spec_hash,
                 True,
             )
@@ -249,8 +252,8 @@ def fill_sqlite(
             "i / :series), :start + (i / :series) * 3600.0, :start + (i / :series) * 3600.0 "
             "+ 60, 'bench', 'host', printf('site%02d', i % :series), printf('site%02d', "
             "i % :series), 'slurm', '0.1.0', '/bench/ior.yaml', :zeros, '[]', '{}', '', '', "
-            "'{}', :spec, 1 FROM n",
-            {**at, "zeros": "0" * 64, "spec": spec_hash},
+            ":provenance, :spec, 1 FROM n",
+            {**at, "zeros": "0" * 64, "spec": spec_hash, "provenance": template.provenance},
         )
         raw.execute(
             "INSERT INTO stores SELECT :first + i, :body FROM n", {**at, "body": template.store}
