@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import math
 
+import sqlalchemy as sa
+from resultsdb_fill import fill, template_of
+
 from jubex.dashboard.collect import collect, history_of
-from jubex.dashboard.run_page import _extremes
+from jubex.dashboard.run_page import _extremes, run_pages
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.samples import Sample, database_history, read_samples
 
@@ -76,3 +79,25 @@ def test_each_entry_holds_its_run_s_samples_of_its_metric_at_its_point(database:
                     extremes += 1
     assert checked > 3000
     assert extremes > 3000  # the rule: the history worked them out
+
+
+def test_a_run_page_shows_the_least_zero_as_min_takes_it(database: str, new_postgres: str) -> None:
+    """PostgreSQL keeps a negative zero (SQLite writes it as 0): a run whose repetitions are
+    -0.0, 0.0 and 5.0 shows -0 as its least, the first of the equal values as ``min()``
+    takes it, not the history's own least (numpy's minimum of the three is 0.0)."""
+    db = Database(new_postgres)
+    fill(db, template_of(Database(database)), runs=4, series=1, metrics=1, reps=3, step_at=9)
+    with db.writing() as connection:
+        connection.execute(
+            sa.text(
+                "UPDATE samples SET value = CASE repetition WHEN 0 THEN CAST('-0' AS DOUBLE "
+                "PRECISION) WHEN 1 THEN 0.0 ELSE 5.0 END WHERE run = (SELECT max(id) FROM runs)"
+            )
+        )
+    site = collect("db:", db)
+    group = next(iter(site.groups))
+    series, _ = history_of(site, group, db, tolerance=0.05, alpha=0.05)
+    last = series[0].entries[-1]
+    assert [repr(v) for v in last.values] == ["-0.0", "0.0", "5.0"]
+    page = dict(run_pages(site, series, site.groups[group]))[site.runs[last.run].page]
+    assert "<td>-0</td><td>5</td>" in page  # its least and its greatest
