@@ -39,16 +39,15 @@ _OPTIONS = (
     | orjson.OPT_PASSTHROUGH_DATETIME
 )
 
+#: orjson's option to indent by two spaces (0: no orjson)
+_INDENT = 0 if orjson is None else orjson.OPT_INDENT_2
+
 
 def dumps(value: object, default: Callable[[Any], Any] | None = None) -> str:
     """``json.dumps(value, sort_keys=True, separators=(",", ":"), default=default)``."""
-    if orjson is not None:
-        try:
-            data = orjson.dumps(value, default=default, option=_OPTIONS)
-        except TypeError:  # a type, a key or an integer only the standard library writes
-            data = b""
-        if data and _same(data, value):
-            return data.decode()
+    found = _orjson_text(value, 0, default)
+    if found is not None:
+        return found
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=default)
 
 
@@ -56,14 +55,24 @@ def indented(value: object) -> str:
     """``json.dumps(value, indent=2, sort_keys=True)``: a run's provenance as its page shows
     it (a site of 100,000 runs writes 100,000 of them; the standard library's encoder
     indents in Python, some 18 µs for a provenance of 500 bytes, orjson 0.6 µs)."""
-    if orjson is not None:
-        try:
-            data = orjson.dumps(value, option=_OPTIONS | orjson.OPT_INDENT_2)
-        except TypeError:  # a type, a key or an integer only the standard library writes
-            data = b""
-        if data and _same(data, value):
-            return data.decode()
+    found = _orjson_text(value, _INDENT)
+    if found is not None:
+        return found
     return json.dumps(value, indent=2, sort_keys=True)
+
+
+def _orjson_text(
+    value: object, option: int, default: Callable[[Any], Any] | None = None
+) -> str | None:
+    """orjson's text of ``value`` (sorted keys and ``option``) where it is the standard
+    library's; None where it is not, or where orjson is not installed."""
+    if orjson is None:
+        return None
+    try:
+        data = orjson.dumps(value, default=default, option=_OPTIONS | option)
+    except TypeError:  # a type, a key or an integer only the standard library writes
+        return None
+    return data.decode() if _same(data, value) else None
 
 
 def _same(data: bytes, value: object) -> bool:

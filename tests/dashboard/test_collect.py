@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 from resultsdb_fill import fill, template_of
 
 from jubex.dashboard.collect import collect, history_of
+from jubex.dashboard.model import Dashboard, Series
 from jubex.dashboard.run_page import _extremes, run_pages
 from jubex.resultsdb.connect import Database
 from jubex.resultsdb.samples import Sample, database_history, read_samples
@@ -19,13 +21,19 @@ def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
-def test_each_entry_holds_the_figures_of_its_row_in_the_history(database: str) -> None:
-    db = Database(database)
+def _histories(db: Database) -> Iterator[tuple[Dashboard, str, list[Series]]]:
+    """The site of every run, each group's selector and its series as the site makes them."""
     site = collect("db:", db)
-    checked = marked = 0
     for benchmark, where in site.groups:
         series, _ = history_of(site, (benchmark, where), db, tolerance=0.05, alpha=0.05)
-        table = database_history(f"db:benchmark={benchmark},site={where}", database=db)
+        yield site, f"db:benchmark={benchmark},site={where}", series
+
+
+def test_each_entry_holds_the_figures_of_its_row_in_the_history(database: str) -> None:
+    db = Database(database)
+    checked = marked = 0
+    for site, selector, series in _histories(db):
+        table = database_history(selector, database=db)
         names = table.columns
         keys = names[: names.index("metric")]
         expected = {}
@@ -56,11 +64,9 @@ def test_each_entry_holds_its_run_s_samples_of_its_metric_at_its_point(database:
     its point, missing ones left out, as ``jubex query`` reads them; their least and
     greatest, where the history worked them out, are those its run's page shows."""
     db = Database(database)
-    site = collect("db:", db)
     checked = extremes = 0
-    for benchmark, where in site.groups:
-        series, _ = history_of(site, (benchmark, where), db, tolerance=0.05, alpha=0.05)
-        found = read_samples(f"db:benchmark={benchmark},site={where}", database=db)
+    for _, selector, series in _histories(db):
+        found = read_samples(selector, database=db)
         by_run: dict[tuple[int, str], list[Sample]] = {}
         for sample in found.items:
             by_run.setdefault((sample.run, sample.metric), []).append(sample)
