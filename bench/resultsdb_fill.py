@@ -22,6 +22,7 @@ import sqlalchemy as sa
 
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
+from jubex.resultsdb.packs import pack, pack_stored
 
 BENCHMARK = "bench"
 PARAMETERS = {"nodes": "4", "transfer": "1MiB"}
@@ -99,22 +100,17 @@ def fill(
             order, where = divmod(index, series)
             level = step if order >= step_at else 1.0
             rows.add(number, number + point_base, order, site_of(where), spec_hash, template, reps)
+            of_point = []
             for name in names:
                 scale = level if name == "m00" else 1.0
-                rows.samples += [
-                    (
-                        number + point_base,
-                        name,
-                        r,
-                        0,
-                        number,
-                        r,
-                        1000 * scale * rng.gauss(1, 0.01),
-                        "MiB/s",
-                        True,
-                    )
+                of_point += [
+                    (number + point_base, name, r, 0, number, r,
+                     1000 * scale * rng.gauss(1, 0.01), "MiB/s", True)
                     for r in range(reps)
-                ]
+                ]  # fmt: skip
+            rows.samples += of_point
+            packed = pack(number + point_base, number, [(*s[1:4], *s[6:]) for s in of_point])
+            rows.packs.append(tuple(packed[c.name] for c in schema.sample_packs.columns))
         with database.writing() as connection:
             _copy(connection, rows)
             if not database.sqlite:  # ids given here: the sequences follow, batch by batch
@@ -136,6 +132,7 @@ class _Rows:
         self.points: list[tuple] = []
         self.parameters: list[tuple] = []
         self.samples: list[tuple] = []
+        self.packs: list[tuple] = []
         self.verdicts: list[tuple] = []
 
     def add(
@@ -188,6 +185,7 @@ class _Rows:
         yield schema.points, self.points
         yield schema.parameters, self.parameters
         yield schema.samples, self.samples
+        yield schema.sample_packs, self.packs
         yield schema.verdicts, self.verdicts
 
 
@@ -280,3 +278,4 @@ def fill_sqlite(
             {**at, "reps": reps},
         )
         raw.execute("DROP TABLE n")
+        pack_stored(connection, first)

@@ -147,18 +147,19 @@ def filesystem_of(provenance: dict[str, object]) -> str:
 
 
 def _latest_rows(found: Samples) -> list[tuple[Any, ...]]:
-    """The samples of the two latest runs that hold any (the samples are in run order, so
-    they are the last ones: a comparison reads them, not the whole history)."""
-    where, rows = found.where, found.rows
+    """The samples of the two latest runs that hold any, a row each (the samples are in
+    run order, so they are the last ones: a comparison reads them, not the whole
+    history)."""
+    where, sets = found.where, found.sets
     runs: set[int] = set()
-    start = len(rows)
+    start = len(sets)
     while start > 0:
-        run = where[rows[start - 1][0]][0]
+        run = where[sets[start - 1].point][0]
         if run not in runs and len(runs) == 2:
             break
         runs.add(run)
         start -= 1
-    return rows[start:]
+    return [row for each in sets[start:] for row in each.rows()]
 
 
 def _rows_by_run(

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 #: the Alembic revision of the newest schema this jubex reads and writes (here, not in
 #: schema.py, so that a reader learns it without importing SQLAlchemy)
-HEAD = "0003"
+HEAD = "0004"
 
 #: seconds a writer waits for SQLite's write lock before giving up
 SQLITE_WAIT = 600

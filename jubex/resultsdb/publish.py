@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -35,6 +36,7 @@ from jubex.results.statistics.spread import examine
 from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
+from jubex.resultsdb.packs import pack
 from jubex.store.rundir import Run, identity_of
 from jubex.store.store import drop_summaries
 
@@ -238,7 +240,7 @@ def _write_points(
             for p in points
         ],
     ).scalars()
-    parameters, samples, verdicts, flags = [], [], [], []
+    parameters, samples, verdicts, flags, packs = [], [], [], [], []
     for point_id, point in zip(ids, points, strict=True):
         parameters += [
             {"point": point_id, "name": n, "value": v, "number": _number(v)}
@@ -256,30 +258,38 @@ def _write_points(
             for repetition, row in enumerate(point.rows)
         ]
         series: dict[str, dict[int, list[float]]] = {}
+        of_point = []
         for sample in taken(point):
             value = sample.value
             series.setdefault(sample.metric, {}).setdefault(sample.repetition, []).append(value)
-            samples.append(
-                {
-                    "point": point_id,
-                    "metric": sample.metric,
-                    "repetition": sample.repetition,
-                    "iteration": sample.iteration,
-                    "run": run_id,
-                    "workpackage": sample.workpackage,
-                    "value": value if math.isfinite(value) else None,
-                    "unit": unit_of(sample.metric, units),
-                    "higher_is_better": directions.get(sample.metric),
-                }
-            )
+            row = {
+                "point": point_id,
+                "metric": sample.metric,
+                "repetition": sample.repetition,
+                "iteration": sample.iteration,
+                "run": run_id,
+                "workpackage": sample.workpackage,
+                "value": value if math.isfinite(value) else None,
+                "unit": unit_of(sample.metric, units),
+                "higher_is_better": directions.get(sample.metric),
+            }
+            samples.append(row)
+            of_point.append(_PACKED(row))
+        if of_point:
+            packs.append(pack(point_id, run_id, of_point))
         flags += _flags(point_id, run_id, series)
     for table, rows in (
         (schema.parameters, parameters),
         (schema.samples, samples),
+        (schema.sample_packs, packs),
         (schema.verdicts, verdicts),
         (schema.flags, flags),
     ):
         insert_many(connection, table, rows)
+
+
+#: a sample's row as its point's pack takes it
+_PACKED = itemgetter("metric", "repetition", "iteration", "value", "unit", "higher_is_better")
 
 
 def insert_many(connection: Connection, table: sa.Table, rows: list[dict[str, object]]) -> None:

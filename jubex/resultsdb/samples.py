@@ -2,9 +2,9 @@
 
 ``jubex query`` prints them; ``jubex history`` of ``db:`` selectors sets them run against
 run. One query reads the points of the selected runs (the selector's parameter values
-narrow them to the points that have them), another their samples of the metrics asked
-for, in the same order: a point's run, step and parameters are read once, not once a
-sample.
+narrow them to the points that have them), another their samples, a pack a point
+(:mod:`jubex.resultsdb.packs`: of the metrics asked for alone), in the same order: a
+point's run, step and parameters are read once, not once a sample.
 """
 
 from __future__ import annotations
@@ -15,15 +15,14 @@ import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import groupby
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from jubex.definition.frozen import from_json
 from jubex.errors import UsageError
 from jubex.results.tables.columns import Header
 from jubex.results.tables.table import ResultTable
 from jubex.resultsdb.connect import Database
+from jubex.resultsdb.packs import PackError, PointSet, Unpacker, as_set
 from jubex.resultsdb.select import Selector, opened, parse, selected
 from jubex.resultsdb.sql import (
     PointRow,
@@ -33,9 +32,9 @@ from jubex.resultsdb.sql import (
     direction,
     fetch,
     has_parameter,
+    packs_query,
     points_query,
     rows,
-    samples_query,
     specs_query,
 )
 from jubex.space.spec import RunSpec
@@ -75,17 +74,21 @@ class Samples:
     what a reader must know of where they came from.
 
     They are kept as the queries give them: every point of the selected runs (a
-    :class:`PointRow` each) and their samples, a row each (:class:`PointSample`), in the
-    points' order: a history reads them so; :attr:`items` are made from them when asked
-    for."""
+    :class:`PointRow` each) and the samples of those that have some, a set a point
+    (:class:`~jubex.resultsdb.packs.PointSet`), in the points' order: a history reads
+    them so; :attr:`rows` and :attr:`items` are made from them when asked for."""
 
     runs: list[RunRow]
     #: each laid out as :class:`PointRow`
     points: list[tuple[Any, ...]]
-    #: each laid out as :class:`PointSample`
-    rows: list[tuple[Any, ...]]
+    sets: list[PointSet]
     latest_spec: RunSpec
     notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def rows(self) -> list[tuple[Any, ...]]:
+        """The samples a row each, laid out as :class:`PointSample`."""
+        return [row for found in self.sets for row in found.rows()]
 
     @cached_property
     def labels(self) -> dict[int, str]:
@@ -158,7 +161,8 @@ def read_selected(
                 )
         spec = fetch(connection, specs_query([runs[-1].spec_hash]), lambda _, body: body)
         points = rows(connection, points_query(selector))
-        found = rows(connection, samples_query(selector, metrics))
+        packs = rows(connection, packs_query(selector))
+    found = _unpacked(packs, metrics, database)
     one_snapshot = database.path is not None  # a SQLite file: read in one transaction
     points, found = _of_runs(points, found, {run.id for run in runs}, one_snapshot)
     partial = [run for run in runs if not run.every_sample]
@@ -177,12 +181,27 @@ def read_selected(
     return Samples(runs, points, found, _spec_of(runs[-1], spec), notes)
 
 
+def _unpacked(
+    packs: list[tuple[Any, ...]], metrics: Sequence[str], database: Database
+) -> list[PointSet]:
+    """The points' sets of samples of their packs, of ``metrics`` alone where named; a
+    damaged pack refused by name."""
+    unpack = Unpacker(metrics)
+    try:
+        return [found for found in map(unpack, packs) if found is not None]
+    except PackError as error:
+        raise UsageError(
+            f"the results database {database.name} holds a damaged sample pack: {error}",
+            hint="give a results database jubex made (docs/database.md)",
+        ) from None
+
+
 def _of_runs(
     points: list[tuple[Any, ...]],
-    found: list[tuple[Any, ...]],
+    found: list[PointSet],
     runs: Collection[int],
     one_snapshot: bool,
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+) -> tuple[list[tuple[Any, ...]], list[PointSet]]:
     """The points of ``runs`` and their samples: all that were read where the queries
     shared one snapshot and selected no other runs (the rule), else those alone (only
     some runs of the selection asked for, or a database that gives each query its own
@@ -191,7 +210,7 @@ def _of_runs(
         return points, found
     points = [point for point in points if point[0] in runs]
     ids = {point[1] for point in points}
-    return points, [row for row in found if row[0] in ids]
+    return points, [each for each in found if each.point in ids]
 
 
 def _spec_of(run: RunRow, found: list[object]) -> RunSpec:
@@ -224,11 +243,11 @@ def _parsed(text: str, known: dict[str, dict[str, str]]) -> dict[str, str]:
 
 def _with_reread(
     points: list[tuple[Any, ...]],
-    found: list[tuple[Any, ...]],
+    found: list[PointSet],
     runs: Sequence[RunRow],
     reread: Collection[int],
     again: list[tuple[PointRow, list[PointSample]]],
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+) -> tuple[list[tuple[Any, ...]], list[PointSet]]:
     """The points and samples of the database with those of the runs ``reread`` replaced by
     the ones read from their stored runs (``again``: each point that holds samples there,
     with them; the other points of those runs stay as the database has them; a point the
@@ -237,15 +256,10 @@ def _with_reread(
     again = [(point, samples) for point, samples in again if point.point in run_of]
     replaced = {point.point: point for point, _ in again}
     points = [replaced.get(point[1], point) for point in points]
-    merged = [row for row in found if run_of.get(row[0]) not in reread]
-    merged += [sample for _, samples in again for sample in samples]
+    merged = [each for each in found if run_of.get(each.point) not in reread]
+    merged += [as_set(point.point, samples) for point, samples in again]
     rank = {run.id: i for i, run in enumerate(runs)}
-
-    def order(row: tuple[Any, ...]) -> tuple[int, int, str, int, int]:
-        point, metric, repetition, iteration, *_ = row
-        return (rank[run_of[point]], point, metric, repetition, iteration)
-
-    return points, sorted(merged, key=order)
+    return points, sorted(merged, key=lambda each: (rank[run_of[each.point]], each.point))
 
 
 def _reread(
@@ -399,17 +413,17 @@ def sample_rows(found: Samples) -> SampleRows:
     types it; a row's value of a metric is its first repetition's first sample that is a
     number (as some row of a repetition each would hold it).
 
-    The samples come in the points' order, grouped by point, then by metric: each group's
-    samples are taken in one C call, so a site's 2.5 million samples cost no Python step
-    each."""
+    The samples come in the points' order, a set a point, each metric's values one after
+    another: each metric's list is a slice of the set's, so a site's 2.5 million samples
+    cost no Python step each."""
     decode = Decoder(found.latest_spec.benchmark.parameter_types())  # as a run's store reads
     runs = {run.id: run for run in found.runs}
     texts: dict[str, dict[str, str]] = {}  # a point's parameters, read once a text
     by_run: dict[int, RunSamples] = {}
     units: dict[str, str] = {}
     directions: dict[str, bool | None] = {}
-    samples = groupby(found.rows, _POINT)  # in the points' order, each point's together
-    held_point, of_point = next(samples, (None, iter(())))
+    sets = iter(found.sets)  # in the points' order
+    held_set = next(sets, None)
     for run_id, point, step, text in found.points:
         run = runs[run_id]
         values = _parsed(text, texts)
@@ -418,39 +432,24 @@ def sample_rows(found: Samples) -> SampleRows:
             made = by_run[run_id] = RunSamples()
         made.names.update(values)
         row = {**decode(values), "jube_step_name": step, "platform": run.platform, "site": run.site}
-        if point != held_point:  # a point that holds none of the metrics
+        if held_set is None or point != held_set.point:  # a point that holds none of them
             made.bare.append(row)
             continue
         made.held.append(row)
         held: dict[str, list[Any]] = {}
         row["samples"] = held
-        for metric, of_metric in groupby(of_point, _METRIC):
-            taken = list(of_metric)
-            values_of = held[metric] = list(map(_VALUE, taken))
+        every = held_set.values
+        for index, metric, start, end in held_set.slices():
+            values_of = held[metric] = every[start:end]
             value = values_of[0]
-            row[metric] = value if value is not None else _first_number(taken)
+            row[metric] = value if value is not None else held_set.first_number(start, end)
             if metric not in units:
-                units[metric] = taken[0][5]
-                directions[metric] = direction(taken[0][6])
-        held_point, of_point = next(samples, (None, iter(())))
-    if held_point is not None:  # samples of no point read, or out of the points' order
+                units[metric] = held_set.units[index]
+                directions[metric] = held_set.directions[index]
+        held_set = next(sets, None)
+    if held_set is not None:  # samples of no point read, or out of the points' order
         raise UsageError("the results database changed while it was read: try again")
     return SampleRows(by_run, units, directions)
-
-
-_POINT, _METRIC, _VALUE = itemgetter(0), itemgetter(1), itemgetter(4)
-
-
-def _first_number(taken: Sequence[tuple[Any, ...]]) -> float | None:
-    """Of a point's samples of a metric (by repetition and iteration), the first sample of
-    a repetition that is not missing: the value a row of the point shows."""
-    last = None
-    for _, _, repetition, _, value, *_ in taken:
-        if repetition != last:
-            last = repetition
-            if value is not None:
-                return cast(float, value)
-    return None
 
 
 def figures_of_samples(

@@ -120,6 +120,22 @@ samples = Table(
     sqlite_with_rowid=False,
 )
 
+sample_packs = Table(
+    "sample_packs",
+    metadata,
+    Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
+    Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("metrics", Text, nullable=False),
+    Column("counts", LargeBinary, nullable=False),
+    Column("units", Text, nullable=False),
+    Column("directions", Text, nullable=False),
+    Column("numbers", LargeBinary, nullable=False),
+    Column("missing", LargeBinary),
+    Column("repetitions", LargeBinary, nullable=False),
+    Column("iterations", LargeBinary, nullable=False),
+    Index("sample_packs_run", "run"),
+)
+
 verdicts = Table(
     "verdicts",
     metadata,

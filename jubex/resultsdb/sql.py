@@ -77,7 +77,7 @@ class PointRow(NamedTuple):
 
 
 class PointSample(NamedTuple):
-    """A sample of a point of a selected run, as :func:`samples_query` gives it (where and
+    """A sample of a point of a selected run, as a point's set gives it (where and
     when it was taken are its point's, read once a point)."""
 
     point: int
@@ -86,8 +86,8 @@ class PointSample(NamedTuple):
     iteration: int
     value: float | None
     unit: str
-    #: as the database keeps it (0 or 1, or None): :func:`direction` makes it a bool
-    higher_is_better: int | None
+    #: True, False or None (a row of ``samples`` keeps 0 or 1: :func:`direction` reads both)
+    higher_is_better: int | bool | None
 
 
 #: selector keys that are columns of ``runs`` (the rest are parameters)
@@ -188,22 +188,21 @@ def points_query(selector: Selector) -> Query:
     return query
 
 
-def samples_query(selector: Selector, metrics: Sequence[str]) -> Query:
-    """The samples of ``metrics`` (or of every metric) of the points :func:`points_query`
-    gives, in its order, each point's by metric, repetition and iteration: the samples'
-    own key, so that SQLite reads them in order and sorts none."""
+def packs_query(selector: Selector) -> Query:
+    """The samples of the points :func:`points_query` gives, a pack a point that has some
+    (``sample_packs``: the point's id, then :data:`~jubex.resultsdb.packs.COLUMNS`), in
+    its order."""
+    from jubex.resultsdb.packs import COLUMNS
+
     query = Query()
-    columns = ", ".join(f"samples.{name}" for name in PointSample._fields[1:])
-    joined = ["samples.point = points.id"]
-    if metrics:
-        joined.append(f"samples.metric IN ({query.bind_all(metrics)})")
-    # CROSS JOIN: SQLite joins the samples last, by their key, whatever the metrics asked
-    # for (a join it may reorder, it drives from the samples of those metrics, every run's)
-    query.text = _points_of(selector, query, f"points.id, {columns}", " CROSS JOIN samples", joined)
-    query.text += (
-        " ORDER BY r.created, r.id, points.id, samples.metric, samples.repetition,"
-        " samples.iteration"
-    )
+    columns = ", ".join(f"sample_packs.{name}" for name in COLUMNS)
+    # CROSS JOIN: SQLite joins the packs last, by their key (a join it may reorder, it
+    # drives from every point of every run and sorts them)
+    query.text = _points_of(
+        selector, query, f"points.id, {columns}", " CROSS JOIN sample_packs",
+        ["sample_packs.point = points.id"],
+    )  # fmt: skip
+    query.text += " ORDER BY r.created, r.id, points.id"
     return query
 
 

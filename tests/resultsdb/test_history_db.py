@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from jubex.cli.main import main
 from jubex.resultsdb.connect import Database
+from jubex.resultsdb.packs import pack_stored
 from jubex.resultsdb.publish import publish
 from jubex.store.rundir import open_run
 
@@ -60,6 +61,8 @@ def test_a_repetition_that_measured_nothing_leaves_the_others_followed(database,
         connection.execute(
             sa.text("UPDATE samples SET value = NULL WHERE metric = 'bw' AND repetition = 0")
         )
+        connection.execute(sa.text("DELETE FROM sample_packs"))  # packed again, as changed
+        pack_stored(connection)
     engine.dispose()
     capsys.readouterr()
     main(["history", "db:benchmark=dbstudy", "--database", database, "-f", "json"])

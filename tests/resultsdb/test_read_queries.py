@@ -82,7 +82,6 @@ def test_a_file_is_named_as_sqlalchemy_names_it(tmp_path, name):
     assert Database(str(path)).name == masked_url(expected)
 
 
-@pytest.mark.parametrize("metrics", [[], ["bw"], ["bw", "iops"]])
 @pytest.mark.parametrize(
     ("selector", "sorted_in_order"),
     [
@@ -93,22 +92,23 @@ def test_a_file_is_named_as_sqlalchemy_names_it(tmp_path, name):
         ("db:last=1", False),
     ],
 )
-def test_the_samples_are_found_by_their_key_run_by_run(
-    filled: str, selector: str, sorted_in_order: bool, metrics: list[str]
+def test_the_samples_are_found_by_their_point_run_by_run(
+    filled: str, selector: str, sorted_in_order: bool
 ) -> None:
     """SQLite's plan for a selection's samples starts from its runs and finds each point's
-    samples by their key: never a scan of every run's samples of the metrics asked for.
-    Where the runs come from an index in time order (all of them, a benchmark at a site,
-    a site), the samples come in the order asked for, with no sort of every sample."""
+    pack by its key: never a scan of every run's packs. Where the runs come from an index
+    in time order (all of them, a benchmark at a site, a site), the packs come in the
+    order asked for, with no sort."""
     import sqlite3
 
     from jubex.resultsdb.select import parse
-    from jubex.resultsdb.sql import samples_query
+    from jubex.resultsdb.sql import packs_query
 
-    query = samples_query(parse(selector), metrics)
+    query = packs_query(parse(selector))
     with sqlite3.connect(filled) as db:
         plan = [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {query.text}", query.params)]
-    assert not any(step.startswith("SCAN samples") for step in plan), plan
-    assert any(step.startswith("SEARCH samples USING PRIMARY KEY (point=?") for step in plan), plan
+    assert not any(step.startswith("SCAN sample_packs") for step in plan), plan
+    by_key = "SEARCH sample_packs USING INTEGER PRIMARY KEY"
+    assert any(step.startswith(by_key) for step in plan), plan
     if sorted_in_order:
         assert not any("TEMP B-TREE" in step for step in plan), plan

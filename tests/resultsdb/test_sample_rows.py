@@ -1,7 +1,7 @@
-"""A selection's samples made into rows a point (:func:`sample_rows`): the rows the query's
-samples give taken one at a time (the reference below), on generated selections: points of
-no sample, missing values, several iterations, metrics missing from some repetitions, units
-and directions that differ between samples of a metric."""
+"""A selection's samples made into rows a point (:func:`sample_rows`): the rows of the
+points' samples (their packs) taken one at a time (the reference below), on generated
+selections: points of no sample, missing values, several iterations, metrics missing from
+some repetitions, units and directions that differ between samples of a metric."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from jubex.definition.model import Benchmark
 from jubex.platform.model import Platform
+from jubex.resultsdb.packs import PointSet, as_set
 from jubex.resultsdb.samples import Samples, sample_rows
 from jubex.resultsdb.sql import RunRow, direction
 from jubex.space.spec import RunSpec
@@ -94,7 +95,7 @@ def test_the_rows_are_those_of_each_sample_in_turn(
     runs: list[list[tuple[str, list[tuple[Any, ...]]]]],
 ) -> None:
     points: list[tuple[Any, ...]] = []
-    rows: list[tuple[Any, ...]] = []
+    sets: list[PointSet] = []
     wide: list[tuple[Any, ...]] = []  # as one query of the points and their samples
     point = 0
     for run, of_run in enumerate(runs, 1):
@@ -103,12 +104,13 @@ def test_the_rows_are_those_of_each_sample_in_turn(
             points.append((run, point, "s", parameters))
             if not samples:
                 wide.append((run, point, "s", parameters, *(None,) * 6))
-            # in the query's order: by metric, repetition, iteration
+            else:
+                sets.append(as_set(point, [(point, *sample) for sample in samples]))
+            # in a pack's order: by metric, repetition, iteration
             for sample in sorted(samples):
-                rows.append((point, *sample))
                 wide.append((run, point, "s", parameters, *sample))
     spec = RunSpec(Benchmark(name="b"), Platform(name="p"))
-    found = Samples([run_row(run) for run in range(1, len(runs) + 1)], points, rows, spec)
+    found = Samples([run_row(run) for run in range(1, len(runs) + 1)], points, sets, spec)
     made = sample_rows(found)
     by_run, units, directions = reference(found, wide)
     assert made.units == units and made.directions == directions

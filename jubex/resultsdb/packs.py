@@ -1,0 +1,313 @@
+"""A point's samples packed into one row of ``sample_packs``, as jubex reads them back.
+
+``samples`` keeps one number a row, for a person's SQL. Reading a history back a row a
+number makes a Python tuple, a text and an integer of each number: a benchmark of 10,000
+runs of 50 metrics and 5 repetitions is 2.5 million rows, seconds before any work is done.
+Publishing writes each point's samples a second time, in the same transaction, as one row
+(its metrics, their counts, units and directions as JSON, its numbers, repetitions and
+iterations as arrays of little-endian binary), and reading takes a point's numbers in one
+call. The two hold the same samples in the same order (by metric, repetition, iteration):
+the packs are made from the very rows ``samples`` gets.
+
+A database is untrusted input: a pack is checked (its arrays' lengths, its JSON's types,
+its counts' sum) before it is read, and a damaged one is refused by name.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from array import array
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from itertools import accumulate, groupby
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from jubex.resultsdb.sql import direction
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Connection
+
+#: a sample as a pack is made of it: metric, repetition, iteration, value (None: missing),
+#: unit, higher is better
+Taken = tuple[str, int, int, "float | None", str, "bool | None"]
+
+_BIG = sys.byteorder == "big"  # the arrays are stored little-endian
+
+
+class PackError(ValueError):
+    """A pack that is not as jubex writes one (a damaged or foreign database)."""
+
+
+class PointSet(NamedTuple):
+    """A point's samples as read from its pack: each metric's count, unit and direction,
+    and the values of all of them one after another (by metric, repetition, iteration)."""
+
+    point: int
+    metrics: Sequence[str]
+    counts: Sequence[int]
+    units: Sequence[str]
+    directions: Sequence[bool | None]
+    values: list[float | None]
+    #: the repetition and iteration of each value, as stored (read only where asked for)
+    repetitions: bytes
+    iterations: bytes
+
+    def slices(self) -> Iterator[tuple[int, str, int, int]]:
+        """Each metric's index, name and the start and end of its values."""
+        start = 0
+        for index, (metric, count) in enumerate(zip(self.metrics, self.counts, strict=True)):
+            yield index, metric, start, start + count
+            start += count
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        """The samples a row each, laid out as :class:`~jubex.resultsdb.sql.PointSample`:
+        point, metric, repetition, iteration, value, unit, higher is better."""
+        repetitions, iterations = _ints(self.repetitions), _ints(self.iterations)
+        return [
+            (self.point, metric, repetitions[i], iterations[i], self.values[i],
+             self.units[index], self.directions[index])
+            for index, metric, start, end in self.slices()
+            for i in range(start, end)
+        ]  # fmt: skip
+
+    def first_number(self, start: int, end: int) -> float | None:
+        """Of one metric's values (``start`` to ``end``), the first that begins a repetition
+        and is not missing: the value a row of the point shows."""
+        repetitions = _ints(self.repetitions)
+        last = None
+        for i in range(start, end):
+            if repetitions[i] != last:
+                last = repetitions[i]
+                value = self.values[i]
+                if value is not None:
+                    return value
+        return None
+
+
+def pack(point: int, run: int, taken: Iterable[Taken]) -> dict[str, object]:
+    """The row of ``sample_packs`` of a point's samples (in any order: they are put in the
+    order a reader wants them, by metric, repetition and iteration)."""
+    ordered = sorted(taken, key=_ORDER)
+    metrics, counts, units, directions = [], [], [], []
+    for metric, group in groupby(ordered, _METRIC):
+        of_metric = list(group)
+        metrics.append(metric)
+        units.append(of_metric[0][4])
+        directions.append(of_metric[0][5])
+        counts.append(len(of_metric))
+    values = [s[3] for s in ordered]
+    missing = None
+    if None in values:
+        missing = bytes(v is None for v in values)
+        values = [float("nan") if v is None else v for v in values]
+    return {
+        "point": point,
+        "run": run,
+        "metrics": json.dumps(metrics),
+        "counts": _bytes(array("i", counts)),
+        "units": json.dumps(units),
+        "directions": json.dumps(directions),
+        "numbers": _bytes(array("d", values)),
+        "missing": missing,
+        "repetitions": _bytes(array("i", [s[1] for s in ordered])),
+        "iterations": _bytes(array("i", [s[2] for s in ordered])),
+    }
+
+
+_ORDER = itemgetter(0, 1, 2)
+_METRIC = _FIRST = itemgetter(0)
+
+#: the columns of ``sample_packs`` a reader takes, after the point's id
+COLUMNS = ("metrics", "counts", "units", "directions", "numbers", "missing", "repetitions",
+           "iterations")  # fmt: skip
+
+
+def as_set(point: int, samples: Iterable[Sequence[Any]]) -> PointSet:
+    """A point's samples, rows laid out as ``samples`` has them (point, metric, repetition,
+    iteration, value, unit, higher is better), as the set their pack gives."""
+    packed = pack(point, 0, [(*s[1:6], direction(s[6])) for s in samples])
+    found = Unpacker()((point, *(packed[c] for c in COLUMNS)))
+    if found is None:
+        raise ValueError(f"point {point} has no samples")
+    return found
+
+
+class Unpacker:
+    """Reads packs, of every metric or of the ones ``wanted``: each distinct JSON text of
+    metrics, units and directions (the same for most points of a benchmark) read and
+    checked once, and only the wanted metrics' numbers made Python floats."""
+
+    def __init__(self, wanted: Collection[str] = ()) -> None:
+        self._wanted = set(wanted)
+        self._layouts: dict[tuple[object, bytes, object, object], _Layout] = {}
+
+    def __call__(self, row: Sequence[Any]) -> PointSet | None:
+        """A :class:`PointSet` of a row (the point's id, then :data:`COLUMNS`); None: it
+        holds none of the metrics wanted."""
+        point, metrics, counts, units, directions, numbers, missing, repetitions, iterations = row
+        key = (metrics, _blob(counts), units, directions)
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = _layout(*key, self._wanted)
+        total = layout.total
+        numbers, repetitions, iterations = _blob(numbers), _blob(repetitions), _blob(iterations)
+        if (len(numbers), len(repetitions), len(iterations)) != (8 * total, 4 * total, 4 * total):
+            raise PackError(f"the pack of point {point} holds arrays of other lengths")
+        marks = None if missing is None else _blob(missing)
+        if marks is not None and len(marks) != total:
+            raise PackError(f"the pack of point {point} marks another number of values")
+        if layout.ranges is not None:  # some of its metrics
+            if not layout.ranges:
+                return None
+            numbers, repetitions, iterations = (
+                b"".join(data[size * a : size * b] for a, b in layout.ranges)
+                for data, size in ((numbers, 8), (repetitions, 4), (iterations, 4))
+            )
+            if marks is not None:
+                marks = b"".join(marks[a:b] for a, b in layout.ranges)
+        found = array("d")
+        found.frombytes(numbers)
+        if _BIG:
+            found.byteswap()
+        values: list[float | None] = found.tolist()  # type: ignore[assignment]
+        if marks is not None:
+            values = [None if mark else v for v, mark in zip(values, marks, strict=True)]
+        return PointSet(
+            point, layout.names, layout.sizes, layout.units, layout.directions, values,
+            repetitions, iterations,
+        )  # fmt: skip
+
+
+class _Layout(NamedTuple):
+    """What a pack's JSON and counts say: its number of samples, and of the metrics read
+    their names, counts, units and directions, and where their samples are (None: all)."""
+
+    total: int
+    names: list[str]
+    sizes: list[int]
+    units: list[str]
+    directions: list[bool | None]
+    ranges: list[tuple[int, int]] | None
+
+
+def _layout(
+    metrics: object, counts: bytes, units: object, directions: object, wanted: set[str]
+) -> _Layout:
+    names, sizes, unit_of, direction_of = _names(metrics, counts, units, directions)
+    total = sum(sizes)
+    if not wanted or wanted.issuperset(names):
+        return _Layout(total, names, sizes, unit_of, direction_of, None)
+    ends = list(accumulate(sizes))
+    kept = [i for i, name in enumerate(names) if name in wanted]
+    ranges: list[tuple[int, int]] = []
+    for i in kept:
+        start, end = ends[i] - sizes[i], ends[i]
+        if ranges and ranges[-1][1] == start:  # next to the last: one range
+            ranges[-1] = (ranges[-1][0], end)
+        else:
+            ranges.append((start, end))
+    return _Layout(
+        total,
+        [names[i] for i in kept],
+        [sizes[i] for i in kept],
+        [unit_of[i] for i in kept],
+        [direction_of[i] for i in kept],
+        ranges,
+    )
+
+
+#: a pack's metrics, their counts, units and directions
+_Names = tuple[list[str], list[int], list[str], list[bool | None]]
+
+
+def _names(metrics: object, counts: bytes, units: object, directions: object) -> _Names:
+    """A pack's JSON and counts, checked: a metric, unit and direction of each count."""
+    if not (type(metrics) is str and type(units) is str and type(directions) is str):
+        raise PackError("a pack's metrics, units or directions are not texts")
+    try:
+        names, unit_of, direction_of = (
+            json.loads(metrics),
+            json.loads(units),
+            json.loads(directions),
+        )
+    except ValueError as exc:
+        raise PackError(f"a pack's metrics, units or directions are not JSON ({exc})") from None
+    sizes = _ints(counts).tolist() if len(counts) % 4 == 0 else None
+    if not (
+        isinstance(names, list)
+        and isinstance(unit_of, list)
+        and isinstance(direction_of, list)
+        and sizes is not None
+        and len(names) == len(unit_of) == len(direction_of) == len(sizes)
+        and all(type(n) is str for n in names)
+        and len(set(names)) == len(names)
+        and all(type(u) is str for u in unit_of)
+        and all(d is None or type(d) is bool for d in direction_of)
+        and all(s > 0 for s in sizes)
+    ):
+        raise PackError("a pack's metrics, units, directions and counts do not match")
+    return names, sizes, unit_of, direction_of
+
+
+def _blob(value: object) -> bytes:
+    """A pack's binary column as bytes (PostgreSQL's driver may give a memoryview)."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    raise PackError(f"a pack holds {type(value).__name__} where binary data belongs")
+
+
+def _ints(data: bytes) -> array[int]:
+    found = array("i")
+    found.frombytes(data)
+    if _BIG:
+        found.byteswap()
+    return found
+
+
+def _bytes(numbers: array[Any]) -> bytes:
+    if _BIG:
+        numbers = array(numbers.typecode, numbers)
+        numbers.byteswap()
+    return numbers.tobytes()
+
+
+def pack_stored(connection: Connection, first_run: int = 0, batch: int = 2_000) -> int:
+    """Packs of the points whose samples ``samples`` holds and ``sample_packs`` does not,
+    of the runs from ``first_run`` on (a database migrated to packs; a benchmark's
+    database filled by SQL), a batch of points a statement; the number packed."""
+    import sqlalchemy as sa
+
+    from jubex.resultsdb import schema
+
+    made = 0
+    last = 0
+    while True:
+        points = (
+            connection.execute(
+                sa.text(
+                    "SELECT DISTINCT s.point FROM samples s WHERE s.run >= :run AND s.point > :last"
+                    " AND NOT EXISTS (SELECT 1 FROM sample_packs k WHERE k.point = s.point)"
+                    " ORDER BY s.point LIMIT :batch"
+                ),
+                {"run": first_run, "last": last, "batch": batch},
+            )
+            .scalars()
+            .all()
+        )
+        if not points:
+            return made
+        found = connection.execute(
+            sa.select(
+                schema.samples.c.point, schema.samples.c.run, schema.samples.c.metric,
+                schema.samples.c.repetition, schema.samples.c.iteration,
+                schema.samples.c.value, schema.samples.c.unit, schema.samples.c.higher_is_better,
+            ).where(schema.samples.c.point.in_(points))
+        ).all()  # fmt: skip
+        rows = [
+            pack(point, of_point[0][1], [(*s[2:7], direction(s[7])) for s in of_point])
+            for point, of_point in ((p, list(g)) for p, g in groupby(sorted(found), _FIRST))
+        ]
+        connection.execute(schema.sample_packs.insert(), rows)
+        made += len(rows)
+        last = points[-1]
