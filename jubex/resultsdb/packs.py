@@ -117,6 +117,7 @@ def pack(point: int, run: int, taken: Iterable[Taken]) -> dict[str, object]:
 
 _ORDER = itemgetter(0, 1, 2)
 _METRIC = _FIRST = itemgetter(0)
+_KEY = itemgetter(0, 2, 3, 4)  # a sample's point, metric, repetition and iteration
 
 #: the columns of ``sample_packs`` a reader takes, after the point's id
 COLUMNS = ("metrics", "counts", "units", "directions", "numbers", "missing", "repetitions",
@@ -298,16 +299,43 @@ def pack_stored(connection: Connection, first_run: int = 0, batch: int = 2_000) 
         if not points:
             return made
         found = connection.execute(
-            sa.select(
-                schema.samples.c.point, schema.samples.c.run, schema.samples.c.metric,
-                schema.samples.c.repetition, schema.samples.c.iteration,
-                schema.samples.c.value, schema.samples.c.unit, schema.samples.c.higher_is_better,
-            ).where(schema.samples.c.point.in_(points))
-        ).all()  # fmt: skip
+            sa.text(
+                "SELECT point, run, metric, repetition, iteration, value, unit, higher_is_better"
+                " FROM samples WHERE point IN :points"
+            ).bindparams(sa.bindparam("points", expanding=True)),
+            {"points": points},
+        ).all()
+        checked = [_stored(tuple(row), connection) for row in found]
         rows = [
-            pack(point, of_point[0][1], [(*s[2:7], direction(s[7])) for s in of_point])
-            for point, of_point in ((p, list(g)) for p, g in groupby(sorted(found), _FIRST))
+            pack(point, of_point[0][1], [s[2:] for s in of_point])
+            for point, of_point in (
+                (p, list(g)) for p, g in groupby(sorted(checked, key=_KEY), _FIRST)
+            )
         ]
         connection.execute(schema.sample_packs.insert(), rows)
         made += len(rows)
         last = points[-1]
+
+
+def _stored(row: tuple[Any, ...], connection: Connection) -> tuple[Any, ...]:
+    """A row of ``samples`` as a pack takes it (its direction a bool), checked: a database
+    from elsewhere may hold anything in any column of SQLite's."""
+    point, run, metric, repetition, iteration, value, unit, better = row
+    number = value is None or (type(value) in (int, float))
+    if not (
+        all(type(n) is int for n in (point, run, repetition, iteration))
+        and type(metric) is str
+        and number
+        and type(unit) is str
+        and better in (None, 0, 1)
+    ):
+        from jubex.errors import UsageError
+        from jubex.resultsdb.connect import masked_url
+
+        raise UsageError(
+            f"the results database {masked_url(str(connection.engine.url))} holds a sample"
+            f" jubex cannot read (point {point!r}, metric {str(metric)[:40]!r}: value"
+            f" {str(value)[:20]!r}, unit {str(unit)[:20]!r}): it is left as it was",
+            hint="give a results database jubex made (docs/database.md)",
+        )
+    return (point, run, metric, repetition, iteration, value, unit, direction(better))

@@ -179,3 +179,26 @@ def test_a_damaged_pack_in_a_database_is_one_paragraph(tmp_path: Path, repeated,
     err = capsys.readouterr().err
     assert "holds a damaged sample pack" in err and "arrays of other lengths" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("change", ["value = 'fast'", "unit = x'00ff'", "higher_is_better = 7"])
+def test_a_sample_the_migration_cannot_pack_is_one_paragraph_and_nothing_changes(
+    tmp_path: Path, repeated, capsys, change: str
+):
+    url = str(tmp_path / "results.sqlite")
+    main(["publish", str(repeated / "000000"), "--database", url])
+    _at(url, "0003", "downgrade")
+    engine = sa.create_engine(Database(url).url)
+    with engine.begin() as connection:
+        connection.execute(sa.text(f"UPDATE samples SET {change} WHERE repetition = 1"))
+    engine.dispose()
+    capsys.readouterr()
+    assert main(["query", "write_bw", "db:", "--database", url]) == 2
+    err = capsys.readouterr().err
+    assert "holds a sample jubex cannot read" in err and "Traceback" not in err
+    engine = sa.create_engine(Database(url).url)
+    with engine.connect() as connection:  # the migration's transaction rolled back
+        assert connection.execute(sa.text("SELECT version_num FROM alembic_version")).all() == [
+            ("0003",)
+        ]
+    engine.dispose()
