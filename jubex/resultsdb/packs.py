@@ -23,7 +23,7 @@ from itertools import accumulate, groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from jubex.resultsdb.sql import direction
+from jubex.resultsdb.sql import PACK_COLUMNS, direction
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Connection
@@ -119,16 +119,12 @@ _ORDER = itemgetter(0, 1, 2)
 _METRIC = _FIRST = itemgetter(0)
 _KEY = itemgetter(0, 2, 3, 4)  # a sample's point, metric, repetition and iteration
 
-#: the columns of ``sample_packs`` a reader takes, after the point's id
-COLUMNS = ("metrics", "counts", "units", "directions", "numbers", "missing", "repetitions",
-           "iterations")  # fmt: skip
-
 
 def as_set(point: int, samples: Iterable[Sequence[Any]]) -> PointSet:
     """A point's samples, rows laid out as ``samples`` has them (point, metric, repetition,
     iteration, value, unit, higher is better), as the set their pack gives."""
     packed = pack(point, 0, [(*s[1:6], direction(s[6])) for s in samples])
-    found = Unpacker()((point, *(packed[c] for c in COLUMNS)))
+    found = Unpacker()((point, *(packed[c] for c in PACK_COLUMNS)))
     if found is None:
         raise ValueError(f"point {point} has no samples")
     return found
@@ -144,7 +140,7 @@ class Unpacker:
         self._layouts: dict[tuple[object, bytes, object, object], _Layout] = {}
 
     def __call__(self, row: Sequence[Any]) -> PointSet | None:
-        """A :class:`PointSet` of a row (the point's id, then :data:`COLUMNS`); None: it
+        """A :class:`PointSet` of a row (the point's id, then ``PACK_COLUMNS``); None: it
         holds none of the metrics wanted."""
         point, metrics, counts, units, directions, numbers, missing, repetitions, iterations = row
         key = (metrics, _blob(counts), units, directions)

@@ -188,14 +188,16 @@ def points_query(selector: Selector) -> Query:
     return query
 
 
+#: the columns of ``sample_packs`` a reader takes, after the point's id
+PACK_COLUMNS = ("metrics", "counts", "units", "directions", "numbers", "missing",
+                "repetitions", "iterations")  # fmt: skip
+
+
 def packs_query(selector: Selector) -> Query:
     """The samples of the points :func:`points_query` gives, a pack a point that has some
-    (``sample_packs``: the point's id, then :data:`~jubex.resultsdb.packs.COLUMNS`), in
-    its order."""
-    from jubex.resultsdb.packs import COLUMNS
-
+    (``sample_packs``: the point's id, then :data:`PACK_COLUMNS`), in its order."""
     query = Query()
-    columns = ", ".join(f"sample_packs.{name}" for name in COLUMNS)
+    columns = ", ".join(f"sample_packs.{name}" for name in PACK_COLUMNS)
     # CROSS JOIN: SQLite joins the packs last, by their key (a join it may reorder, it
     # drives from every point of every run and sorts them)
     query.text = _points_of(

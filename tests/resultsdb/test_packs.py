@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from jubex.cli.main import main
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.packs import COLUMNS, PackError, Unpacker, pack
+from jubex.resultsdb.packs import PackError, Unpacker, pack
+from jubex.resultsdb.sql import PACK_COLUMNS
 from tests.resultsdb.test_every_sample import _at
 
 samples = st.lists(
@@ -36,7 +37,7 @@ samples = st.lists(
 
 def unpacked(point: int, taken: list[tuple[Any, ...]]) -> Any:
     packed = pack(point, 1, taken)
-    return Unpacker()((point, *(packed[c] for c in COLUMNS)))
+    return Unpacker()((point, *(packed[c] for c in PACK_COLUMNS)))
 
 
 def same(a: object, b: object) -> bool:
@@ -65,7 +66,7 @@ def test_a_pack_gives_back_every_sample_by_metric_repetition_and_iteration(taken
 @given(taken=samples, wanted=st.sets(st.sampled_from(["bw", "iops", "wr_bw_1", "nothing"])))
 def test_a_pack_read_for_some_metrics_holds_theirs_alone(taken, wanted):
     packed = pack(3, 1, taken)
-    chosen = Unpacker(wanted)((3, *(packed[c] for c in COLUMNS)))
+    chosen = Unpacker(wanted)((3, *(packed[c] for c in PACK_COLUMNS)))
     expected = [r for r in unpacked(3, taken).rows() if not wanted or r[1] in wanted]
     if not expected:
         assert chosen is None
@@ -87,7 +88,7 @@ def test_a_metrics_shown_value_is_the_first_number_that_begins_a_repetition(take
         assert same(found.first_number(start, end), expected)
 
 
-damages = st.sampled_from(COLUMNS).flatmap(
+damages = st.sampled_from(PACK_COLUMNS).flatmap(
     lambda column: st.tuples(
         st.just(column),
         st.none()
@@ -106,7 +107,7 @@ def test_a_damaged_pack_is_refused_or_read_never_a_bug(taken, damage):
     for column, value in damage:
         packed[column] = value
     try:
-        found = Unpacker()((5, *(packed[c] for c in COLUMNS)))
+        found = Unpacker()((5, *(packed[c] for c in PACK_COLUMNS)))
     except PackError:
         return
     rows = found.rows()  # what was taken is whole: a value and place for each count
@@ -117,7 +118,7 @@ def test_a_pack_of_too_few_numbers_is_refused():
     packed = pack(5, 1, [("bw", 0, 0, 1.0, "MiB/s", True), ("bw", 1, 0, 2.0, "MiB/s", True)])
     packed["numbers"] = packed["numbers"][:8]
     with pytest.raises(PackError, match="arrays of other lengths"):
-        Unpacker()((5, *(packed[c] for c in COLUMNS)))
+        Unpacker()((5, *(packed[c] for c in PACK_COLUMNS)))
 
 
 def _packs_and_samples(url: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -125,7 +126,7 @@ def _packs_and_samples(url: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any,
     engine = sa.create_engine(Database(url).url)
     with engine.connect() as connection:
         packs = connection.execute(
-            sa.text(f"SELECT point, {', '.join(COLUMNS)} FROM sample_packs ORDER BY point")
+            sa.text(f"SELECT point, {', '.join(PACK_COLUMNS)} FROM sample_packs ORDER BY point")
         ).all()
         rows = connection.execute(
             sa.text(
