@@ -22,7 +22,7 @@ import sqlalchemy as sa
 
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.packs import pack, pack_stored
+from jubex.resultsdb.packs import pack, pack_stored, with_layout_ids
 
 BENCHMARK = "bench"
 PARAMETERS = {"nodes": "4", "transfer": "1MiB"}
@@ -109,10 +109,14 @@ def fill(
                     for r in range(reps)
                 ]  # fmt: skip
             rows.samples += of_point
-            packed = pack(number + point_base, number, [(*s[1:4], *s[6:]) for s in of_point])
-            rows.packs.append(tuple(packed[c.name] for c in schema.sample_packs.columns))
+            rows.packs.append(
+                pack(number + point_base, number, [(*s[1:4], *s[6:]) for s in of_point])
+            )
         with database.writing() as connection:
             _copy(connection, rows)
+            connection.execute(
+                schema.sample_packs.insert(), with_layout_ids(connection, rows.packs)
+            )
             if not database.sqlite:  # ids given here: the sequences follow, batch by batch
                 for table in ("runs", "points"):
                     connection.execute(
@@ -132,7 +136,7 @@ class _Rows:
         self.points: list[tuple] = []
         self.parameters: list[tuple] = []
         self.samples: list[tuple] = []
-        self.packs: list[tuple] = []
+        self.packs: list[dict] = []
         self.verdicts: list[tuple] = []
 
     def add(
@@ -185,7 +189,6 @@ class _Rows:
         yield schema.points, self.points
         yield schema.parameters, self.parameters
         yield schema.samples, self.samples
-        yield schema.sample_packs, self.packs
         yield schema.verdicts, self.verdicts
 
 

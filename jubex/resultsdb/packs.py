@@ -5,9 +5,11 @@ number makes a Python tuple, a text and an integer of each number: a benchmark o
 runs of 50 metrics and 5 repetitions is 2.5 million rows, seconds before any work is done.
 Publishing writes each point's samples a second time, in the same transaction, as one row
 (its metrics, their counts, units and directions as JSON, its numbers, repetitions and
-iterations as arrays of little-endian binary), and reading takes a point's numbers in one
-call. The two hold the same samples in the same order (by metric, repetition, iteration):
-the packs are made from the very rows ``samples`` gets.
+iterations as arrays of little-endian binary; the repetitions and iterations left out
+where each metric's samples are its repetitions 0, 1, ... of one iteration each, the
+rule), and reading takes a point's numbers in one call. The two hold the same samples in
+the same order (by metric, repetition, iteration): the packs are made from the very rows
+``samples`` gets.
 
 A database is untrusted input: a pack is checked (its arrays' lengths, its JSON's types,
 its counts' sum) before it is read, and a damaged one is refused by name.
@@ -15,10 +17,11 @@ its counts' sum) before it is read, and a damaged one is refused by name.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from array import array
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -49,9 +52,10 @@ class PointSet(NamedTuple):
     units: Sequence[str]
     directions: Sequence[bool | None]
     values: list[float | None]
-    #: the repetition and iteration of each value, as stored (read only where asked for)
-    repetitions: bytes
-    iterations: bytes
+    #: the repetition and iteration of each value, as stored (read only where asked for);
+    #: None: each metric's values are its repetitions 0, 1, ... of one iteration each
+    repetitions: bytes | None
+    iterations: bytes | None
 
     def slices(self) -> Iterator[tuple[int, str, int, int]]:
         """Each metric's index, name and the start and end of its values."""
@@ -63,7 +67,7 @@ class PointSet(NamedTuple):
     def rows(self) -> list[tuple[Any, ...]]:
         """The samples a row each, laid out as :class:`~jubex.resultsdb.sql.PointSample`:
         point, metric, repetition, iteration, value, unit, higher is better."""
-        repetitions, iterations = _ints(self.repetitions), _ints(self.iterations)
+        repetitions, iterations = self._places()
         return [
             (self.point, metric, repetitions[i], iterations[i], self.values[i],
              self.units[index], self.directions[index])
@@ -74,6 +78,8 @@ class PointSet(NamedTuple):
     def first_number(self, start: int, end: int) -> float | None:
         """Of one metric's values (``start`` to ``end``), the first that begins a repetition
         and is not missing: the value a row of the point shows."""
+        if self.repetitions is None:  # each value begins a repetition
+            return next((v for v in self.values[start:end] if v is not None), None)
         repetitions = _ints(self.repetitions)
         last = None
         for i in range(start, end):
@@ -84,18 +90,27 @@ class PointSet(NamedTuple):
                     return value
         return None
 
+    def _places(self) -> tuple[Sequence[int], Sequence[int]]:
+        """Each value's repetition and iteration."""
+        if self.repetitions is None or self.iterations is None:
+            return [i for count in self.counts for i in range(count)], [0] * len(self.values)
+        return _ints(self.repetitions), _ints(self.iterations)
 
-def pack(point: int, run: int, taken: Iterable[Taken]) -> dict[str, object]:
+
+def pack(point: int, run: int, taken: Iterable[Taken]) -> dict[str, Any]:
     """The row of ``sample_packs`` of a point's samples (in any order: they are put in the
-    order a reader wants them, by metric, repetition and iteration)."""
+    order a reader wants them, by metric, repetition and iteration), its ``layout`` the
+    text of its layout (:func:`write_packs` makes it the layout's id)."""
     ordered = sorted(taken, key=_ORDER)
     metrics, counts, units, directions = [], [], [], []
+    dense = True  # each metric's repetitions 0, 1, ... of one iteration each: not stored
     for metric, group in groupby(ordered, _METRIC):
         of_metric = list(group)
         metrics.append(metric)
         units.append(of_metric[0][4])
         directions.append(of_metric[0][5])
         counts.append(len(of_metric))
+        dense = dense and all(s[1] == i and s[2] == 0 for i, s in enumerate(of_metric))
     values = [s[3] for s in ordered]
     missing = None
     if None in values:
@@ -104,14 +119,11 @@ def pack(point: int, run: int, taken: Iterable[Taken]) -> dict[str, object]:
     return {
         "point": point,
         "run": run,
-        "metrics": json.dumps(metrics),
-        "counts": _bytes(array("i", counts)),
-        "units": json.dumps(units),
-        "directions": json.dumps(directions),
+        "layout": json.dumps([metrics, counts, units, directions], separators=(",", ":")),
         "numbers": _bytes(array("d", values)),
         "missing": missing,
-        "repetitions": _bytes(array("i", [s[1] for s in ordered])),
-        "iterations": _bytes(array("i", [s[2] for s in ordered])),
+        "repetitions": None if dense else _bytes(array("i", [s[1] for s in ordered])),
+        "iterations": None if dense else _bytes(array("i", [s[2] for s in ordered])),
     }
 
 
@@ -124,43 +136,53 @@ def as_set(point: int, samples: Iterable[Sequence[Any]]) -> PointSet:
     """A point's samples, rows laid out as ``samples`` has them (point, metric, repetition,
     iteration, value, unit, higher is better), as the set their pack gives."""
     packed = pack(point, 0, [(*s[1:6], direction(s[6])) for s in samples])
-    found = Unpacker()((point, *(packed[c] for c in PACK_COLUMNS)))
+    row = (point, *(0 if c == "layout" else packed[c] for c in PACK_COLUMNS))
+    found = Unpacker({0: packed["layout"]})(row)
     if found is None:
         raise ValueError(f"point {point} has no samples")
     return found
 
 
 class Unpacker:
-    """Reads packs, of every metric or of the ones ``wanted``: each distinct JSON text of
-    metrics, units and directions (the same for most points of a benchmark) read and
-    checked once, and only the wanted metrics' numbers made Python floats."""
+    """Reads packs, of every metric or of the ones ``wanted``, their layouts (``texts``:
+    by id) each read and checked once, and only the wanted metrics' numbers made Python
+    floats."""
 
-    def __init__(self, wanted: Collection[str] = ()) -> None:
+    def __init__(self, texts: Mapping[object, object], wanted: Collection[str] = ()) -> None:
+        self._texts = texts
         self._wanted = set(wanted)
-        self._layouts: dict[tuple[object, bytes, object, object], _Layout] = {}
+        self._layouts: dict[object, _Layout] = {}
 
     def __call__(self, row: Sequence[Any]) -> PointSet | None:
         """A :class:`PointSet` of a row (the point's id, then ``PACK_COLUMNS``); None: it
         holds none of the metrics wanted."""
-        point, metrics, counts, units, directions, numbers, missing, repetitions, iterations = row
-        key = (metrics, _blob(counts), units, directions)
-        layout = self._layouts.get(key)
+        point, layout_id, numbers, missing, repetitions, iterations = row
+        layout = self._layouts.get(layout_id)
         if layout is None:
-            layout = self._layouts[key] = _layout(*key, self._wanted)
+            text = self._texts.get(layout_id)
+            if text is None:
+                raise PackError(f"the pack of point {point} names a layout the database lacks")
+            layout = self._layouts[layout_id] = _layout(text, self._wanted)
         total = layout.total
-        numbers, repetitions, iterations = _blob(numbers), _blob(repetitions), _blob(iterations)
-        if (len(numbers), len(repetitions), len(iterations)) != (8 * total, 4 * total, 4 * total):
+        numbers = _blob(numbers)
+        if len(numbers) != 8 * total:
             raise PackError(f"the pack of point {point} holds arrays of other lengths")
+        if (repetitions is None) != (iterations is None):
+            raise PackError(f"the pack of point {point} holds repetitions or iterations alone")
+        if repetitions is not None:
+            repetitions, iterations = _blob(repetitions), _blob(iterations)
+            if len(repetitions) != 4 * total or len(iterations) != 4 * total:
+                raise PackError(f"the pack of point {point} holds arrays of other lengths")
         marks = None if missing is None else _blob(missing)
         if marks is not None and len(marks) != total:
             raise PackError(f"the pack of point {point} marks another number of values")
         if layout.ranges is not None:  # some of its metrics
             if not layout.ranges:
                 return None
-            numbers, repetitions, iterations = (
-                b"".join(data[size * a : size * b] for a, b in layout.ranges)
-                for data, size in ((numbers, 8), (repetitions, 4), (iterations, 4))
-            )
+            numbers = _picked(numbers, 8, layout.ranges)
+            if repetitions is not None:
+                repetitions = _picked(repetitions, 4, layout.ranges)
+                iterations = _picked(iterations, 4, layout.ranges)
             if marks is not None:
                 marks = b"".join(marks[a:b] for a, b in layout.ranges)
         found = array("d")
@@ -188,10 +210,8 @@ class _Layout(NamedTuple):
     ranges: list[tuple[int, int]] | None
 
 
-def _layout(
-    metrics: object, counts: bytes, units: object, directions: object, wanted: set[str]
-) -> _Layout:
-    names, sizes, unit_of, direction_of = _names(metrics, counts, units, directions)
+def _layout(text: object, wanted: set[str]) -> _Layout:
+    names, sizes, unit_of, direction_of = _names(text)
     total = sum(sizes)
     if not wanted or wanted.issuperset(names):
         return _Layout(total, names, sizes, unit_of, direction_of, None)
@@ -218,33 +238,32 @@ def _layout(
 _Names = tuple[list[str], list[int], list[str], list[bool | None]]
 
 
-def _names(metrics: object, counts: bytes, units: object, directions: object) -> _Names:
-    """A pack's JSON and counts, checked: a metric, unit and direction of each count."""
-    if not (type(metrics) is str and type(units) is str and type(directions) is str):
-        raise PackError("a pack's metrics, units or directions are not texts")
+def _names(text: object) -> _Names:
+    """A layout's text, checked: a metric, a count, a unit and a direction each."""
+    if type(text) is not str:
+        raise PackError("a layout of samples is not a text")
     try:
-        names, unit_of, direction_of = (
-            json.loads(metrics),
-            json.loads(units),
-            json.loads(directions),
-        )
+        found = json.loads(text)
     except ValueError as exc:
-        raise PackError(f"a pack's metrics, units or directions are not JSON ({exc})") from None
-    sizes = _ints(counts).tolist() if len(counts) % 4 == 0 else None
+        raise PackError(f"a layout of samples is not JSON ({exc})") from None
+    if not (type(found) is list and len(found) == 4 and all(type(f) is list for f in found)):
+        raise PackError("a layout of samples is not four lists")
+    names, sizes, unit_of, direction_of = found
     if not (
-        isinstance(names, list)
-        and isinstance(unit_of, list)
-        and isinstance(direction_of, list)
-        and sizes is not None
-        and len(names) == len(unit_of) == len(direction_of) == len(sizes)
+        len(names) == len(unit_of) == len(direction_of) == len(sizes) > 0
         and all(type(n) is str for n in names)
         and len(set(names)) == len(names)
         and all(type(u) is str for u in unit_of)
         and all(d is None or type(d) is bool for d in direction_of)
-        and all(s > 0 for s in sizes)
+        and all(type(s) is int and s > 0 for s in sizes)
     ):
-        raise PackError("a pack's metrics, units, directions and counts do not match")
+        raise PackError("a layout's metrics, counts, units and directions do not match")
     return names, sizes, unit_of, direction_of
+
+
+def _picked(data: bytes, size: int, ranges: list[tuple[int, int]]) -> bytes:
+    """The items of ``size`` bytes of these ranges, one after another."""
+    return b"".join(data[size * a : size * b] for a, b in ranges)
 
 
 def _blob(value: object) -> bytes:
@@ -308,7 +327,7 @@ def pack_stored(connection: Connection, first_run: int = 0, batch: int = 2_000) 
                 (p, list(g)) for p, g in groupby(sorted(checked, key=_KEY), _FIRST)
             )
         ]
-        connection.execute(schema.sample_packs.insert(), rows)
+        connection.execute(schema.sample_packs.insert(), with_layout_ids(connection, rows))
         made += len(rows)
         last = points[-1]
 
@@ -335,3 +354,32 @@ def _stored(row: tuple[Any, ...], connection: Connection) -> tuple[Any, ...]:
             hint="give a results database jubex made (docs/database.md)",
         )
     return (point, run, metric, repetition, iteration, value, unit, direction(better))
+
+
+def with_layout_ids(
+    connection: Connection, packs: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Packs (:func:`pack`) whose layout texts are made the ids of their rows of
+    ``sample_layouts``, added where the database lacks them (a concurrent writer's same
+    layout is taken, not added twice): the rows to write to ``sample_packs``."""
+    import sqlalchemy as sa
+
+    if not packs:
+        return []
+    texts = {p["layout"] for p in packs}
+    digests = {hashlib.sha256(text.encode()).hexdigest(): text for text in texts}
+    connection.execute(
+        sa.text(
+            "INSERT INTO sample_layouts (digest, body) VALUES (:digest, :body)"
+            " ON CONFLICT (digest) DO NOTHING"
+        ),
+        [{"digest": d, "body": text} for d, text in digests.items()],
+    )
+    found = connection.execute(
+        sa.text("SELECT digest, id FROM sample_layouts WHERE digest IN :digests").bindparams(
+            sa.bindparam("digests", expanding=True)
+        ),
+        {"digests": list(digests)},
+    ).all()
+    ids = {digests[digest]: id_ for digest, id_ in found}
+    return [{**p, "layout": ids[p["layout"]]} for p in packs]

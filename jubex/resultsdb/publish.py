@@ -36,7 +36,7 @@ from jubex.results.statistics.spread import examine
 from jubex.results.tables.tabulate import directions_of, rows_of, units_of
 from jubex.resultsdb import schema
 from jubex.resultsdb.connect import Database
-from jubex.resultsdb.packs import pack
+from jubex.resultsdb.packs import pack, with_layout_ids
 from jubex.store.rundir import Run, identity_of
 from jubex.store.store import drop_summaries
 
@@ -281,7 +281,7 @@ def _write_points(
     for table, rows in (
         (schema.parameters, parameters),
         (schema.samples, samples),
-        (schema.sample_packs, packs),
+        (schema.sample_packs, with_layout_ids(connection, packs)),
         (schema.verdicts, verdicts),
         (schema.flags, flags),
     ):

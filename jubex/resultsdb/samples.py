@@ -32,6 +32,7 @@ from jubex.resultsdb.sql import (
     direction,
     fetch,
     has_parameter,
+    layouts_query,
     packs_query,
     points_query,
     rows,
@@ -162,7 +163,9 @@ def read_selected(
         spec = fetch(connection, specs_query([runs[-1].spec_hash]), lambda _, body: body)
         points = rows(connection, points_query(selector))
         packs = rows(connection, packs_query(selector))
-    found = _unpacked(packs, metrics, database)
+        ids = {pack[1] for pack in packs}
+        layouts = dict(rows(connection, layouts_query(ids))) if ids else {}
+    found = _unpacked(packs, layouts, metrics, database)
     one_snapshot = database.path is not None  # a SQLite file: read in one transaction
     points, found = _of_runs(points, found, {run.id for run in runs}, one_snapshot)
     partial = [run for run in runs if not run.every_sample]
@@ -182,11 +185,14 @@ def read_selected(
 
 
 def _unpacked(
-    packs: list[tuple[Any, ...]], metrics: Sequence[str], database: Database
+    packs: list[tuple[Any, ...]],
+    layouts: dict[Any, Any],
+    metrics: Sequence[str],
+    database: Database,
 ) -> list[PointSet]:
-    """The points' sets of samples of their packs, of ``metrics`` alone where named; a
-    damaged pack refused by name."""
-    unpack = Unpacker(metrics)
+    """The points' sets of samples of their packs (``layouts``: the texts of their
+    layouts, by id), of ``metrics`` alone where named; a damaged pack refused by name."""
+    unpack = Unpacker(layouts, metrics)
     try:
         return [found for found in map(unpack, packs) if found is not None]
     except PackError as error:

@@ -6,7 +6,9 @@ and with which jubex; ``points`` the parameter values of each point of a run (an
 repetition (execution), metric and iteration of the program's own repetitions (IOR's
 ``-i``), with its unit and better direction: every sample the run has (``runs.every_sample``
 is false for a run published before they were all kept, which held the first iteration of
-each execution only); ``verdicts`` whether each
+each execution only); ``sample_packs`` the same samples again, a point's in one row, as
+jubex reads them, and ``sample_layouts`` the metrics, counts, units and directions they
+share (:mod:`jubex.resultsdb.packs`); ``verdicts`` whether each
 repetition ran and was analysed cleanly; ``flags`` what makes a point's numbers less
 trustworthy; ``site_annotations`` what a site's people said happened on a date (an
 upgrade), shown beside its histories. ``specs`` and ``stores`` keep what jubex needs to
@@ -120,19 +122,24 @@ samples = Table(
     sqlite_with_rowid=False,
 )
 
+sample_layouts = Table(
+    "sample_layouts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("body", Text, nullable=False),
+)
+
 sample_packs = Table(
     "sample_packs",
     metadata,
     Column("point", Integer, ForeignKey("points.id", ondelete="CASCADE"), primary_key=True),
     Column("run", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
-    Column("metrics", Text, nullable=False),
-    Column("counts", LargeBinary, nullable=False),
-    Column("units", Text, nullable=False),
-    Column("directions", Text, nullable=False),
+    Column("layout", Integer, ForeignKey("sample_layouts.id"), nullable=False),
     Column("numbers", LargeBinary, nullable=False),
     Column("missing", LargeBinary),
-    Column("repetitions", LargeBinary, nullable=False),
-    Column("iterations", LargeBinary, nullable=False),
+    Column("repetitions", LargeBinary),
+    Column("iterations", LargeBinary),
     Index("sample_packs_run", "run"),
 )
 

@@ -189,8 +189,7 @@ def points_query(selector: Selector) -> Query:
 
 
 #: the columns of ``sample_packs`` a reader takes, after the point's id
-PACK_COLUMNS = ("metrics", "counts", "units", "directions", "numbers", "missing",
-                "repetitions", "iterations")  # fmt: skip
+PACK_COLUMNS = ("layout", "numbers", "missing", "repetitions", "iterations")
 
 
 def packs_query(selector: Selector) -> Query:
@@ -224,6 +223,13 @@ def _points_of(
         *(has_parameter(query, "points.id", n, v) for n, v in selector.parameters.items()),
     ]
     return text + " WHERE " + " AND ".join(where) if where else text
+
+
+def layouts_query(ids: Iterable[int]) -> Query:
+    """The texts of these layouts of samples (``sample_layouts``)."""
+    query = Query()
+    query.text = f"SELECT id, body FROM sample_layouts WHERE id IN ({query.bind_all(ids)})"
+    return query
 
 
 def specs_query(hashes: Iterable[str]) -> Query:
