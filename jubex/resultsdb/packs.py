@@ -184,7 +184,7 @@ class Unpacker:
                 repetitions = _picked(repetitions, 4, layout.ranges)
                 iterations = _picked(iterations, 4, layout.ranges)
             if marks is not None:
-                marks = b"".join(marks[a:b] for a, b in layout.ranges)
+                marks = _picked(marks, 1, layout.ranges)
         found = array("d")
         found.frombytes(numbers)
         if _BIG:
