@@ -188,20 +188,13 @@ def _job() -> _Job:
 
 
 def _forked() -> None:
-    """A worker's start: the database connections of the process it was forked from left;
-    what its group leaves is kept to the process's end, which gives it back whole."""
-    global _LEFT
+    """A worker's start: the database connections of the process it was forked from left."""
     _job().database.forked()
-    _LEFT = []
-
-
-#: in a worker process, what its group made: never freed object by object
-_LEFT: list[object] | None = None
 
 
 def _made(group: groups.Group) -> _Made:
     """One group's history read and judged, its pages written (in a worker process or in
-    the build's own): of its series, copies of what the listings show."""
+    the build's own): its series slimmed to what the listings show."""
     job = _job()
     site = job.site
     charts, tolerance, alpha, all_metrics = job.options
@@ -213,15 +206,12 @@ def _made(group: groups.Group) -> _Made:
     writer = SiteWriter(job.root, job.known)
     _group_pages(writer, site, series, compared, site.groups[group], charts)
     writer.known = {}  # the manifest, which the build has: not sent back
-    shown = [s.slimmed(pages.TREND_RUNS + 1) for s in series]
+    for s in series:
+        s.slim(pages.TREND_RUNS + 1)
     notes = site.notes[noted:]
     del site.notes[noted:]
-    if _LEFT is not None:
-        _LEFT.append(series)
-    else:
-        del series
-        gc.collect()  # the cycles of this group's pages, if any
-    return _Made(digest, writer, shown, compared, notes)
+    gc.collect()  # the cycles of this group's pages, if any
+    return _Made(digest, writer, series, compared, notes)
 
 
 def _group_pages(

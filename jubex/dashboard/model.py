@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 
 def slug(*parts: object) -> str:
@@ -70,10 +70,11 @@ class Series:
     def point_text(self) -> str:
         return ", ".join(f"{k}={v}" for k, v in self.point.items()) or "(one point)"
 
-    def slimmed(self, latest: int) -> Series:
-        """What the listings and the feed read of the series once its own pages are
-        written, as a copy: its ``latest`` runs with a mean and its change points, without
-        their repetitions (a build of many runs holds one history's samples at a time)."""
+    def slim(self, latest: int) -> None:
+        """Keep only what the listings and the feed read once the series' own pages are
+        written: its ``latest`` runs with a mean and its change points, without their
+        repetitions (a build of many runs holds one history's samples at a time)."""
+        self.count = len(self.entries)
         newest: list[int] = []  # the indices of the ``latest`` runs with a mean, newest first
         for index in range(len(self.entries) - 1, -1, -1):
             if len(newest) == latest:
@@ -81,12 +82,9 @@ class Series:
             if self.entries[index].mean is not None:
                 newest.append(index)
         kept = set(newest)
-        entries = [
-            replace(e, values=[], low=None, high=None)
-            for i, e in enumerate(self.entries)
-            if i in kept or e.mark
-        ]
-        return replace(self, entries=entries, count=len(self.entries))
+        self.entries = [e for i, e in enumerate(self.entries) if i in kept or e.mark]
+        for e in self.entries:
+            e.values, e.low, e.high = [], None, None
 
     def open_regression(self) -> Entry | None:
         """The last change point when it went the bad way: nothing better came after it."""

@@ -1,4 +1,4 @@
-"""What a series keeps once its pages are written (:meth:`Series.slimmed`): its latest runs
+"""What a series keeps once its pages are written (:meth:`Series.slim`): its latest runs
 with a mean and its change points, in order, without their repetitions."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def test_a_slim_series_keeps_its_latest_measured_runs_and_its_change_points(
     ]
     measured = [e.run for e in series.entries if e.mean is not None][-latest:]
     expected = [e.run for e in series.entries if e.run in measured or e.mark]
-    series = series.slimmed(latest)
+    series.slim(latest)
     assert [e.run for e in series.entries] == expected
     assert series.count == len(figures)
     assert all(e.values == [] for e in series.entries)
