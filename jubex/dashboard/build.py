@@ -273,10 +273,8 @@ def _history_downloads(
             mark = marks[e.mark] = (json.dumps(shown_mark), _csv_cell(shown_mark))
         values, count = e.values, len(e.values)
         if figures is not None and texts is not None:  # finite numbers: written as they are
+            csv_rows.append(f"{start[1]}{count},{figures},{mark[1]},{texts.replace(',', ' ')}\n")
             m, sd, c, q = figures.split(",")
-            csv_rows.append(
-                f"{start[1]}{count},{m},{sd},{c},{q},{mark[1]},{texts.replace(',', ' ')}\n"
-            )
             json_rows.append(
                 f"{start[0]}{count}{keys[0]}{m}{keys[1]}{sd}{keys[2]}{c}{keys[3]}{q}"
                 f"{keys[4]}{mark[0]}{keys[5]}[{texts}]}}"

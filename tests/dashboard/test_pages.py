@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from jubex.dashboard import pages
 from jubex.dashboard.model import Dashboard, Entry, RunInfo, Series
-from jubex.dashboard.run_page import Shown, run_pages, run_view
+from jubex.dashboard.run_page import Shown, _result_row, run_pages, run_view
 
 
 def runs(count: int) -> Dashboard:
@@ -108,6 +108,29 @@ def test_a_run_page_from_its_shell_is_the_page_jinja_renders(
         "run.html", path, site.selector, **run_view(site, run, found)
     )
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+@given(
+    st.lists(st.floats(), min_size=4, max_size=4),
+    st.none() | st.floats(),
+    st.sampled_from([None, "worse", "better"]),
+    st.integers(1, 7),
+)
+def test_a_results_row_shows_each_figure_to_4_digits_and_the_change_to_1(
+    figures: list[float], change: float | None, mark: str | None, count: int
+) -> None:
+    """Mean, spread, least and greatest value as ``.4g`` writes them, finite or not, the
+    change with its sign and its mark: the row of finite figures and no mark (one ``%``)
+    is the row of any other."""
+    mean, std, low, high = figures
+    entry = Entry(0, 1.0e9, [1.0] * count, mean, std, change, None, mark, low, high)
+    shown = Shown.of(Series("bench", "site00", "lustre", "bw", "MiB/s", True, {"k": "1"}))
+    cells = "".join(f"<td>{v:.4g}</td>" for v in figures)
+    said = ("" if change is None else f"{change:+.1f}%") + (f" ({mark})" if mark else "")
+    row = f'<tr class="{mark}">' if mark else "<tr>"
+    assert _result_row(shown, entry) == (
+        f"{row}{shown.head}<td>{count}</td>{cells}<td>{said}</td>{shown.tail}</tr>\n"
+    )
 
 
 def test_listing_cells_show_numbers_as_number_does_and_escape_every_text() -> None:
