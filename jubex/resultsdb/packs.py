@@ -100,7 +100,7 @@ class PointSet(NamedTuple):
 def pack(point: int, run: int, taken: Iterable[Taken]) -> dict[str, Any]:
     """The row of ``sample_packs`` of a point's samples (in any order: they are put in the
     order a reader wants them, by metric, repetition and iteration), its ``layout`` the
-    text of its layout (:func:`write_packs` makes it the layout's id)."""
+    text of its layout (:func:`with_layout_ids` makes it the layout's id)."""
     ordered = sorted(taken, key=_ORDER)
     metrics, counts, units, directions = [], [], [], []
     dense = True  # each metric's repetitions 0, 1, ... of one iteration each: not stored
@@ -185,11 +185,7 @@ class Unpacker:
                 iterations = _picked(iterations, 4, layout.ranges)
             if marks is not None:
                 marks = _picked(marks, 1, layout.ranges)
-        found = array("d")
-        found.frombytes(numbers)
-        if _BIG:
-            found.byteswap()
-        values: list[float | None] = found.tolist()  # type: ignore[assignment]
+        values: list[float | None] = _array("d", numbers).tolist()
         if marks is not None:
             values = [None if mark else v for v, mark in zip(values, marks, strict=True)]
         return PointSet(
@@ -274,7 +270,12 @@ def _blob(value: object) -> bytes:
 
 
 def _ints(data: bytes) -> array[int]:
-    found = array("i")
+    return _array("i", data)
+
+
+def _array(typecode: str, data: bytes) -> array[Any]:
+    """A stored little-endian array as this machine's."""
+    found = array(typecode)
     found.frombytes(data)
     if _BIG:
         found.byteswap()
